@@ -1,0 +1,86 @@
+# vptune build. Every module folder's *.c goes into one static library; each
+# tools/*.c is a program in bin/; tests/**/test_*.c form one test runner.
+# Adding a file never needs an edit here.
+
+CUDA_HOME ?= /usr/local/cuda
+PREFIX    ?= /usr/local
+CC        ?= gcc
+SCENE     ?= manix
+
+ifeq ($(SANITIZE),1)
+  BUILD   := build-asan
+  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  OPT     := -O1
+else
+  BUILD   := build
+  SANFLAGS :=
+  OPT     := -O2
+endif
+BIN := bin
+
+MODULES := base physics scenes image reference codegen harness tuner experiments
+CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
+            -DVPT_CUDA_HOME='"$(CUDA_HOME)"'
+# -ffp-contract=off: the CPU reference evaluates the shared physics header
+# without fused multiply-adds, as the GPU kernels do (compiled with --fmad=false).
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -MMD -MP -pthread \
+            -ffp-contract=off $(SANFLAGS)
+LDFLAGS  += -pthread $(SANFLAGS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
+LDLIBS   += -lnvrtc -lpng -lz -ljansson -ldl -lm
+
+LIB_SRCS  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded.o
+LIB       := $(BUILD)/libvptune.a
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOLS     := $(TOOL_SRCS:tools/%.c=$(BIN)/%)
+TEST_SRCS := $(wildcard tests/harness/*.c) $(wildcard tests/test_*.c)
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BIN  := $(BIN)/vptune-tests
+EMBEDDED  := kernels.cu.in physics/vpt_physics.h
+
+.PHONY: all test install clean tune bench experiments report check-sanitize
+all: $(TOOLS) $(TEST_BIN)
+
+$(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh
+	@mkdir -p $(@D)
+	sh scripts/embed.sh $@.tmp $(EMBEDDED) && mv $@.tmp $@
+
+$(BUILD)/obj/gen/embedded.o: $(BUILD)/gen/embedded.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/%: $(BUILD)/obj/tools/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(TEST_BIN): $(TEST_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# The one test command: unit, CPU reference, NVRTC and GPU tests (the latter
+# skip with a reason when no GPU is present). Ends with "N passed, N failed".
+test: $(TEST_BIN) $(TOOLS)
+	./$(TEST_BIN) $(TESTS)
+
+tune: $(TOOLS)
+	./$(BIN)/tune --scene $(SCENE)
+
+bench: $(TOOLS)
+	./$(BIN)/bench --thesis
+
+install: $(TOOLS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build-asan bin
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:tools/%.c=$(BUILD)/obj/tools/%.d)

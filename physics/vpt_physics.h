@@ -1,0 +1,582 @@
+/* vpt_physics.h: the one physics of vptune, compiled as C11 by the CPU
+ * reference renderer and as CUDA C++17 by NVRTC inside kernels.cu.in.
+ *
+ * It holds the whole estimator (thesis ch. 1 and 3): pinhole camera, ray/box
+ * intersection, Woodcock tracking against one global majorant,
+ * Henyey-Greenstein phase sampling (any g in (-1, 1)), the boundary of the box
+ * (index-matched, smooth dielectric, or GGX rough dielectric with Heitz 2018
+ * visible-normal sampling), a constant environment, the albedo estimator of
+ * eq. 3.13, optional Russian roulette and an optional maximum depth.
+ * Kernels add only scheduling (regeneration, compaction, sorting).
+ *
+ * Determinism contract: every random number is a pure function of
+ * (seed, path index, draw index), and a path consumes draws in a fixed order
+ * (vpt_path_start, then per extension its Woodcock steps and one interaction
+ * draw). Hence every schedule traces exactly the same paths: "rays" and
+ * "steps" counts are identical across variants and images differ only by the
+ * order of floating-point accumulation. The GPU side must be compiled with
+ * --fmad=false and the CPU side with -ffp-contract=off for that to hold.
+ *
+ * The includer provides the medium: it defines `struct VptMedium` and
+ *   VPT_FN float    vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
+ *   VPT_FN vpt_vec3 vpt_medium_albedo (const VptMedium *m, vpt_vec3 uvw);
+ * (uvw in [0,1]^3 over the box, trilinear filtering with texel centres at
+ * (i + 0.5) / n and clamping, as CUDA's normalized-coordinate textures do).
+ * density returns the normalized density d in [0, params.density_max]; the
+ * extinction is sigma_t = density_scale * d.
+ *
+ * Units and conventions: world space, right-handed, y up; directions are unit
+ * vectors of travel; the box is axis aligned. */
+#ifndef VPT_PHYSICS_H
+#define VPT_PHYSICS_H
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define VPT_GPU 1
+#define VPT_FN __device__ __forceinline__
+typedef unsigned int vpt_u32;
+typedef unsigned long long vpt_u64;
+#define vpt_sqrtf(x) sqrtf(x)
+#define vpt_logf(x) __logf(x)
+#define vpt_sincosf(x, s, c) __sincosf((x), (s), (c))
+#define vpt_fabsf(x) fabsf(x)
+#define vpt_fminf(a, b) fminf(a, b)
+#define vpt_fmaxf(a, b) fmaxf(a, b)
+#define vpt_powf(a, b) powf(a, b)
+#else
+#include <math.h>
+#include <stdint.h>
+#define VPT_FN static inline
+typedef uint32_t vpt_u32;
+typedef uint64_t vpt_u64;
+#define vpt_sqrtf(x) sqrtf(x)
+#define vpt_logf(x) logf(x)
+#define vpt_sincosf(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
+#define vpt_fabsf(x) fabsf(x)
+#define vpt_fminf(a, b) fminf(a, b)
+#define vpt_fmaxf(a, b) fmaxf(a, b)
+#define vpt_powf(a, b) powf(a, b)
+#endif
+
+#define VPT_PI 3.14159265358979323846f
+#define VPT_INV_4PI 0.0795774715459476679f
+/* Distances below this are treated as zero when leaving a surface. */
+#define VPT_RAY_EPS 1e-6f
+
+/* ------------------------------------------------------------------ vectors */
+
+typedef struct {
+    float x, y, z;
+} vpt_vec3;
+
+VPT_FN vpt_vec3 vpt_v3(float x, float y, float z)
+{
+    vpt_vec3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+VPT_FN vpt_vec3 vpt_add(vpt_vec3 a, vpt_vec3 b) { return vpt_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+VPT_FN vpt_vec3 vpt_sub(vpt_vec3 a, vpt_vec3 b) { return vpt_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+VPT_FN vpt_vec3 vpt_mul(vpt_vec3 a, vpt_vec3 b) { return vpt_v3(a.x * b.x, a.y * b.y, a.z * b.z); }
+VPT_FN vpt_vec3 vpt_scale(vpt_vec3 a, float s) { return vpt_v3(a.x * s, a.y * s, a.z * s); }
+VPT_FN vpt_vec3 vpt_madd(vpt_vec3 a, vpt_vec3 d, float t) { return vpt_v3(a.x + d.x * t, a.y + d.y * t, a.z + d.z * t); }
+VPT_FN float vpt_dot(vpt_vec3 a, vpt_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+VPT_FN vpt_vec3 vpt_cross(vpt_vec3 a, vpt_vec3 b)
+{
+    return vpt_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+VPT_FN vpt_vec3 vpt_normalize(vpt_vec3 a) { return vpt_scale(a, 1.0f / vpt_sqrtf(vpt_dot(a, a))); }
+VPT_FN float vpt_max3(vpt_vec3 a) { return vpt_fmaxf(a.x, vpt_fmaxf(a.y, a.z)); }
+
+/* Orthonormal basis (t, b) around a unit vector n, without singularities
+ * (Duff et al. 2017, "Building an Orthonormal Basis, Revisited"). The thesis'
+ * code divided by sqrt(x^2 + z^2), which is singular along y. */
+VPT_FN void vpt_tangent_frame(vpt_vec3 n, vpt_vec3 *t, vpt_vec3 *b)
+{
+    float sign = n.z >= 0.0f ? 1.0f : -1.0f;
+    float a = -1.0f / (sign + n.z);
+    float c = n.x * n.y * a;
+    *t = vpt_v3(1.0f + sign * n.x * n.x * a, sign * c, -sign * n.x);
+    *b = vpt_v3(c, sign + n.y * n.y * a, -n.y);
+}
+
+/* ------------------------------------------------------------ random numbers */
+
+typedef struct {
+    vpt_u32 x, y, z, w;
+} vpt_u4;
+
+/* pcg4d hash (Jarzynski and Olano 2020, "Hash Functions for GPU Rendering"):
+ * 4 x 32 bits in, 4 x 32 well-mixed bits out, integer multiply-adds only. */
+VPT_FN vpt_u4 vpt_pcg4d(vpt_u4 v)
+{
+    v.x = v.x * 1664525u + 1013904223u;
+    v.y = v.y * 1664525u + 1013904223u;
+    v.z = v.z * 1664525u + 1013904223u;
+    v.w = v.w * 1664525u + 1013904223u;
+    v.x += v.y * v.w;
+    v.y += v.z * v.x;
+    v.z += v.x * v.y;
+    v.w += v.y * v.z;
+    v.x ^= v.x >> 16;
+    v.y ^= v.y >> 16;
+    v.z ^= v.z >> 16;
+    v.w ^= v.w >> 16;
+    v.x += v.y * v.w;
+    v.y += v.z * v.x;
+    v.z += v.x * v.y;
+    v.w += v.y * v.z;
+    return v;
+}
+
+/* Four random words, a pure function of (seed, path, draw). */
+VPT_FN vpt_u4 vpt_rng(vpt_u32 seed, vpt_u64 path, vpt_u32 draw)
+{
+    vpt_u4 v;
+    v.x = (vpt_u32)path;
+    v.y = draw;
+    v.z = seed;
+    v.w = (vpt_u32)(path >> 32);
+    return vpt_pcg4d(v);
+}
+
+/* Uniform float in [0, 1) with 24 random bits. */
+VPT_FN float vpt_u01(vpt_u32 bits) { return (float)(bits >> 8) * (1.0f / 16777216.0f); }
+
+/* ------------------------------------------------------------------ scene */
+
+enum {
+    VPT_BOUNDARY_NULL = 0,   /* index-matched: the box surface is invisible */
+    VPT_BOUNDARY_SMOOTH = 1, /* smooth dielectric (Fresnel, refraction, TIR) */
+    VPT_BOUNDARY_GGX = 2     /* rough dielectric, GGX, VNDF sampling */
+};
+
+/* Everything a path needs, plain data: a kernel parameter on the GPU. Built
+ * on the host by vpt_params_init() (reference/ or harness/) from a scene. */
+typedef struct {
+    vpt_vec3 box_min, box_max;
+    vpt_vec3 inv_extent;       /* 1 / (box_max - box_min) */
+    float density_max;         /* max of the normalized density grid */
+    float density_scale;       /* sigma_t = density_scale * d */
+    float inv_sigma_max;       /* 1 / (density_scale * density_max) */
+    float hg_g;                /* Henyey-Greenstein asymmetry, (-1, 1) */
+    int boundary;              /* VPT_BOUNDARY_* */
+    float ior_inside, ior_outside;
+    float ggx_alpha;
+    vpt_vec3 env;              /* constant environment radiance */
+    vpt_vec3 cam_pos;
+    vpt_vec3 cam_fwd;          /* unit */
+    vpt_vec3 cam_right;        /* unit right * tan(fov_x / 2) */
+    vpt_vec3 cam_up;           /* unit up * tan(fov_x / 2) * height / width */
+    vpt_u32 width, height;
+    vpt_u32 spp;
+    vpt_u32 seed;
+    vpt_u64 npaths;            /* width * height * spp */
+    int max_depth;             /* 0: unlimited (the thesis' setting) */
+    int rr_depth;              /* < 0: no Russian roulette; else from this depth */
+} VptParams;
+
+typedef struct VptMedium VptMedium;
+VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
+VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
+
+VPT_FN vpt_vec3 vpt_world_to_uvw(const VptParams *P, vpt_vec3 p)
+{
+    /* (p - start) / range: the thesis' code computed p - start / range. */
+    return vpt_mul(vpt_sub(p, P->box_min), P->inv_extent);
+}
+
+/* ------------------------------------------------------------ ray / box */
+
+/* Slab test. On a hit returns 1 with t0 <= t1 (t0 may be negative when o is
+ * inside) and the axes (0..2) whose slabs gave t0 and t1. Components of d
+ * that are zero are handled without NaN. */
+VPT_FN int vpt_box_intersect(vpt_vec3 bmin, vpt_vec3 bmax, vpt_vec3 o, vpt_vec3 d,
+                             float *t0, float *t1, int *axis0, int *axis1)
+{
+    float lo = -3.0e38f, hi = 3.0e38f;
+    int a0 = 0, a1 = 0;
+    float oc[3] = {o.x, o.y, o.z}, dc[3] = {d.x, d.y, d.z};
+    float mn[3] = {bmin.x, bmin.y, bmin.z}, mx[3] = {bmax.x, bmax.y, bmax.z};
+    for (int i = 0; i < 3; i++) {
+        if (dc[i] == 0.0f) {
+            if (oc[i] < mn[i] || oc[i] > mx[i]) return 0;
+            continue;
+        }
+        float inv = 1.0f / dc[i];
+        float ta = (mn[i] - oc[i]) * inv, tb = (mx[i] - oc[i]) * inv;
+        if (ta > tb) {
+            float s = ta;
+            ta = tb;
+            tb = s;
+        }
+        if (ta > lo) {
+            lo = ta;
+            a0 = i;
+        }
+        if (tb < hi) {
+            hi = tb;
+            a1 = i;
+        }
+    }
+    if (lo > hi) return 0;
+    *t0 = lo;
+    *t1 = hi;
+    *axis0 = a0;
+    *axis1 = a1;
+    return 1;
+}
+
+/* Outward unit normal of the box face on `axis` at point p. */
+VPT_FN vpt_vec3 vpt_box_normal(const VptParams *P, vpt_vec3 p, int axis)
+{
+    float c = axis == 0 ? 0.5f * (P->box_min.x + P->box_max.x)
+            : axis == 1 ? 0.5f * (P->box_min.y + P->box_max.y)
+                        : 0.5f * (P->box_min.z + P->box_max.z);
+    float pc = axis == 0 ? p.x : axis == 1 ? p.y : p.z;
+    float s = pc >= c ? 1.0f : -1.0f;
+    return vpt_v3(axis == 0 ? s : 0.0f, axis == 1 ? s : 0.0f, axis == 2 ? s : 0.0f);
+}
+
+/* ------------------------------------------------------- Henyey-Greenstein */
+
+/* Phase function value for the cosine between travel directions before and
+ * after scattering (g > 0 scatters forward). Integrates to 1 over the sphere. */
+VPT_FN float vpt_hg_eval(float g, float cos_theta)
+{
+    float denom = 1.0f + g * g - 2.0f * g * cos_theta;
+    return VPT_INV_4PI * (1.0f - g * g) / (denom * vpt_sqrtf(denom));
+}
+
+/* Inverts the CDF of cos(theta) for any g in (-1, 1), negative g included
+ * (the thesis' code divided by |g| and so sampled -g as +g). */
+VPT_FN float vpt_hg_sample_cos(float g, float u)
+{
+    if (vpt_fabsf(g) < 1e-3f) return 1.0f - 2.0f * u;
+    float s = (1.0f - g * g) / (1.0f - g + 2.0f * g * u);
+    float c = (1.0f + g * g - s * s) / (2.0f * g);
+    return vpt_fminf(1.0f, vpt_fmaxf(-1.0f, c));
+}
+
+/* New travel direction around d (unit), distributed as HG(g); pdf = eval. */
+VPT_FN vpt_vec3 vpt_hg_sample(float g, vpt_vec3 d, float u1, float u2)
+{
+    float c = vpt_hg_sample_cos(g, u1);
+    float s = vpt_sqrtf(vpt_fmaxf(0.0f, 1.0f - c * c));
+    float sp, cp;
+    vpt_sincosf(2.0f * VPT_PI * u2, &sp, &cp);
+    vpt_vec3 t, b;
+    vpt_tangent_frame(d, &t, &b);
+    return vpt_add(vpt_add(vpt_scale(t, s * cp), vpt_scale(b, s * sp)), vpt_scale(d, c));
+}
+
+/* ------------------------------------------------------------- dielectric */
+
+/* Unpolarized Fresnel reflectance for a wave arriving with cos_i > 0 from a
+ * medium of index eta_i into one of index eta_t; 1 under total internal
+ * reflection. */
+VPT_FN float vpt_fresnel_dielectric(float cos_i, float eta_i, float eta_t)
+{
+    float eta = eta_i / eta_t;
+    float sin2_t = eta * eta * (1.0f - cos_i * cos_i);
+    if (sin2_t >= 1.0f) return 1.0f;
+    float cos_t = vpt_sqrtf(1.0f - sin2_t);
+    float rs = (eta_i * cos_i - eta_t * cos_t) / (eta_i * cos_i + eta_t * cos_t);
+    float rp = (eta_t * cos_i - eta_i * cos_t) / (eta_t * cos_i + eta_i * cos_t);
+    return 0.5f * (rs * rs + rp * rp);
+}
+
+/* Mirror of w (pointing away from the surface) about the unit normal m. */
+VPT_FN vpt_vec3 vpt_reflect(vpt_vec3 w, vpt_vec3 m) { return vpt_sub(vpt_scale(m, 2.0f * vpt_dot(w, m)), w); }
+
+/* Refraction of w (pointing away, on m's side, dot(w, m) > 0) through a
+ * surface with relative index eta = eta_i / eta_t; returns 0 under total
+ * internal reflection. The result points away from the surface on the other
+ * side. */
+VPT_FN int vpt_refract(vpt_vec3 w, vpt_vec3 m, float eta, vpt_vec3 *out)
+{
+    float cos_i = vpt_dot(w, m);
+    float sin2_t = eta * eta * vpt_fmaxf(0.0f, 1.0f - cos_i * cos_i);
+    if (sin2_t >= 1.0f) return 0;
+    float cos_t = vpt_sqrtf(1.0f - sin2_t);
+    *out = vpt_add(vpt_scale(w, -eta), vpt_scale(m, eta * cos_i - cos_t));
+    return 1;
+}
+
+/* GGX (Trowbridge-Reitz) isotropic microfacet distribution in the local frame
+ * (z = macro normal); integrates so that int D(m) cos(theta_m) dm = 1. */
+VPT_FN float vpt_ggx_D(vpt_vec3 m, float alpha)
+{
+    if (m.z <= 0.0f) return 0.0f;
+    float a2 = alpha * alpha;
+    float t = m.z * m.z * (a2 - 1.0f) + 1.0f;
+    return a2 / (VPT_PI * t * t);
+}
+
+/* Smith's Lambda for GGX, local frame. */
+VPT_FN float vpt_ggx_lambda(vpt_vec3 w, float alpha)
+{
+    float c2 = w.z * w.z;
+    if (c2 >= 1.0f) return 0.0f;
+    float tan2 = (1.0f - c2) / c2;
+    return 0.5f * (-1.0f + vpt_sqrtf(1.0f + alpha * alpha * tan2));
+}
+
+VPT_FN float vpt_ggx_G1(vpt_vec3 w, float alpha) { return 1.0f / (1.0f + vpt_ggx_lambda(w, alpha)); }
+
+/* Height-correlated masking-shadowing. */
+VPT_FN float vpt_ggx_G2(vpt_vec3 wo, vpt_vec3 wi, float alpha)
+{
+    return 1.0f / (1.0f + vpt_ggx_lambda(wo, alpha) + vpt_ggx_lambda(wi, alpha));
+}
+
+/* Density of visible normals seen from wo (local frame, wo.z > 0):
+ * D_wo(m) = G1(wo) max(0, wo.m) D(m) / wo.z. */
+VPT_FN float vpt_ggx_vndf_pdf(vpt_vec3 wo, vpt_vec3 m, float alpha)
+{
+    float wm = vpt_dot(wo, m);
+    if (wm <= 0.0f || wo.z <= 0.0f) return 0.0f;
+    return vpt_ggx_G1(wo, alpha) * wm * vpt_ggx_D(m, alpha) / wo.z;
+}
+
+/* Heitz 2018, "Sampling the GGX Distribution of Visible Normals" (JCGT 7(4)),
+ * isotropic alpha; wo in the local frame with wo.z > 0. */
+VPT_FN vpt_vec3 vpt_ggx_sample_vndf(vpt_vec3 wo, float alpha, float u1, float u2)
+{
+    vpt_vec3 vh = vpt_normalize(vpt_v3(alpha * wo.x, alpha * wo.y, wo.z));
+    float lensq = vh.x * vh.x + vh.y * vh.y;
+    vpt_vec3 t1 = lensq > 0.0f ? vpt_scale(vpt_v3(-vh.y, vh.x, 0.0f), 1.0f / vpt_sqrtf(lensq)) : vpt_v3(1.0f, 0.0f, 0.0f);
+    vpt_vec3 t2 = vpt_cross(vh, t1);
+    float r = vpt_sqrtf(u1);
+    float sp, cp;
+    vpt_sincosf(2.0f * VPT_PI * u2, &sp, &cp);
+    float p1 = r * cp, p2 = r * sp;
+    float s = 0.5f * (1.0f + vh.z);
+    p2 = (1.0f - s) * vpt_sqrtf(vpt_fmaxf(0.0f, 1.0f - p1 * p1)) + s * p2;
+    vpt_vec3 nh = vpt_add(vpt_add(vpt_scale(t1, p1), vpt_scale(t2, p2)),
+                          vpt_scale(vh, vpt_sqrtf(vpt_fmaxf(0.0f, 1.0f - p1 * p1 - p2 * p2))));
+    return vpt_normalize(vpt_v3(alpha * nh.x, alpha * nh.y, vpt_fmaxf(1e-6f, nh.z)));
+}
+
+/* Samples the box boundary for a path arriving with travel direction d at a
+ * surface point with outward normal n_out. Returns the new travel direction
+ * in *d_new, multiplies *thr by the sample weight, and returns 1 when the path
+ * crossed the surface (0: reflected, or killed with a zero weight).
+ *
+ * Rough dielectric (Walter et al. 2007) sampled through visible normals: the
+ * microfacet normal m ~ D_wo, reflection with probability F(wo.m), else
+ * refraction; the weight is G2/G1 for both. Radiance crossing into a medium of
+ * index eta_t from eta_i is scaled by (eta_i/eta_t)^2 (pbrt's radiance mode).
+ * alpha == 0 or VPT_BOUNDARY_SMOOTH gives the smooth dielectric (weight 1). */
+VPT_FN int vpt_boundary_sample(const VptParams *P, vpt_vec3 d, vpt_vec3 n_out, int from_inside,
+                               float u1, float u2, float u3, vpt_vec3 *d_new, vpt_vec3 *thr)
+{
+    float eta_i = from_inside ? P->ior_inside : P->ior_outside;
+    float eta_t = from_inside ? P->ior_outside : P->ior_inside;
+    vpt_vec3 n = from_inside ? vpt_scale(n_out, -1.0f) : n_out; /* on wo's side */
+    vpt_vec3 wo = vpt_scale(d, -1.0f);
+    vpt_vec3 t, b;
+    vpt_tangent_frame(n, &t, &b);
+    vpt_vec3 wl = vpt_v3(vpt_dot(wo, t), vpt_dot(wo, b), vpt_dot(wo, n));
+    if (wl.z <= 0.0f) { /* grazing: numerically on the wrong side */
+        *thr = vpt_v3(0.0f, 0.0f, 0.0f);
+        *d_new = d;
+        return 0;
+    }
+    int smooth = P->boundary == VPT_BOUNDARY_SMOOTH || P->ggx_alpha <= 0.0f;
+    vpt_vec3 ml = smooth ? vpt_v3(0.0f, 0.0f, 1.0f) : vpt_ggx_sample_vndf(wl, P->ggx_alpha, u1, u2);
+    float cos_om = vpt_dot(wl, ml);
+    float F = vpt_fresnel_dielectric(cos_om, eta_i, eta_t);
+    vpt_vec3 il;
+    int crossed;
+    float w;
+    if (u3 < F) {
+        il = vpt_reflect(wl, ml);
+        crossed = 0;
+        w = il.z > 0.0f ? 1.0f : 0.0f;
+    } else {
+        if (!vpt_refract(wl, ml, eta_i / eta_t, &il)) { /* cannot happen when F < 1 */
+            *thr = vpt_v3(0.0f, 0.0f, 0.0f);
+            *d_new = d;
+            return 0;
+        }
+        crossed = 1;
+        w = il.z < 0.0f ? (eta_i * eta_i) / (eta_t * eta_t) : 0.0f;
+    }
+    if (!smooth && w > 0.0f) {
+        vpt_vec3 ia = vpt_v3(il.x, il.y, vpt_fabsf(il.z));
+        w *= vpt_ggx_G2(wl, ia, P->ggx_alpha) / vpt_ggx_G1(wl, P->ggx_alpha);
+    }
+    *thr = vpt_scale(*thr, w);
+    /* il points away from the surface: it is the new travel direction. */
+    *d_new = vpt_normalize(vpt_add(vpt_add(vpt_scale(t, il.x), vpt_scale(b, il.y)), vpt_scale(n, il.z)));
+    return w > 0.0f ? crossed : 0;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+/* One path's whole state. Small on purpose: streaming kernels move it
+ * through shared memory when they compact or sort. */
+typedef struct {
+    vpt_vec3 o;       /* current point */
+    vpt_vec3 d;       /* travel direction */
+    vpt_vec3 thr;     /* throughput */
+    vpt_u64 path;     /* path index in [0, npaths) */
+    vpt_u32 draw;     /* next draw index */
+    int depth;        /* scattering + surface events so far */
+    int inside;       /* inside the dielectric boundary (unused for NULL) */
+    int event;        /* the event the last extension ended on (VPT_EV_*) */
+    int axis;         /* box face axis of a VPT_EV_SURFACE event */
+} VptPath;
+
+enum {
+    VPT_EV_ESCAPED = 0, /* left to the environment: contributes thr * env */
+    VPT_EV_SCATTER = 1, /* real collision inside the medium at o */
+    VPT_EV_SURFACE = 2  /* reached the dielectric boundary at o */
+};
+
+/* Path status after vpt_path_interact. */
+enum {
+    VPT_PATH_ALIVE = 0,
+    VPT_PATH_DONE = 1   /* terminated: absorbed, max depth or roulette */
+};
+
+/* Pixel of a path: paths are numbered sample-major, row-major within a
+ * sample (path = sample * width * height + y * width + x), so neighbouring
+ * threads start neighbouring camera rays. */
+VPT_FN vpt_u32 vpt_path_pixel(const VptParams *P, vpt_u64 path)
+{
+    return (vpt_u32)(path % ((vpt_u64)P->width * P->height));
+}
+
+/* Starts path `path`: a pinhole camera ray through a jittered point of its
+ * pixel (draw 0). */
+VPT_FN void vpt_path_start(const VptParams *P, vpt_u64 path, VptPath *s)
+{
+    vpt_u32 pix = vpt_path_pixel(P, path);
+    vpt_u32 px = pix % P->width, py = pix / P->width;
+    vpt_u4 r = vpt_rng(P->seed, path, 0u);
+    float sx = 2.0f * ((float)px + vpt_u01(r.x)) / (float)P->width - 1.0f;
+    float sy = 1.0f - 2.0f * ((float)py + vpt_u01(r.y)) / (float)P->height;
+    s->o = P->cam_pos;
+    s->d = vpt_normalize(vpt_add(P->cam_fwd, vpt_add(vpt_scale(P->cam_right, sx), vpt_scale(P->cam_up, sy))));
+    s->thr = vpt_v3(1.0f, 1.0f, 1.0f);
+    s->path = path;
+    s->draw = 1u;
+    s->depth = 0;
+    s->inside = 0;
+    s->event = VPT_EV_ESCAPED;
+    s->axis = 0;
+}
+
+/* Woodcock (delta) tracking from distance t to tmax along o + t d against
+ * the majorant. Returns the distance of the real collision, or a value
+ * >= tmax when the ray leaves the interval. Each tentative collision is one
+ * step and one draw. */
+VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d,
+                          float t, float tmax, vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+{
+    for (;;) {
+        vpt_u4 r = vpt_rng(P->seed, path, *draw);
+        *draw += 1u;
+        *steps += 1u;
+        t -= vpt_logf(1.0f - vpt_u01(r.x)) * P->inv_sigma_max;
+        if (t >= tmax) return t;
+        float dens = vpt_medium_density(M, vpt_world_to_uvw(P, vpt_madd(o, d, t)));
+        if (vpt_u01(r.y) * P->density_max < dens) return t;
+    }
+}
+
+/* One extension ("ray" in the thesis' rays/s): from the current point to the
+ * next event. Sets s->event and moves s->o there; counts Woodcock steps. */
+VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
+{
+    float t0, t1;
+    int a0, a1;
+    if (!vpt_box_intersect(P->box_min, P->box_max, s->o, s->d, &t0, &t1, &a0, &a1) || t1 <= VPT_RAY_EPS) {
+        s->event = VPT_EV_ESCAPED;
+        return;
+    }
+    if (P->boundary != VPT_BOUNDARY_NULL && !s->inside) {
+        s->o = vpt_madd(s->o, s->d, vpt_fmaxf(t0, 0.0f));
+        s->event = VPT_EV_SURFACE;
+        s->axis = a0;
+        return;
+    }
+    float tstart = vpt_fmaxf(t0, 0.0f);
+    float t = vpt_woodcock(P, M, s->o, s->d, tstart, t1, s->path, &s->draw, steps);
+    if (t < t1) {
+        s->o = vpt_madd(s->o, s->d, t);
+        s->event = VPT_EV_SCATTER;
+        return;
+    }
+    if (P->boundary == VPT_BOUNDARY_NULL) {
+        s->event = VPT_EV_ESCAPED;
+        return;
+    }
+    s->o = vpt_madd(s->o, s->d, t1);
+    s->event = VPT_EV_SURFACE;
+    s->axis = a1;
+}
+
+/* Applies the event of the last extension (one draw): at a collision the
+ * albedo estimator of eq. 3.13 (thr *= albedo) and a new HG direction; at the
+ * boundary a BSDF sample. Then max depth and Russian roulette. An ESCAPED
+ * path must not be passed here: its contribution is thr * env. */
+VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
+{
+    vpt_u4 r = vpt_rng(P->seed, s->path, s->draw);
+    s->draw += 1u;
+    if (s->event == VPT_EV_SCATTER) {
+        vpt_vec3 a = vpt_medium_albedo(M, vpt_world_to_uvw(P, s->o));
+        s->thr = vpt_mul(s->thr, a);
+        s->d = vpt_hg_sample(P->hg_g, s->d, vpt_u01(r.x), vpt_u01(r.y));
+    } else {
+        vpt_vec3 n = vpt_box_normal(P, s->o, s->axis);
+        if (vpt_boundary_sample(P, s->d, n, s->inside, vpt_u01(r.x), vpt_u01(r.y), vpt_u01(r.z), &s->d, &s->thr))
+            s->inside = !s->inside;
+    }
+    s->depth += 1;
+    if (P->max_depth > 0 && s->depth >= P->max_depth) return VPT_PATH_DONE;
+    float m = vpt_max3(s->thr);
+    if (!(m > 0.0f)) return VPT_PATH_DONE;
+    if (P->rr_depth >= 0 && s->depth >= P->rr_depth && m < 1.0f) {
+        if (vpt_u01(r.w) >= m) return VPT_PATH_DONE;
+        s->thr = vpt_scale(s->thr, 1.0f / m);
+    }
+    return VPT_PATH_ALIVE;
+}
+
+/* The radiance a finished ESCAPED path carries. */
+VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s) { return vpt_mul(s->thr, P->env); }
+
+/* Counters every schedule accumulates; identical across schedules for one
+ * seed (the correctness gate checks it). */
+typedef struct {
+    vpt_u64 rays;   /* extensions */
+    vpt_u64 steps;  /* Woodcock iterations, null collisions included */
+    vpt_u64 paths;  /* finished paths */
+} VptCounters;
+
+/* Traces one whole path (algorithm 2 of the thesis) and returns its radiance
+ * sample; the reference renderer and naiveSK use it. */
+VPT_FN vpt_vec3 vpt_trace_path(const VptParams *P, const VptMedium *M, vpt_u64 path, VptCounters *c)
+{
+    VptPath s;
+    vpt_path_start(P, path, &s);
+    vpt_vec3 L = vpt_v3(0.0f, 0.0f, 0.0f);
+    for (;;) {
+        vpt_path_extend(P, M, &s, &c->steps);
+        c->rays += 1u;
+        if (s.event == VPT_EV_ESCAPED) {
+            L = vpt_path_radiance(P, &s);
+            break;
+        }
+        if (vpt_path_interact(P, M, &s) != VPT_PATH_ALIVE) break;
+    }
+    c->paths += 1u;
+    return L;
+}
+
+#endif /* VPT_PHYSICS_H */

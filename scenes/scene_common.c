@@ -1,0 +1,113 @@
+/* Scene lifecycle, validation, the parameter block, and the thesis' CT
+ * transfer function, shared by built-in and loaded scenes. */
+#include "scenes/scene.h"
+
+#include "base/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vpt_scene_destroy(VptScene *s)
+{
+    if (!s) return;
+    free(s->density);
+    free(s->albedo);
+    free(s);
+}
+
+int vpt_scene_finalize(VptScene *s)
+{
+    if (s->nx <= 0 || s->ny <= 0 || s->nz <= 0)
+        return vpt_fail("scene '%s': grid %dx%dx%d has a non-positive dimension", s->name, s->nx, s->ny, s->nz);
+    if (!s->density || !s->albedo) return vpt_fail("scene '%s': missing density or albedo grid", s->name);
+    size_t n = (size_t)s->nx * s->ny * s->nz;
+    float mx = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float d = s->density[i];
+        if (!(d >= 0.0f && d <= 1.0f))
+            return vpt_fail("scene '%s': density %g at voxel %zu is outside [0, 1]", s->name, d, i);
+        if (d > mx) mx = d;
+    }
+    s->density_max = mx;
+    if (!(s->density_scale > 0.0f) || !isfinite(s->density_scale))
+        return vpt_fail("scene '%s': density scale %g must be positive", s->name, s->density_scale);
+    for (int k = 0; k < 3; k++)
+        if (!(s->box_max[k] > s->box_min[k]))
+            return vpt_fail("scene '%s': box is empty along axis %d", s->name, k);
+    if (!(s->fov_deg > 0.0f && s->fov_deg < 179.0f))
+        return vpt_fail("scene '%s': fov %g degrees is outside (0, 179)", s->name, s->fov_deg);
+    if (!(s->hg_g > -1.0f && s->hg_g < 1.0f))
+        return vpt_fail("scene '%s': HG g %g is outside (-1, 1)", s->name, s->hg_g);
+    if (s->boundary < VPT_BOUNDARY_NULL || s->boundary > VPT_BOUNDARY_GGX)
+        return vpt_fail("scene '%s': unknown boundary %d", s->name, s->boundary);
+    if (s->boundary != VPT_BOUNDARY_NULL && !(s->ior_inside > 0.0f && s->ior_outside > 0.0f))
+        return vpt_fail("scene '%s': indices of refraction must be positive", s->name);
+    if (s->boundary == VPT_BOUNDARY_GGX && !(s->ggx_alpha > 0.0f && s->ggx_alpha <= 1.0f))
+        return vpt_fail("scene '%s': GGX alpha %g is outside (0, 1]", s->name, s->ggx_alpha);
+    float dv[3];
+    for (int k = 0; k < 3; k++) dv[k] = s->cam_target[k] - s->cam_pos[k];
+    if (dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2] <= 0.0f)
+        return vpt_fail("scene '%s': camera position equals its target", s->name);
+    return 0;
+}
+
+static vpt_vec3 v3a(const float a[3]) { return vpt_v3(a[0], a[1], a[2]); }
+
+void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r)
+{
+    memset(p, 0, sizeof *p);
+    p->box_min = v3a(s->box_min);
+    p->box_max = v3a(s->box_max);
+    p->inv_extent = vpt_v3(1.0f / (s->box_max[0] - s->box_min[0]), 1.0f / (s->box_max[1] - s->box_min[1]),
+                           1.0f / (s->box_max[2] - s->box_min[2]));
+    p->density_max = s->density_max;
+    p->density_scale = s->density_scale;
+    /* An empty medium has no collisions: an infinite mean free path. */
+    p->inv_sigma_max = s->density_max > 0.0f ? 1.0f / (s->density_scale * s->density_max) : 3.0e38f;
+    p->hg_g = s->hg_g;
+    p->boundary = s->boundary;
+    p->ior_inside = s->ior_inside;
+    p->ior_outside = s->ior_outside;
+    p->ggx_alpha = s->ggx_alpha;
+    p->env = v3a(s->env);
+    p->width = (vpt_u32)(r->width > 0 ? r->width : s->width);
+    p->height = (vpt_u32)(r->height > 0 ? r->height : s->height);
+    p->spp = (vpt_u32)(r->spp > 0 ? r->spp : s->spp);
+    p->seed = r->seed;
+    p->npaths = (vpt_u64)p->width * p->height * p->spp;
+    p->max_depth = r->max_depth;
+    p->rr_depth = r->rr_depth;
+
+    vpt_vec3 pos = v3a(s->cam_pos), fwd = vpt_normalize(vpt_sub(v3a(s->cam_target), pos));
+    vpt_vec3 right = vpt_normalize(vpt_cross(fwd, v3a(s->cam_up)));
+    vpt_vec3 up = vpt_cross(right, fwd);
+    float tx = tanf(0.5f * s->fov_deg * VPT_PI / 180.0f);
+    p->cam_pos = pos;
+    p->cam_fwd = fwd;
+    p->cam_right = vpt_scale(right, tx);
+    p->cam_up = vpt_scale(up, tx * (float)p->height / (float)p->width);
+}
+
+float vpt_ct_density(float x)
+{
+    /* smoothstep(0.2, 0.6, x) */
+    float t = (x - 0.2f) / 0.4f;
+    t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+    return t * t * (3.0f - 2.0f * t);
+}
+
+/* The thesis' transfer function: a 100-entry table from gray (low density)
+ * through red to blue (high density), indexed by the density. Entries
+ * 0..49 blend gray -> red, 50..99 red -> blue. */
+void vpt_ct_albedo(float density, uint8_t rgba[4])
+{
+    static const float gray[3] = {0.80f, 0.80f, 0.80f}, red[3] = {0.90f, 0.15f, 0.10f},
+                       blue[3] = {0.10f, 0.20f, 0.90f};
+    int i = (int)(density * 100.0f);
+    i = i < 0 ? 0 : i > 99 ? 99 : i;
+    const float *a = i < 50 ? gray : red, *b = i < 50 ? red : blue;
+    float t = (float)(i < 50 ? i : i - 50) / 49.0f;
+    for (int k = 0; k < 3; k++) rgba[k] = (uint8_t)lrintf(255.0f * (a[k] + (b[k] - a[k]) * t));
+    rgba[3] = 255;
+}

@@ -1,0 +1,81 @@
+/* Volume files: loading, saving and reshaping scalar 3D grids.
+ *
+ * A VptVolume holds the voxel values of a file converted to float, x fastest
+ * (index = x + nx * (y + ny * z)), plus the geometry the file states. It is
+ * raw data: the scene layer (scene.h) turns it into densities and albedos.
+ * Loaders validate everything before allocating: dimensions must be positive,
+ * their byte size must not overflow and must be at most `max_bytes`
+ * (VPT_VOLUME_DEFAULT_MAX_BYTES unless set), and the data must be complete.
+ * Lifecycle: a loader fills *out on success (caller calls vpt_volume_free),
+ * and leaves *out zeroed on failure. */
+#ifndef VPT_SCENES_VOLUME_H
+#define VPT_SCENES_VOLUME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    VPT_SCALAR_U8,
+    VPT_SCALAR_I8,
+    VPT_SCALAR_U16,
+    VPT_SCALAR_I16,
+    VPT_SCALAR_U32,
+    VPT_SCALAR_I32,
+    VPT_SCALAR_F32,
+    VPT_SCALAR_F64
+} VptScalarType;
+
+typedef struct {
+    int nx, ny, nz;
+    float *data;             /* owned; nx * ny * nz values */
+    VptScalarType stored;    /* the type in the file */
+    float spacing[3];        /* voxel size; 1 when the file has none */
+    float origin[3];         /* 0 when the file has none */
+    int has_bbox;            /* Mitsuba .vol states its world box */
+    float bbox_min[3], bbox_max[3];
+} VptVolume;
+
+#define VPT_VOLUME_DEFAULT_MAX_BYTES ((size_t)8 << 30)
+
+typedef struct {
+    /* For headerless raw files (and overriding nothing else): */
+    int dims[3];             /* --dims X,Y,Z */
+    int has_dims;
+    VptScalarType type;      /* --type u8|i8|u16|i16|u32|i32|f32|f64 */
+    int has_type;
+    int big_endian;          /* raw files only; default little endian */
+    size_t max_bytes;        /* 0: VPT_VOLUME_DEFAULT_MAX_BYTES */
+} VptVolumeLoadOptions;
+
+/* Loads by extension: .vol (Mitsuba VOL v3), .mha/.mhd (MetaImage: raw,
+ * CompressedData zlib, ElementDataFile LOCAL or a separate file), .nrrd/.nhdr
+ * (raw or gzip encoding, attached or detached data), .raw (needs dims and
+ * type). 2D inputs load as nz = 1. Errors name the file and what is wrong. */
+int vpt_volume_load(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out);
+
+/* Parsers over an in-memory header+data buffer, for tests and fuzzers.
+ * `dir` resolves detached data files (NULL: detached data is an error). */
+int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
+int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
+int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
+
+/* Writes a Mitsuba VOL v3 float32 1-channel file atomically; the bbox is the
+ * volume's own or, without one, [0, n * spacing]. */
+int vpt_volume_save_mitsuba(const char *path, const VptVolume *v);
+
+/* Halves each dimension greater than 1 (rounding down, minimum 1) by 2x2x2
+ * box averaging; spacing doubles. */
+int vpt_volume_downsample2(VptVolume *v);
+
+/* min and max of the values (NaN-free volumes only: loaders reject NaN). */
+void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax);
+
+void vpt_volume_free(VptVolume *v);
+
+/* "u8" -> VPT_SCALAR_U8 etc.; also accepts MetaImage (MET_UCHAR) and NRRD
+ * ("unsigned char", "uint8", "short", ...) spellings. */
+int vpt_scalar_type_parse(const char *s, VptScalarType *out);
+const char *vpt_scalar_type_name(VptScalarType t);
+size_t vpt_scalar_type_size(VptScalarType t);
+
+#endif

@@ -1,0 +1,72 @@
+#include "tests/harness/test.h"
+
+#include "base/error.h"
+#include "base/file.h"
+#include "base/parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+TEST(base_parse_int_strict)
+{
+    int v = 0;
+    CHECK(vpt_parse_int("42", 1, 100, "--spp", &v) == 0 && v == 42);
+    CHECK(vpt_parse_int("0", 1, 100, "--spp", &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "--spp");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "[1, 100]");
+    CHECK(vpt_parse_int("12x", 1, 100, "--spp", &v) == -1);
+    CHECK(vpt_parse_int("", 1, 100, "--spp", &v) == -1);
+    CHECK(vpt_parse_int(" 3", 1, 100, "--spp", &v) == -1);
+    CHECK(vpt_parse_int("99999999999999999999", 1, 100, "--spp", &v) == -1);
+}
+
+TEST(base_parse_double_rejects_nan_inf)
+{
+    double d;
+    CHECK(vpt_parse_double("nan", -1, 1, "g", &d) == -1);
+    CHECK(vpt_parse_double("inf", -1e9, 1e9, "g", &d) == -1);
+    CHECK(vpt_parse_double("0.5", -1, 1, "g", &d) == 0 && d == 0.5);
+    CHECK(vpt_parse_double("1.5", -1, 1, "g", &d) == -1);
+}
+
+TEST(base_parse_vec3_and_duration)
+{
+    float v[3];
+    CHECK(vpt_parse_vec3("1,2.5,-3", ',', "--dims", v) == 0 && v[0] == 1 && v[1] == 2.5f && v[2] == -3);
+    CHECK(vpt_parse_vec3("1 2 3", ' ', "DimSize", v) == 0 && v[2] == 3);
+    CHECK(vpt_parse_vec3("1,2", ',', "--dims", v) == -1);
+    CHECK(vpt_parse_vec3("1,2,3,4", ',', "--dims", v) == -1);
+    double s;
+    CHECK(vpt_parse_duration("90s", "--budget", &s) == 0 && s == 90);
+    CHECK(vpt_parse_duration("2m", "--budget", &s) == 0 && s == 120);
+    CHECK(vpt_parse_duration("500ms", "--budget", &s) == 0 && s == 0.5);
+    CHECK(vpt_parse_duration("-1s", "--budget", &s) == -1);
+    CHECK(vpt_parse_duration("5 parsecs", "--budget", &s) == -1);
+}
+
+TEST(base_outfile_commit_and_abort)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/out.txt", vpt_test_tmpdir());
+    VptOutFile *f = vpt_outfile_open(path);
+    REQUIRE(f);
+    fputs("partial", vpt_outfile_stream(f));
+    CHECK(access(path, F_OK) != 0); /* not visible before commit */
+    vpt_outfile_abort(f);
+    CHECK(access(path, F_OK) != 0);
+    CHECK(vpt_write_file_atomic(path, "whole", 5) == 0);
+    char *data;
+    size_t n;
+    REQUIRE(vpt_read_file(path, 100, &data, &n) == 0);
+    CHECK(n == 5 && memcmp(data, "whole", 5) == 0);
+    free(data);
+    CHECK(vpt_read_file(path, 3, &data, &n) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "out.txt");
+}
+
+TEST(base_outfile_unwritable_dir_reports_path)
+{
+    CHECK(vpt_outfile_open("/nonexistent-dir/x.png") == NULL);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "/nonexistent-dir/x.png");
+}
