@@ -17,13 +17,15 @@
  * order of floating-point accumulation. The GPU side must be compiled with
  * --fmad=false and the CPU side with -ffp-contract=off for that to hold.
  *
- * The includer provides the medium: it defines `struct VptMedium` and
+ * An includer that traces paths defines VPT_MEDIUM before including this
+ * header, then defines `struct VptMedium` and
  *   VPT_FN float    vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
  *   VPT_FN vpt_vec3 vpt_medium_albedo (const VptMedium *m, vpt_vec3 uvw);
  * (uvw in [0,1]^3 over the box, trilinear filtering with texel centres at
  * (i + 0.5) / n and clamping, as CUDA's normalized-coordinate textures do).
  * density returns the normalized density d in [0, params.density_max]; the
- * extinction is sigma_t = density_scale * d.
+ * extinction is sigma_t = density_scale * d. Without VPT_MEDIUM only the
+ * medium-free parts (parameters, camera, sampling routines) are visible.
  *
  * Units and conventions: world space, right-handed, y up; directions are unit
  * vectors of travel; the box is axis aligned. */
@@ -176,10 +178,6 @@ typedef struct {
     int max_depth;             /* 0: unlimited (the thesis' setting) */
     int rr_depth;              /* < 0: no Russian roulette; else from this depth */
 } VptParams;
-
-typedef struct VptMedium VptMedium;
-VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
-VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 
 VPT_FN vpt_vec3 vpt_world_to_uvw(const VptParams *P, vpt_vec3 p)
 {
@@ -470,6 +468,19 @@ VPT_FN void vpt_path_start(const VptParams *P, vpt_u64 path, VptPath *s)
     s->axis = 0;
 }
 
+/* Counters every schedule accumulates; identical across schedules for one
+ * seed (the correctness gate checks it). */
+typedef struct {
+    vpt_u64 rays;   /* extensions */
+    vpt_u64 steps;  /* Woodcock iterations, null collisions included */
+    vpt_u64 paths;  /* finished paths */
+} VptCounters;
+
+#ifdef VPT_MEDIUM
+typedef struct VptMedium VptMedium;
+VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
+VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
+
 /* Woodcock (delta) tracking from distance t to tmax along o + t d against
  * the majorant. Returns the distance of the real collision, or a value
  * >= tmax when the ray leaves the interval. Each tentative collision is one
@@ -551,13 +562,6 @@ VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
 /* The radiance a finished ESCAPED path carries. */
 VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s) { return vpt_mul(s->thr, P->env); }
 
-/* Counters every schedule accumulates; identical across schedules for one
- * seed (the correctness gate checks it). */
-typedef struct {
-    vpt_u64 rays;   /* extensions */
-    vpt_u64 steps;  /* Woodcock iterations, null collisions included */
-    vpt_u64 paths;  /* finished paths */
-} VptCounters;
 
 /* Traces one whole path (algorithm 2 of the thesis) and returns its radiance
  * sample; the reference renderer and naiveSK use it. */
@@ -579,4 +583,5 @@ VPT_FN vpt_vec3 vpt_trace_path(const VptParams *P, const VptMedium *M, vpt_u64 p
     return L;
 }
 
+#endif /* VPT_MEDIUM */
 #endif /* VPT_PHYSICS_H */
