@@ -26,10 +26,13 @@ CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -MMD -MP -pthread \
             -ffp-contract=off $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
-LDLIBS   += -lnvrtc -lpng -lz -ljansson -ldl -lm
+# libpng, jansson, libcrypto and zlib are linked statically: the binaries then
+# need only glibc, NVRTC and (at run time, through dlopen) the CUDA driver, so
+# the ones built here also run on a GPU machine that has no -dev packages.
+LDLIBS   += -Wl,-Bstatic -lpng16 -ljansson -lcrypto -lz -Wl,-Bdynamic -lnvrtc -ldl -lm
 
 LIB_SRCS  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded.o
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded.o $(BUILD)/obj/gen/version.o
 LIB       := $(BUILD)/libvptune.a
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS     := $(TOOL_SRCS:tools/%.c=$(BIN)/%)
@@ -44,6 +47,21 @@ all: $(TOOLS) $(TEST_BIN)
 $(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh
 	@mkdir -p $(@D)
 	sh scripts/embed.sh $@.tmp $(EMBEDDED) && mv $@.tmp $@
+
+# The commit the programs report in their results' provenance.
+$(BUILD)/gen/version.c: FORCE
+	@mkdir -p $(@D)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	 git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; \
+	 printf 'const char vpt_git_commit[] = "%s";\n' "$$c" > $@.tmp; \
+	 cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/obj/gen/embedded.o: $(BUILD)/gen/embedded.c
 	@mkdir -p $(@D)

@@ -14,6 +14,10 @@ typedef struct {
 /* Terminated by an entry whose path is NULL. */
 extern const VptEmbeddedFile vpt_embedded_files[];
 
+/* The git commit the programs were built from ("<sha>[-dirty]"), generated
+ * by the Makefile; results carry it as provenance. */
+extern const char vpt_git_commit[];
+
 /* The embedded file with this path, or NULL. */
 const VptEmbeddedFile *vpt_embedded_find(const char *path);
 
