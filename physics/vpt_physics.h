@@ -417,10 +417,10 @@ VPT_FN int vpt_boundary_sample(const VptParams *P, vpt_vec3 d, vpt_vec3 n_out, i
 /* One path's whole state. Small on purpose: streaming kernels move it
  * through shared memory when they compact or sort. */
 typedef struct {
+    vpt_u64 path;     /* path index in [0, npaths) */
     vpt_vec3 o;       /* current point */
     vpt_vec3 d;       /* travel direction */
     vpt_vec3 thr;     /* throughput */
-    vpt_u64 path;     /* path index in [0, npaths) */
     vpt_u32 draw;     /* next draw index */
     int depth;        /* scattering + surface events so far */
     int inside;       /* inside the dielectric boundary (unused for NULL) */

@@ -1,0 +1,102 @@
+#include "codegen/kernel_source.h"
+
+#include "base/embedded.h"
+#include "base/error.h"
+#include "codegen/kernel_abi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The layouts the kernels assume; the template re-checks them on the device
+ * side against VPT_HOST_* so a host/device mismatch fails to compile. */
+_Static_assert(sizeof(VptPath) == 64, "VptPath layout changed: update the shared memory sizing");
+
+static int regen_code(VptRegen r) { return (int)r; }
+static int reorder_code(VptReorder r) { return (int)r; }
+
+static int build(const VptConfig *c, int roofline, VptKernelSource *out)
+{
+    memset(out, 0, sizeof *out);
+    const VptEmbeddedFile *tmpl = vpt_embedded_find("kernels.cu.in");
+    const VptEmbeddedFile *phys = vpt_embedded_find("physics/vpt_physics.h");
+    const VptEmbeddedFile *abi = vpt_embedded_find("codegen/kernel_abi.h");
+    if (!tmpl || !phys || !abi) return vpt_fail("internal error: kernel sources are not embedded in this build");
+
+    char canon[VPT_CONFIG_STR_MAX];
+    vpt_config_format(c, canon, sizeof canon);
+    char defs[1024];
+    int n = snprintf(defs, sizeof defs,
+                     "// vptune kernel: %s\n"
+                     "#define VPT_REGEN %d\n#define VPT_REORDER %d\n#define VPT_MULTI %d\n"
+                     "#define VPT_PPT %d\n#define VPT_BLOCK %d\n#define VPT_THRESHOLD %d\n"
+                     "#define VPT_SORTKEY %d\n#define VPT_ROOFLINE %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
+                     "#line 1 \"kernels.cu.in\"\n",
+                     canon, regen_code(c->regen), reorder_code(c->reorder), c->kernels == VPT_KERNELS_MULTI ? 1 : 0,
+                     c->ppt, c->block, c->threshold, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, roofline, sizeof(VptPath),
+                     sizeof(VptLaunch));
+    if (n < 0 || (size_t)n >= sizeof defs) return vpt_fail("internal error: kernel defines too long");
+    out->source = vpt_malloc((size_t)n + tmpl->size + 1);
+    if (!out->source) return -1;
+    memcpy(out->source, defs, (size_t)n);
+    memcpy(out->source + n, tmpl->data, tmpl->size + 1);
+
+    snprintf(out->name, sizeof out->name, "vptune_%s.cu", roofline ? "roofline" : vpt_config_schedule_name(c));
+    out->nheaders = 2;
+    out->headers[0] = phys->data;
+    out->include_names[0] = "vpt_physics.h";
+    out->headers[1] = abi->data;
+    out->include_names[1] = "kernel_abi.h";
+
+    /* -Xptxas -v puts the register and spill report into the kept log.
+     * --fmad=false: every schedule (and the CPU reference, built with
+     * -ffp-contract=off) evaluates the physics with the same roundings, so
+     * all variants trace bit-identical paths; see vpt_physics.h. */
+    int k = 0;
+    snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--fmad=false");
+    snprintf(out->option_buf[k++], sizeof out->option_buf[0], "-lineinfo");
+    snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--ptxas-options=-v");
+    if (c->maxrregcount > 0)
+        snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--maxrregcount=%d", c->maxrregcount);
+    out->noptions = k;
+    for (int i = 0; i < k; i++) out->options[i] = out->option_buf[i];
+
+    if (roofline) {
+        out->nkernels = 1;
+        out->kernels[0] = "vpt_roofline";
+    } else if (c->kernels == VPT_KERNELS_MULTI) {
+        out->nkernels = 2;
+        out->kernels[0] = "vpt_mk_start";
+        out->kernels[1] = "vpt_mk_extend";
+    } else {
+        out->nkernels = 1;
+        out->kernels[0] = "vpt_render";
+    }
+    out->dynamic_smem = !roofline && c->kernels == VPT_KERNELS_SINGLE && c->reorder != VPT_REORDER_NONE
+                            ? (size_t)c->block * (size_t)c->ppt * sizeof(VptPath)
+                            : 0;
+    return 0;
+}
+
+int vpt_kernel_source_build(const VptConfig *c, VptKernelSource *out)
+{
+    if (vpt_config_check(c)) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    return build(c, 0, out);
+}
+
+int vpt_kernel_source_build_roofline(int block, VptKernelSource *out)
+{
+    VptConfig c = vpt_config_default();
+    c.block = block;
+    return build(&c, 1, out);
+}
+
+void vpt_kernel_source_free(VptKernelSource *ks)
+{
+    if (!ks) return;
+    free(ks->source);
+    ks->source = NULL;
+}

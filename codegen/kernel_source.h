@@ -1,0 +1,38 @@
+/* From a configuration to what NVRTC compiles and the harness launches:
+ * the kernel source (the configuration's parameters as #defines, then the
+ * embedded kernels.cu.in), the in-memory headers, the NVRTC options, the
+ * kernel names and the dynamic shared memory per block. Pure C, no CUDA
+ * calls: CI tests it without a GPU.
+ *
+ * Lifecycle: vpt_kernel_source_build fills a VptKernelSource that owns its
+ * strings; vpt_kernel_source_free releases them. */
+#ifndef VPT_CODEGEN_KERNEL_SOURCE_H
+#define VPT_CODEGEN_KERNEL_SOURCE_H
+
+#include "codegen/config.h"
+
+#include <stddef.h>
+
+#define VPT_KS_MAX_OPTIONS 8
+
+typedef struct {
+    char *source;                 /* owned */
+    char name[64];                /* program name for logs: "vptune_<schedule>.cu" */
+    int nheaders;
+    const char *headers[2];       /* embedded, not owned */
+    const char *include_names[2];
+    int noptions;
+    const char *options[VPT_KS_MAX_OPTIONS]; /* point into option_buf */
+    char option_buf[VPT_KS_MAX_OPTIONS][48];
+    int nkernels;
+    const char *kernels[2];       /* "vpt_render" | "vpt_mk_start", "vpt_mk_extend" */
+    size_t dynamic_smem;          /* bytes per block of vpt_render / vpt_mk_extend */
+} VptKernelSource;
+
+/* Fails (with vpt_config_check's message) for configs that break a rule. */
+int vpt_kernel_source_build(const VptConfig *c, VptKernelSource *out);
+/* The roofline probe kernel "vpt_roofline" (see kernels.cu.in). */
+int vpt_kernel_source_build_roofline(int block, VptKernelSource *out);
+void vpt_kernel_source_free(VptKernelSource *ks);
+
+#endif

@@ -1,0 +1,510 @@
+#include "harness/evaluator.h"
+
+#include "base/error.h"
+#include "codegen/kernel_abi.h"
+#include "codegen/kernel_source.h"
+#include "harness/compile_pool.h"
+#include "harness/cubin_cache.h"
+#include "harness/gate.h"
+#include "harness/gpu_scene.h"
+#include "harness/render_gpu.h"
+#include "harness/variant.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A config submitted for compilation ahead of its evaluation. */
+typedef struct {
+    char canon[VPT_CONFIG_STR_MAX];
+    VptKernelSource ks;
+    int ticket;
+} Pending;
+
+struct VptEvaluator {
+    VptEvaluatorOptions opt;
+    VptGpu gpu;
+    VptProvenance prov;
+    VptCubinCache *cache;
+    VptCompilePool *pool;
+    Pending *pending;
+    int npending, cap_pending;
+    /* scene state */
+    const VptScene *scene;
+    VptRenderSettings settings;
+    VptParams params;
+    VptGpuScene gscene;
+    VptRenderBuffers buffers;
+    int have_scene;
+    float *ref_image;
+    unsigned long long ref_rays, ref_steps, ref_paths;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+VptEvaluatorOptions vpt_evaluator_options_default(void)
+{
+    VptEvaluatorOptions o;
+    memset(&o, 0, sizeof o);
+    o.policy = vpt_measure_policy_default();
+    o.timeout_s = 60.0;
+    o.gate = 1;
+    return o;
+}
+
+VptEvaluator *vpt_evaluator_create(const VptEvaluatorOptions *opt)
+{
+    VptEvaluator *e = vpt_calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->opt = *opt;
+    if (e->opt.timeout_s <= 0) e->opt.timeout_s = 60.0;
+    if (vpt_gpu_open(opt->device, &e->gpu)) {
+        free(e);
+        return NULL;
+    }
+    vpt_provenance_fill(&e->prov, &e->gpu);
+    e->cache = vpt_cubin_cache_open(opt->cache_dir);
+    if (!e->cache) {
+        vpt_error_prefix("opening the cubin cache");
+        goto fail;
+    }
+    e->pool = vpt_compile_pool_create(e->cache, opt->compile_threads);
+    if (!e->pool) goto fail;
+    return e;
+fail:
+    if (e->cache) vpt_cubin_cache_close(e->cache);
+    vpt_gpu_close(&e->gpu);
+    free(e);
+    return NULL;
+}
+
+static void drop_scene(VptEvaluator *e)
+{
+    if (!e->have_scene) return;
+    vpt_render_buffers_destroy(&e->buffers);
+    vpt_gpu_scene_destroy(&e->gscene);
+    free(e->ref_image);
+    e->ref_image = NULL;
+    e->have_scene = 0;
+}
+
+void vpt_evaluator_destroy(VptEvaluator *e)
+{
+    if (!e) return;
+    drop_scene(e);
+    if (e->pool) vpt_compile_pool_destroy(e->pool);
+    for (int i = 0; i < e->npending; i++) vpt_kernel_source_free(&e->pending[i].ks);
+    free(e->pending);
+    if (e->cache) vpt_cubin_cache_close(e->cache);
+    vpt_gpu_close(&e->gpu);
+    free(e);
+}
+
+const VptGpu *vpt_evaluator_gpu(const VptEvaluator *e) { return &e->gpu; }
+const VptProvenance *vpt_evaluator_provenance(const VptEvaluator *e) { return &e->prov; }
+const VptParams *vpt_evaluator_params(const VptEvaluator *e) { return &e->params; }
+const float *vpt_evaluator_reference_image(const VptEvaluator *e) { return e->ref_image; }
+
+static VptCompileRequest request_of(const VptEvaluator *e, const VptKernelSource *ks)
+{
+    VptCompileRequest r;
+    memset(&r, 0, sizeof r);
+    r.name = ks->name;
+    r.source = ks->source;
+    r.nheaders = ks->nheaders;
+    r.headers = ks->headers;
+    r.include_names = ks->include_names;
+    r.noptions = ks->noptions;
+    r.options = ks->options;
+    r.arch_major = e->gpu.cc_major;
+    r.arch_minor = e->gpu.cc_minor;
+    return r;
+}
+
+static int submit(VptEvaluator *e, const VptConfig *c)
+{
+    if (e->npending == e->cap_pending) {
+        int cap = e->cap_pending ? 2 * e->cap_pending : 64;
+        Pending *p = vpt_realloc(e->pending, sizeof *p * (size_t)cap);
+        if (!p) return -1;
+        e->pending = p;
+        e->cap_pending = cap;
+    }
+    Pending *p = &e->pending[e->npending];
+    memset(p, 0, sizeof *p);
+    vpt_config_format(c, p->canon, sizeof p->canon);
+    if (vpt_kernel_source_build(c, &p->ks)) return -1;
+    VptCompileRequest r = request_of(e, &p->ks);
+    p->ticket = vpt_compile_pool_submit(e->pool, &r);
+    if (p->ticket < 0) {
+        vpt_kernel_source_free(&p->ks);
+        return -1;
+    }
+    e->npending++;
+    return 0;
+}
+
+void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (vpt_config_check(&configs[i])) continue; /* run() reports it */
+        if (submit(e, &configs[i]) && !e->opt.quiet)
+            fprintf(stderr, "warning: could not queue a compile: %s\n", vpt_errmsg());
+    }
+}
+
+/* Takes the compile of c out of the queue (submitting it first if needed). */
+static int compiled(VptEvaluator *e, const VptConfig *c, VptKernelSource *ks, VptCompileResult *cr)
+{
+    char canon[VPT_CONFIG_STR_MAX];
+    vpt_config_format(c, canon, sizeof canon);
+    int i;
+    for (i = 0; i < e->npending; i++)
+        if (!strcmp(e->pending[i].canon, canon)) break;
+    if (i == e->npending) {
+        if (submit(e, c)) return -1;
+        i = e->npending - 1;
+    }
+    Pending p = e->pending[i];
+    memmove(&e->pending[i], &e->pending[i + 1], sizeof p * (size_t)(e->npending - i - 1));
+    e->npending--;
+    *ks = p.ks;
+    return vpt_compile_pool_wait(e->pool, p.ticket, cr);
+}
+
+/* After a sticky error the context is gone: reset it and rebuild the scene. */
+static int recover(VptEvaluator *e)
+{
+    vpt_render_buffers_destroy(&e->buffers);
+    vpt_gpu_scene_destroy(&e->gscene);
+    if (vpt_gpu_reset(&e->gpu)) return -1;
+    if (vpt_gpu_scene_create(e->scene, &e->gscene)) return -1;
+    return vpt_render_buffers_create(&e->params, &e->gpu, &e->buffers);
+}
+
+static void fill_rates(VptEvalResult *r, double ms)
+{
+    double s = ms * 1e-3;
+    r->mrays_per_s = s > 0 ? r->rays / s * 1e-6 : 0;
+    r->gsteps_per_s = s > 0 ? r->steps / s * 1e-9 : 0;
+    r->mpaths_per_s = s > 0 ? r->paths / s * 1e-6 : 0;
+}
+
+/* Compiles and loads c, and renders it once (the warm-up), the image into
+ * img when given. Returns 0 when it rendered, 1 when it produced a result
+ * with a failure status, -1 when the session broke. */
+static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v, float *img, VptEvalResult *r)
+{
+    memset(r, 0, sizeof *r);
+    r->config = *c;
+    vpt_config_format(c, r->canon, sizeof r->canon);
+    r->spill_stores = r->spill_loads = -1;
+    if (vpt_config_check(c)) {
+        r->status = VPT_STATUS_COMPILE;
+        snprintf(r->reason, sizeof r->reason, "constraint: %s", vpt_errmsg());
+        return 1;
+    }
+    VptKernelSource ks;
+    VptCompileResult cr;
+    memset(&cr, 0, sizeof cr);
+    if (compiled(e, c, &ks, &cr)) {
+        r->status = VPT_STATUS_COMPILE;
+        snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
+        vpt_compile_result_free(&cr);
+        vpt_kernel_source_free(&ks);
+        return 1;
+    }
+    r->compile_s = cr.seconds;
+    r->from_cache = cr.from_cache;
+    VptStatus st;
+    int rc = vpt_variant_load(&e->gpu, c, &ks, &cr, v, &st);
+    vpt_compile_result_free(&cr);
+    vpt_kernel_source_free(&ks);
+    r->registers = v->registers;
+    r->local_bytes = v->local_bytes;
+    r->spill_stores = v->spill_stores;
+    r->spill_loads = v->spill_loads;
+    r->static_smem = v->static_smem;
+    r->dynamic_smem = (long)v->dynamic_smem;
+    r->blocks_per_sm = v->blocks_per_sm;
+    r->occupancy_theoretical = v->occupancy_theoretical;
+    if (rc) {
+        r->status = st;
+        snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
+        if (st == VPT_STATUS_RUNTIME && vpt_cu_is_sticky(vpt_cu_last_error()) && recover(e)) return -1;
+        return 1;
+    }
+    VptRunStats rs;
+    if (vpt_render_run(&e->gpu, v, &e->gscene, &e->params, &e->buffers, e->opt.timeout_s, img, &rs, &st)) {
+        r->status = st;
+        snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
+        CUresult last = vpt_cu_last_error();
+        vpt_variant_unload(v);
+        if ((st == VPT_STATUS_RUNTIME && vpt_cu_is_sticky(last)) || st == VPT_STATUS_TIMEOUT) {
+            if (recover(e)) return -1;
+        }
+        return 1;
+    }
+    r->rays = rs.rays;
+    r->steps = rs.steps;
+    r->paths = rs.paths;
+    r->simd_efficiency = rs.simd_efficiency;
+    r->occupancy_achieved = rs.occupancy_achieved;
+    r->launches = rs.launches;
+    double one[1] = {rs.ms};
+    vpt_timing_stats(one, 1, &r->time_ms);
+    fill_rates(r, rs.ms);
+    return 0;
+}
+
+int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderSettings *rset)
+{
+    drop_scene(e);
+    e->scene = s;
+    e->settings = *rset;
+    vpt_params_init(&e->params, s, rset);
+    if (vpt_gpu_scene_create(s, &e->gscene)) return -1;
+    if (vpt_render_buffers_create(&e->params, &e->gpu, &e->buffers)) {
+        vpt_gpu_scene_destroy(&e->gscene);
+        return -1;
+    }
+    e->have_scene = 1;
+    size_t npix = (size_t)e->params.width * e->params.height;
+    e->ref_image = vpt_malloc(npix * 3 * sizeof(float));
+    if (!e->ref_image) goto fail;
+    VptConfig ref = vpt_config_default();
+    VptVariant v;
+    VptEvalResult r;
+    int rc = prepare_and_render(e, &ref, &v, e->ref_image, &r);
+    if (rc != 0) {
+        if (rc > 0) vpt_fail("the reference variant (%s) failed: %s: %s", r.canon, vpt_status_name(r.status), r.reason);
+        goto fail;
+    }
+    vpt_variant_unload(&v);
+    e->ref_rays = r.rays;
+    e->ref_steps = r.steps;
+    e->ref_paths = r.paths;
+    return 0;
+fail:
+    vpt_error_prefix("scene '%s'", s->name);
+    drop_scene(e);
+    return -1;
+}
+
+static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
+{
+    if (r->rays != e->ref_rays || r->steps != e->ref_steps || r->paths != e->ref_paths) {
+        r->status = VPT_STATUS_INVALID_OUTPUT;
+        snprintf(r->reason, sizeof r->reason,
+                 "invalid output: traced different paths than the reference variant "
+                 "(rays %llu vs %llu, steps %llu vs %llu, paths %llu vs %llu)",
+                 r->rays, e->ref_rays, r->steps, e->ref_steps, r->paths, e->ref_paths);
+        return 1;
+    }
+    VptGateReport rep;
+    size_t npix = (size_t)e->params.width * e->params.height;
+    int rc = vpt_gate_same_paths(img, e->ref_image, npix, 1e-4, &rep);
+    r->image_rel_err = rep.max_rel_diff;
+    if (rc) {
+        r->status = VPT_STATUS_INVALID_OUTPUT;
+        snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
+        return 1;
+    }
+    return 0;
+}
+
+int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
+{
+    if (!e->have_scene) return vpt_fail("internal error: no scene set");
+    double t0 = now_s();
+    size_t npix = (size_t)e->params.width * e->params.height;
+    float *img = vpt_malloc(npix * 3 * sizeof(float));
+    if (!img) return -1;
+    VptVariant v;
+    int rc = prepare_and_render(e, c, &v, img, r);
+    if (rc != 0) {
+        free(img);
+        r->measure_s = now_s() - t0;
+        return rc < 0 ? -1 : 0;
+    }
+    if (e->opt.gate && gate(e, img, r)) {
+        free(img);
+        vpt_variant_unload(&v);
+        r->measure_s = now_s() - t0;
+        return 0;
+    }
+    free(img);
+    double samples[1024];
+    int n = 0, maxn = e->opt.policy.max_reps < 1024 ? e->opt.policy.max_reps : 1024;
+    double tm = now_s();
+    VptStatus st = VPT_STATUS_OK;
+    while (n < maxn && !vpt_measure_done(&e->opt.policy, samples, n, now_s() - tm)) {
+        VptRunStats rs;
+        if (vpt_render_run(&e->gpu, &v, &e->gscene, &e->params, &e->buffers, e->opt.timeout_s, NULL, &rs, &st)) {
+            r->status = st;
+            snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
+            CUresult last = vpt_cu_last_error();
+            vpt_variant_unload(&v);
+            if ((st == VPT_STATUS_RUNTIME && vpt_cu_is_sticky(last)) || st == VPT_STATUS_TIMEOUT) {
+                if (recover(e)) return -1;
+            }
+            r->measure_s = now_s() - t0;
+            return 0;
+        }
+        samples[n++] = rs.ms;
+        if (rs.rays != r->rays || rs.steps != r->steps) {
+            r->status = VPT_STATUS_INVALID_OUTPUT;
+            snprintf(r->reason, sizeof r->reason, "invalid output: repeated render traced different paths (rays %llu vs %llu)",
+                     rs.rays, r->rays);
+            vpt_variant_unload(&v);
+            r->measure_s = now_s() - t0;
+            return 0;
+        }
+        /* keep the better-sampled occupancy/SIMD figures of the last run */
+        r->occupancy_achieved = rs.occupancy_achieved;
+        r->simd_efficiency = rs.simd_efficiency;
+    }
+    vpt_variant_unload(&v);
+    vpt_timing_stats(samples, n, &r->time_ms);
+    fill_rates(r, r->time_ms.median);
+    r->status = VPT_STATUS_OK;
+    r->measure_s = now_s() - t0;
+    return 0;
+}
+
+float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
+{
+    if (!e->have_scene) {
+        vpt_fail("internal error: no scene set");
+        return NULL;
+    }
+    size_t npix = (size_t)e->params.width * e->params.height;
+    float *img = vpt_malloc(npix * 3 * sizeof(float));
+    if (!img) return NULL;
+    VptVariant v;
+    int rc = prepare_and_render(e, c, &v, img, r);
+    if (rc != 0) {
+        if (rc > 0) vpt_fail("%s: %s", vpt_status_name(r->status), r->reason);
+        free(img);
+        return NULL;
+    }
+    vpt_variant_unload(&v);
+    return img;
+}
+
+int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, double *gsteps_per_s,
+                           unsigned long long *steps)
+{
+    const int block = 256, nsteps = 2000;
+    VptKernelSource ks;
+    if (vpt_kernel_source_build_roofline(block, &ks)) return -1;
+    VptCompileRequest req = request_of(e, &ks);
+    VptCompileResult cr;
+    memset(&cr, 0, sizeof cr);
+    int rc = -1;
+    CUmodule mod = NULL;
+    CUfunction f;
+    CUevent e0 = NULL, e1 = NULL;
+    if (vpt_compile_cached(e->cache, &req, &cr)) goto out;
+    if (VPT_CU_TRY(cuModuleLoadData, &mod, cr.cubin) || VPT_CU_TRY(cuModuleGetFunction, &f, mod, "vpt_roofline"))
+        goto out;
+    int per_sm = 0;
+    if (VPT_CU_TRY(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, f, block, 0)) goto out;
+    unsigned grid = (unsigned)(per_sm * e->gpu.sm_count * 4);
+    VptLaunch L;
+    memset(&L, 0, sizeof L);
+    L.P = e->params;
+    L.density_tex = e->gscene.density_tex;
+    L.albedo_tex = e->gscene.albedo_tex;
+    L.stats = e->buffers.stats;
+    int coh = coherent, ns = nsteps;
+    void *args[] = {&L, &coh, &ns};
+    if (VPT_CU_TRY(cuEventCreate, &e0, CU_EVENT_DEFAULT) || VPT_CU_TRY(cuEventCreate, &e1, CU_EVENT_DEFAULT)) goto out;
+    double samples[64];
+    int n = 0;
+    double tm = now_s();
+    for (int warm = 1; n < 64; warm = 0) {
+        if (VPT_CU_TRY(cuEventRecord, e0, NULL) ||
+            VPT_CU_TRY(cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL) ||
+            VPT_CU_TRY(cuEventRecord, e1, NULL) || VPT_CU_TRY(cuEventSynchronize, e1))
+            goto out;
+        float t = 0;
+        if (VPT_CU_TRY(cuEventElapsedTime, &t, e0, e1)) goto out;
+        if (warm) continue;
+        samples[n++] = t;
+        if (vpt_measure_done(&e->opt.policy, samples, n, now_s() - tm)) break;
+    }
+    vpt_timing_stats(samples, n, ms);
+    *steps = (unsigned long long)grid * block * nsteps;
+    *gsteps_per_s = (double)*steps / (ms->median * 1e-3) * 1e-9;
+    rc = 0;
+out:
+    if (e0) vpt_cu.cuEventDestroy(e0);
+    if (e1) vpt_cu.cuEventDestroy(e1);
+    if (mod) vpt_cu.cuModuleUnload(mod);
+    vpt_compile_result_free(&cr);
+    vpt_kernel_source_free(&ks);
+    return rc;
+}
+
+json_t *vpt_workload_json(const VptParams *P, int max_depth, int rr_depth)
+{
+    return json_pack("{s:i, s:i, s:i, s:I, s:i, s:i}", "width", (int)P->width, "height", (int)P->height, "spp",
+                     (int)P->spp, "seed", (json_int_t)P->seed, "max_depth", max_depth, "rr_depth", rr_depth);
+}
+
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+json_t *vpt_eval_result_json(const VptEvaluator *e, const char *scene, const VptEvalResult *r)
+{
+    char when[64];
+    vpt_iso8601_now(when, sizeof when);
+    json_t *row = vpt_provenance_json(&e->prov);
+    if (!row) return NULL;
+    json_object_set_new(row, "kind", json_string("result"));
+    json_object_set_new(row, "schema", json_string("vptune.result/1"));
+    json_object_set_new(row, "time", json_string(when));
+    json_object_set_new(row, "scene", json_string(scene));
+    json_object_set_new(row, "workload", vpt_workload_json(&e->params, e->settings.max_depth, e->settings.rr_depth));
+    json_object_set_new(row, "config", json_string(r->canon));
+    json_object_set_new(row, "schedule", json_string(vpt_config_schedule_name(&r->config)));
+    json_object_set_new(row, "status", json_string(vpt_status_name(r->status)));
+    json_object_set_new(row, "reason", json_string(r->reason));
+    json_t *m = json_object();
+    json_object_set_new(m, "time_ms", num_or_null(r->time_ms.median));
+    json_object_set_new(m, "time_ms_mean", num_or_null(r->time_ms.mean));
+    json_object_set_new(m, "time_ms_min", num_or_null(r->time_ms.min));
+    json_object_set_new(m, "time_ms_max", num_or_null(r->time_ms.max));
+    json_object_set_new(m, "time_ms_ci95", num_or_null(r->time_ms.ci95_half));
+    json_object_set_new(m, "time_ms_spread", num_or_null(r->time_ms.rel_spread));
+    json_object_set_new(m, "reps", json_integer(r->time_ms.n));
+    json_object_set_new(m, "mrays_per_s", num_or_null(r->mrays_per_s));
+    json_object_set_new(m, "gsteps_per_s", num_or_null(r->gsteps_per_s));
+    json_object_set_new(m, "mpaths_per_s", num_or_null(r->mpaths_per_s));
+    json_object_set_new(m, "rays", json_integer((json_int_t)r->rays));
+    json_object_set_new(m, "steps", json_integer((json_int_t)r->steps));
+    json_object_set_new(m, "paths", json_integer((json_int_t)r->paths));
+    json_object_set_new(m, "registers", json_integer(r->registers));
+    json_object_set_new(m, "local_bytes", json_integer(r->local_bytes));
+    json_object_set_new(m, "spill_bytes", json_integer(r->spill_stores));
+    json_object_set_new(m, "spill_loads", json_integer(r->spill_loads));
+    json_object_set_new(m, "shared_bytes", json_integer(r->static_smem + r->dynamic_smem));
+    json_object_set_new(m, "blocks_per_sm", json_integer(r->blocks_per_sm));
+    json_object_set_new(m, "occupancy_theoretical", num_or_null(r->occupancy_theoretical));
+    json_object_set_new(m, "occupancy_achieved", num_or_null(r->occupancy_achieved));
+    json_object_set_new(m, "simd_efficiency", num_or_null(r->simd_efficiency));
+    json_object_set_new(m, "compile_s", num_or_null(r->compile_s));
+    json_object_set_new(m, "compile_cached", json_boolean(r->from_cache));
+    json_object_set_new(m, "measure_s", num_or_null(r->measure_s));
+    json_object_set_new(m, "image_rel_err", num_or_null(r->image_rel_err));
+    json_object_set_new(m, "launches", json_integer(r->launches));
+    json_object_set_new(row, "metrics", m);
+    return row;
+}

@@ -1,0 +1,42 @@
+/* Running one render of a loaded variant on the GPU.
+ *
+ * VptRenderBuffers are the device buffers a render needs (image sums,
+ * statistics, occupancy windows, abort flag, and path pools for the
+ * multi-kernel schedules); create them once per scene and workload and reuse
+ * them for every variant. vpt_render_run launches the variant's schedule over
+ * all params->npaths paths and reads back its counters; it never leaves a
+ * partially measured run looking complete: any failure returns -1 with the
+ * status (runtime, timeout) and the reason. */
+#ifndef VPT_HARNESS_RENDER_GPU_H
+#define VPT_HARNESS_RENDER_GPU_H
+
+#include "harness/gpu_scene.h"
+#include "harness/variant.h"
+
+typedef struct {
+    CUdeviceptr image, stats, windows, abort_flag;
+    CUdeviceptr paths_a, paths_b;    /* multi-kernel pools */
+    unsigned long long pool_capacity;
+    CUstream control;                /* non-blocking stream for the abort flag */
+    int *abort_host;                 /* pinned: the value copied to abort_flag */
+    unsigned width, height;
+} VptRenderBuffers;
+
+int vpt_render_buffers_create(const VptParams *P, const VptGpu *g, VptRenderBuffers *b);
+void vpt_render_buffers_destroy(VptRenderBuffers *b);
+
+typedef struct {
+    double ms;                        /* GPU time of the whole render (events) */
+    unsigned long long rays, steps, paths;
+    double simd_efficiency;           /* active lanes / 32 per extension round */
+    double occupancy_achieved;        /* warp-cycles / (SM busy cycles x max warps) */
+    int launches;
+} VptRunStats;
+
+/* Renders with the variant; image_out (3 floats per pixel, mean radiance)
+ * may be NULL. timeout_s bounds the render (0: none); a render that exceeds
+ * it is asked to stop and reported as VPT_STATUS_TIMEOUT. */
+int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P,
+                   VptRenderBuffers *b, double timeout_s, float *image_out, VptRunStats *rs, VptStatus *status);
+
+#endif

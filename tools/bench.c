@@ -1,0 +1,311 @@
+/* bin/bench: measure kernel configurations on the GPU.
+ *
+ *   bench --thesis [--scene NAME]...            the thesis' named variants
+ *   bench --scene manix --configs FILE          one config per line
+ *   bench --scene manix --config "streamingSK,block=128"
+ *   bench --scene manix --roofline              the divergence-free step loop
+ *
+ * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
+ * with provenance and all metrics; a summary table goes to stdout. */
+#include "base/error.h"
+#include "base/file.h"
+#include "base/parse.h"
+#include "codegen/config.h"
+#include "harness/evaluator.h"
+#include "harness/results.h"
+#include "scenes/scene.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SCENES 16
+#define MAX_CONFIGS 4096
+
+static const char *prog = "bench";
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: bench [--scene NAME]... [--volume FILE] (--thesis | --configs FILE | --config STR)...\n"
+            "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
+            "             [--timeout SEC] [--max-reps N] [--max-time SEC] [--target-ci FRACTION]\n"
+            "             [--no-gate] [--cache DIR] [--jobs N] [--quiet]\n"
+            "\n"
+            "Measures each configuration on each scene (default: all built-in scenes with\n"
+            "--thesis, else manix) at the scene's thesis workload (400x400, 100 spp) unless\n"
+            "overridden. Each result is appended as a JSON line to -o (default\n"
+            "results/<gpu>/bench.jsonl) with GPU, driver, NVRTC, commit, scene, workload,\n"
+            "config, status and metrics. Exit status: 0 done (failed variants are results),\n"
+            "1 error, 2 bad usage, 3 no CUDA GPU or driver.\n"
+            "\nScenes:\n");
+    vpt_scene_print_list(fp);
+}
+
+static int read_configs(const char *path, VptConfig *out, int *n, int max)
+{
+    char *data;
+    size_t size;
+    if (vpt_read_file(path, 16u << 20, &data, &size)) return -1;
+    int line = 0;
+    for (char *p = data, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+        nl = strchr(p, '\n');
+        if (nl) *nl = '\0';
+        line++;
+        char *hash = strchr(p, '#');
+        if (hash) *hash = '\0';
+        while (*p == ' ' || *p == '\t') p++;
+        size_t len = strlen(p);
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r')) p[--len] = '\0';
+        if (!len) continue;
+        if (*n >= max) {
+            free(data);
+            return vpt_fail("%s: more than %d configs", path, max);
+        }
+        if (vpt_config_parse(p, &out[*n])) {
+            vpt_error_prefix("%s:%d", path, line);
+            free(data);
+            return -1;
+        }
+        (*n)++;
+    }
+    free(data);
+    return 0;
+}
+
+static void print_row(const VptEvalResult *r)
+{
+    if (r->status == VPT_STATUS_OK)
+        printf("  %-22s %9.2f ms %9.1f Mrays/s %7.2f Gsteps/s  regs %3d  occ %4.0f%%/%4.0f%%  simd %4.0f%%  %s\n",
+               vpt_config_schedule_name(&r->config), r->time_ms.median, r->mrays_per_s, r->gsteps_per_s, r->registers,
+               100 * r->occupancy_theoretical, 100 * r->occupancy_achieved, 100 * r->simd_efficiency, r->canon);
+    else
+        printf("  %-22s %-14s %s\n    %s\n", vpt_config_schedule_name(&r->config), vpt_status_name(r->status), r->canon,
+               r->reason);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    const char *scenes[MAX_SCENES];
+    int nscenes = 0, thesis = 0, roofline = 0, quiet = 0;
+    const char *volume = NULL, *out_path = NULL, *cache = NULL;
+    static VptConfig configs[MAX_CONFIGS];
+    int nconfigs = 0;
+    VptRenderSettings rs = {0, 0, 0, 1, 0, -1};
+    VptEvaluatorOptions eo = vpt_evaluator_options_default();
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                    \
+    do {                                                                \
+        if (!v) {                                                       \
+            fprintf(stderr, "%s: error: %s needs a value\n", prog, a);  \
+            return 2;                                                   \
+        }                                                               \
+        i++;                                                            \
+    } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--scene")) {
+            NEED_VALUE();
+            if (nscenes == MAX_SCENES) {
+                fprintf(stderr, "%s: error: at most %d scenes\n", prog, MAX_SCENES);
+                return 2;
+            }
+            scenes[nscenes++] = v;
+        } else if (!strcmp(a, "--volume")) {
+            NEED_VALUE();
+            volume = v;
+        } else if (!strcmp(a, "--thesis")) {
+            thesis = 1;
+        } else if (!strcmp(a, "--roofline")) {
+            roofline = 1;
+        } else if (!strcmp(a, "--configs")) {
+            NEED_VALUE();
+            if (read_configs(v, configs, &nconfigs, MAX_CONFIGS)) goto usage_error;
+        } else if (!strcmp(a, "--config")) {
+            NEED_VALUE();
+            if (nconfigs == MAX_CONFIGS || vpt_config_parse(v, &configs[nconfigs])) goto usage_error;
+            nconfigs++;
+        } else if (!strcmp(a, "--width")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, 16384, "--width", &rs.width)) goto usage_error;
+        } else if (!strcmp(a, "--height")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, 16384, "--height", &rs.height)) goto usage_error;
+        } else if (!strcmp(a, "--spp")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, 1 << 20, "--spp", &rs.spp)) goto usage_error;
+        } else if (!strcmp(a, "--seed")) {
+            NEED_VALUE();
+            uint64_t s;
+            if (vpt_parse_u64(v, 0xffffffffu, "--seed", &s)) goto usage_error;
+            rs.seed = (uint32_t)s;
+        } else if (!strcmp(a, "-o")) {
+            NEED_VALUE();
+            out_path = v;
+        } else if (!strcmp(a, "--timeout")) {
+            NEED_VALUE();
+            if (vpt_parse_double(v, 0.1, 86400, "--timeout", &eo.timeout_s)) goto usage_error;
+        } else if (!strcmp(a, "--max-reps")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, 1000, "--max-reps", &eo.policy.max_reps)) goto usage_error;
+            if (eo.policy.min_reps > eo.policy.max_reps) eo.policy.min_reps = eo.policy.max_reps;
+        } else if (!strcmp(a, "--max-time")) {
+            NEED_VALUE();
+            if (vpt_parse_double(v, 0.0, 86400, "--max-time", &eo.policy.max_seconds)) goto usage_error;
+        } else if (!strcmp(a, "--target-ci")) {
+            NEED_VALUE();
+            if (vpt_parse_double(v, 1e-4, 1.0, "--target-ci", &eo.policy.target_rel)) goto usage_error;
+        } else if (!strcmp(a, "--no-gate")) {
+            eo.gate = 0;
+        } else if (!strcmp(a, "--cache")) {
+            NEED_VALUE();
+            cache = v;
+        } else if (!strcmp(a, "--jobs")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, 256, "--jobs", &eo.compile_threads)) goto usage_error;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else {
+            fprintf(stderr, "%s: error: unknown argument '%s' (see --help)\n", prog, a);
+            return 2;
+        }
+#undef NEED_VALUE
+    }
+    if (thesis) nconfigs += vpt_config_thesis_set(configs + nconfigs, MAX_CONFIGS - nconfigs);
+    if (nconfigs == 0 && !roofline) {
+        fprintf(stderr, "%s: error: nothing to measure: give --thesis, --configs FILE, --config STR or --roofline\n", prog);
+        return 2;
+    }
+    for (int i = 0; i < nconfigs; i++)
+        if (vpt_config_check(&configs[i])) {
+            char c[VPT_CONFIG_STR_MAX];
+            vpt_config_format(&configs[i], c, sizeof c);
+            fprintf(stderr, "%s: note: %s breaks a rule and will be recorded as such: %s\n", prog, c, vpt_errmsg());
+        }
+    if (nscenes == 0 && !volume) {
+        if (thesis) {
+            for (const char *const *n = vpt_scene_names(); *n && nscenes < MAX_SCENES; n++) scenes[nscenes++] = *n;
+        } else {
+            scenes[nscenes++] = "manix";
+        }
+    }
+    /* Build the scenes before touching the GPU: bad names fail fast. */
+    VptScene *built[MAX_SCENES + 1];
+    int nbuilt = 0;
+    for (int i = 0; i < nscenes; i++) {
+        built[nbuilt] = vpt_scene_builtin(scenes[i]);
+        if (!built[nbuilt]) goto usage_error_scenes;
+        nbuilt++;
+    }
+    if (volume) {
+        VptVolumeSceneOptions vo;
+        memset(&vo, 0, sizeof vo);
+        vo.downsample = 1;
+        built[nbuilt] = vpt_scene_from_volume(volume, &vo);
+        if (!built[nbuilt]) goto usage_error_scenes;
+        nbuilt++;
+    }
+
+    eo.cache_dir = cache;
+    eo.quiet = quiet;
+    VptEvaluator *ev = vpt_evaluator_create(&eo);
+    if (!ev) {
+        vpt_report_error(prog);
+        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+        return VPT_EXIT_NO_GPU;
+    }
+    const VptProvenance *pv = vpt_evaluator_provenance(ev);
+    char default_out[512];
+    if (!out_path) {
+        char dir[128];
+        vpt_gpu_dirname(pv->gpu_name, dir, sizeof dir);
+        snprintf(default_out, sizeof default_out, "results/%s/bench.jsonl", dir);
+        out_path = default_out;
+    }
+    VptResultsFile *rf = vpt_results_open(out_path);
+    if (!rf) {
+        vpt_report_error(prog);
+        vpt_evaluator_destroy(ev);
+        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+        return 1;
+    }
+    printf("GPU %s (%d SMs, cc %s), driver %s, NVRTC %s, commit %s\n", pv->gpu_name, pv->sm_count, pv->cc,
+           pv->driver_release, pv->nvrtc, pv->commit);
+    int rc = 0;
+    vpt_evaluator_prefetch(ev, configs, nconfigs);
+    for (int s = 0; s < nbuilt && rc == 0; s++) {
+        VptScene *sc = built[s];
+        if (vpt_evaluator_set_scene(ev, sc, &rs)) {
+            vpt_report_error(prog);
+            rc = 1;
+            break;
+        }
+        const VptParams *P = vpt_evaluator_params(ev);
+        printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
+        if (roofline) {
+            for (int coh = 0; coh <= 1; coh++) {
+                VptTimingStats ts;
+                double gs;
+                unsigned long long steps;
+                if (vpt_evaluator_roofline(ev, coh, &ts, &gs, &steps)) {
+                    vpt_report_error(prog);
+                    rc = 1;
+                    break;
+                }
+                printf("  roofline %-9s %9.3f ms %7.2f Gsteps/s\n", coh ? "coherent" : "random", ts.median, gs);
+                json_t *row = vpt_provenance_json(pv);
+                char when[64];
+                vpt_iso8601_now(when, sizeof when);
+                json_object_set_new(row, "kind", json_string("roofline"));
+                json_object_set_new(row, "schema", json_string("vptune.result/1"));
+                json_object_set_new(row, "time", json_string(when));
+                json_object_set_new(row, "scene", json_string(sc->name));
+                json_object_set_new(row, "workload", vpt_workload_json(P, rs.max_depth, rs.rr_depth));
+                json_object_set_new(row, "rays", json_string(coh ? "coherent" : "random"));
+                json_object_set_new(row, "metrics",
+                                    json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", ts.median, "time_ms_ci95",
+                                              ts.ci95_half, "time_ms_spread", ts.rel_spread, "reps", ts.n, "steps",
+                                              (json_int_t)steps, "gsteps_per_s", gs));
+                if (vpt_results_append(rf, row)) {
+                    vpt_report_error(prog);
+                    rc = 1;
+                }
+                json_decref(row);
+            }
+        }
+        for (int i = 0; i < nconfigs && rc == 0; i++) {
+            VptEvalResult r;
+            if (vpt_evaluator_run(ev, &configs[i], &r)) {
+                vpt_report_error(prog);
+                rc = 1;
+                break;
+            }
+            print_row(&r);
+            json_t *row = vpt_eval_result_json(ev, sc->name, &r);
+            if (!row || vpt_results_append(rf, row)) {
+                vpt_report_error(prog);
+                rc = 1;
+            }
+            json_decref(row);
+        }
+        if (s + 1 < nbuilt) vpt_evaluator_prefetch(ev, configs, nconfigs);
+    }
+    printf("\nresults: %s\n", out_path);
+    vpt_results_close(rf);
+    vpt_evaluator_destroy(ev);
+    for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+    return rc;
+
+usage_error_scenes:
+    vpt_report_error(prog);
+    for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+    return 2;
+usage_error:
+    vpt_report_error(prog);
+    return 2;
+}
