@@ -37,11 +37,27 @@ typedef struct {
     VptSortKey sortkey;      /* morton key: current position or estimated termination point */
 } VptConfig;
 
-/* naiveSK with block 256, ppt 1, maxrregcount 0. */
+/* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
+ * sortkey position. */
 VptConfig vpt_config_default(void);
 
 /* Parses text into *out; on error names the offending field or value and
- * lists what is allowed. Does not check cross-field constraints. */
+ * lists what is allowed. Does not check cross-field constraints.
+ *
+ * Grammar: [NAME ","] KEY "=" VALUE {"," KEY "=" VALUE}, no whitespace. NAME
+ * (case-insensitive) is a thesis variant: naiveSK, naiveMK, regenerationSK
+ * (= regenerationSK-thread, the thesis' default), regenerationSK-thread,
+ * regenerationSK-warp, regenerationSK-block, streamingSK, streamingMK,
+ * streamingSK-morton (the thesis' "streamingSK (sorting)": block regeneration
+ * with Morton reordering), sortingSK. It sets regen, reorder and kernels; the
+ * pairs that follow override any field. Fields not given keep their
+ * vpt_config_default values. Unknown keys, values outside the domains below
+ * and a key given twice are errors. *out is written only on success.
+ *
+ * Domains: regen none|thread|warp|block|device; reorder
+ * none|compact|morton|morton_delayed; kernels single|multi; maxrregcount 0 or
+ * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
+ * threshold 0..99; sortkey position|termination. */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */
@@ -49,8 +65,38 @@ int vpt_config_parse(const char *text, VptConfig *out);
 void vpt_config_format(const VptConfig *c, char *buf, size_t size);
 
 /* Checks the rules a config must obey before compiling; on violation returns
- * -1 with a message naming the rule, e.g. "reorder=compact needs regen=block
- * (single kernel) or regen=device (multi kernel)". */
+ * -1 with a message naming the rule and the offending values, e.g.
+ * "reorder=compact needs regen=block with kernels=single (got regen=warp)".
+ * First every field must lie in its domain (a VptConfig may be built by hand),
+ * then, in this order:
+ *   1. regen=device needs kernels=multi (device-wide regeneration is a
+ *      host-driven loop of kernels);
+ *   2. kernels=multi allows regen none|device only;
+ *   3. kernels=multi allows reorder none|compact only;
+ *   4. with kernels=multi, regen=device and reorder=compact go together
+ *      (streamingMK; naiveMK is none/none);
+ *   5. reorder compact|morton|morton_delayed with kernels=single needs
+ *      regen=block (the block-wide scan/sort is the regeneration's barrier);
+ *   6. threshold > 0 needs regen warp|block (thread regeneration has no group
+ *      to wait for, the others none at all);
+ *   7. sortkey=termination needs reorder morton|morton_delayed;
+ *   8. grid > 0 needs a persistent kernel (regen thread|warp|block): other
+ *      schedules launch one thread per path (or per path slot);
+ *   9. maxrregcount > 0: a block of `block` threads at maxrregcount registers
+ *      must fit one SM's register file of VPT_SM_REGISTERS, counting the
+ *      allocation granularity (registers per thread rounded up to
+ *      VPT_REG_ALLOC_UNIT). A budget no block could hold describes no kernel
+ *      the harness could launch at that budget; whether the compiled kernel
+ *      fits is the harness' (launch_limits) question, asked with the real
+ *      register count;
+ *  10. reorder != none: ppt * block <= VPT_MAX_PATH_SLOTS, the number of path
+ *      slots the block-wide scan/sort keeps in shared memory. Implied by the
+ *      domains today (4 * 1024); kept so that widening a domain cannot make
+ *      the bound silently false.
+ * ppt > 1 with reorder != none is allowed. */
+#define VPT_SM_REGISTERS 65536
+#define VPT_REG_ALLOC_UNIT 8
+#define VPT_MAX_PATH_SLOTS 4096
 int vpt_config_check(const VptConfig *c);
 
 /* The thesis' name of a config's schedule ("streamingSK", "regenerationSK-warp",
@@ -61,6 +107,33 @@ const char *vpt_config_schedule_name(const VptConfig *c);
  * fills up to max configs and returns how many. */
 int vpt_config_thesis_set(VptConfig *out, int max);
 
+/* 1 when every field is equal, else 0. */
 int vpt_config_equal(const VptConfig *a, const VptConfig *b);
+
+/* A schedule is the (regen, reorder, kernels) triple. Every triple that passes
+ * vpt_config_check is one of the thesis' nine named schedules, listed in this
+ * fixed order: naiveSK, naiveMK, regenerationSK-thread, regenerationSK-warp,
+ * regenerationSK-block, streamingSK, streamingMK, streamingSK-morton,
+ * sortingSK. The table is static; *out points into it. */
+typedef struct {
+    const char *name;
+    VptRegen regen;
+    VptReorder reorder;
+    VptKernels kernels;
+} VptSchedule;
+#define VPT_SCHEDULE_COUNT 9
+int vpt_config_schedules(const VptSchedule **out);
+/* Index of c's schedule in that table, or -1 for a triple that is none. */
+int vpt_config_schedule_index(const VptConfig *c);
+
+/* 1 for persistent kernels (regen thread, warp or block), which take grid. */
+int vpt_config_is_persistent(const VptConfig *c);
+
+/* The canonical spelling of each enum value ("block", "morton_delayed", ...),
+ * or "?" for a value outside the enum. */
+const char *vpt_regen_name(VptRegen r);
+const char *vpt_reorder_name(VptReorder r);
+const char *vpt_kernels_name(VptKernels k);
+const char *vpt_sortkey_name(VptSortKey k);
 
 #endif

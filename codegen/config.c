@@ -1,0 +1,383 @@
+/* Kernel configurations: canonical text, parser, constraint rules.
+ *
+ * The domains and rules live here once; the tuner's space (tuner/space.c)
+ * narrows the domains to the values it searches and asks vpt_config_check
+ * which combinations exist. */
+#include "codegen/config.h"
+
+#include "base/error.h"
+#include "base/parse.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const regen_names[] = {"none", "thread", "warp", "block", "device"};
+static const char *const reorder_names[] = {"none", "compact", "morton", "morton_delayed"};
+static const char *const kernels_names[] = {"single", "multi"};
+static const char *const sortkey_names[] = {"position", "termination"};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const char *vpt_regen_name(VptRegen r)
+{
+    return (int)r >= 0 && (int)r < COUNT(regen_names) ? regen_names[r] : "?";
+}
+
+const char *vpt_reorder_name(VptReorder r)
+{
+    return (int)r >= 0 && (int)r < COUNT(reorder_names) ? reorder_names[r] : "?";
+}
+
+const char *vpt_kernels_name(VptKernels k)
+{
+    return (int)k >= 0 && (int)k < COUNT(kernels_names) ? kernels_names[k] : "?";
+}
+
+const char *vpt_sortkey_name(VptSortKey k)
+{
+    return (int)k >= 0 && (int)k < COUNT(sortkey_names) ? sortkey_names[k] : "?";
+}
+
+static const VptSchedule schedules[VPT_SCHEDULE_COUNT] = {
+    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
+    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI},
+    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
+    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
+    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
+    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE},
+    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI},
+    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE},
+    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE},
+};
+
+int vpt_config_schedules(const VptSchedule **out)
+{
+    *out = schedules;
+    return VPT_SCHEDULE_COUNT;
+}
+
+int vpt_config_schedule_index(const VptConfig *c)
+{
+    for (int i = 0; i < VPT_SCHEDULE_COUNT; i++)
+        if (schedules[i].regen == c->regen && schedules[i].reorder == c->reorder &&
+            schedules[i].kernels == c->kernels)
+            return i;
+    return -1;
+}
+
+const char *vpt_config_schedule_name(const VptConfig *c)
+{
+    int i = vpt_config_schedule_index(c);
+    return i < 0 ? "custom" : schedules[i].name;
+}
+
+int vpt_config_is_persistent(const VptConfig *c)
+{
+    return c->regen == VPT_REGEN_THREAD || c->regen == VPT_REGEN_WARP || c->regen == VPT_REGEN_BLOCK;
+}
+
+VptConfig vpt_config_default(void)
+{
+    VptConfig c = {
+        .regen = VPT_REGEN_NONE,
+        .reorder = VPT_REORDER_NONE,
+        .kernels = VPT_KERNELS_SINGLE,
+        .maxrregcount = 0,
+        .ppt = 1,
+        .block = 256,
+        .grid = 0,
+        .threshold = 0,
+        .sortkey = VPT_SORTKEY_POSITION,
+    };
+    return c;
+}
+
+int vpt_config_equal(const VptConfig *a, const VptConfig *b)
+{
+    return a->regen == b->regen && a->reorder == b->reorder && a->kernels == b->kernels &&
+           a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
+           a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey;
+}
+
+void vpt_config_format(const VptConfig *c, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s",
+             vpt_regen_name(c->regen), vpt_reorder_name(c->reorder), vpt_kernels_name(c->kernels),
+             c->maxrregcount, c->ppt, c->block, c->grid, c->threshold, vpt_sortkey_name(c->sortkey));
+}
+
+/* ---- domains ---------------------------------------------------------- */
+
+static int maxrreg_ok(int v) { return v == 0 || (v >= 24 && v <= 255); }
+static int ppt_ok(int v) { return v == 1 || v == 2 || v == 4; }
+static int block_ok(int v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
+static int grid_ok(int v) { return v >= 0 && v <= 64; }
+static int threshold_ok(int v) { return v >= 0 && v <= 99; }
+
+#define MAXRREG_ALLOWED "0 (compiler's choice) or 24..255"
+#define PPT_ALLOWED "1, 2, 4"
+#define BLOCK_ALLOWED "a multiple of 32 in 32..1024"
+#define GRID_ALLOWED "0..64 (blocks per SM; 0: all that fit)"
+#define THRESHOLD_ALLOWED "0..99 (percent)"
+
+/* ---- parser ----------------------------------------------------------- */
+
+enum { K_REGEN, K_REORDER, K_KERNELS, K_MAXRREG, K_PPT, K_BLOCK, K_GRID, K_THRESHOLD, K_SORTKEY, K_COUNT };
+static const char *const key_names[K_COUNT] = {
+    "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey",
+};
+#define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey"
+
+/* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
+ * default regeneration, thread level) as an extra spelling. */
+static const struct {
+    const char *name;
+    int schedule;
+} aliases[] = {
+    {"naiveSK", 0}, {"naiveMK", 1}, {"regenerationSK", 2}, {"regenerationSK-thread", 2},
+    {"regenerationSK-warp", 3}, {"regenerationSK-block", 4}, {"streamingSK", 5},
+    {"streamingMK", 6}, {"streamingSK-morton", 7}, {"sortingSK", 8},
+};
+#define ALIAS_LIST                                                                              \
+    "naiveSK, naiveMK, regenerationSK, regenerationSK-thread, regenerationSK-warp, "           \
+    "regenerationSK-block, streamingSK, streamingMK, streamingSK-morton, sortingSK"
+
+static int find_alias(const char *tok)
+{
+    for (int i = 0; i < COUNT(aliases); i++)
+        if (strcasecmp(tok, aliases[i].name) == 0) return aliases[i].schedule;
+    return -1;
+}
+
+static int find_name(const char *const *names, int n, const char *v)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], v) == 0) return i;
+    return -1;
+}
+
+static void join_names(const char *const *names, int n, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s", i ? ", " : "", names[i]);
+    }
+}
+
+static int bad_enum(const char *key, const char *v, const char *const *names, int n)
+{
+    char allowed[128];
+    join_names(names, n, allowed, sizeof allowed);
+    return vpt_fail("%s=%s: unknown value (allowed: %s)", key, v, allowed);
+}
+
+/* Integer value of key=v within [lo, hi] after a strict parse; the domain's
+ * finer rule (multiples, gaps) is the caller's. */
+static int parse_num(const char *key, const char *v, const char *allowed, int *out)
+{
+    if (vpt_parse_int(v, INT_MIN, INT_MAX, key, out))
+        return vpt_fail("%s=%s: not an integer (allowed: %s)", key, v, allowed);
+    return 0;
+}
+
+static int set_field(VptConfig *c, int key, const char *v)
+{
+    const char *k = key_names[key];
+    int i;
+    switch (key) {
+    case K_REGEN:
+        if ((i = find_name(regen_names, COUNT(regen_names), v)) < 0)
+            return bad_enum(k, v, regen_names, COUNT(regen_names));
+        c->regen = (VptRegen)i;
+        return 0;
+    case K_REORDER:
+        if ((i = find_name(reorder_names, COUNT(reorder_names), v)) < 0)
+            return bad_enum(k, v, reorder_names, COUNT(reorder_names));
+        c->reorder = (VptReorder)i;
+        return 0;
+    case K_KERNELS:
+        if ((i = find_name(kernels_names, COUNT(kernels_names), v)) < 0)
+            return bad_enum(k, v, kernels_names, COUNT(kernels_names));
+        c->kernels = (VptKernels)i;
+        return 0;
+    case K_SORTKEY:
+        if ((i = find_name(sortkey_names, COUNT(sortkey_names), v)) < 0)
+            return bad_enum(k, v, sortkey_names, COUNT(sortkey_names));
+        c->sortkey = (VptSortKey)i;
+        return 0;
+    case K_MAXRREG:
+        if (parse_num(k, v, MAXRREG_ALLOWED, &i)) return -1;
+        if (!maxrreg_ok(i)) return vpt_fail("%s=%s: out of range (allowed: %s)", k, v, MAXRREG_ALLOWED);
+        c->maxrregcount = i;
+        return 0;
+    case K_PPT:
+        if (parse_num(k, v, PPT_ALLOWED, &i)) return -1;
+        if (!ppt_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, PPT_ALLOWED);
+        c->ppt = i;
+        return 0;
+    case K_BLOCK:
+        if (parse_num(k, v, BLOCK_ALLOWED, &i)) return -1;
+        if (!block_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, BLOCK_ALLOWED);
+        c->block = i;
+        return 0;
+    case K_GRID:
+        if (parse_num(k, v, GRID_ALLOWED, &i)) return -1;
+        if (!grid_ok(i)) return vpt_fail("%s=%s: out of range (allowed: %s)", k, v, GRID_ALLOWED);
+        c->grid = i;
+        return 0;
+    case K_THRESHOLD:
+        if (parse_num(k, v, THRESHOLD_ALLOWED, &i)) return -1;
+        if (!threshold_ok(i)) return vpt_fail("%s=%s: out of range (allowed: %s)", k, v, THRESHOLD_ALLOWED);
+        c->threshold = i;
+        return 0;
+    }
+    VPT_ASSERT(0);
+}
+
+#define CONFIG_TEXT_MAX 1024
+
+static int parse(const char *text, VptConfig *out)
+{
+    if (!text || !*text)
+        return vpt_fail("empty config (give key=value pairs, keys: %s; or a thesis name: %s)", KEYS_LIST,
+                        ALIAS_LIST);
+    size_t len = strlen(text);
+    if (len >= CONFIG_TEXT_MAX) return vpt_fail("config text too long (%zu bytes, at most %d)", len, CONFIG_TEXT_MAX - 1);
+    for (size_t i = 0; i < len; i++)
+        if (isspace((unsigned char)text[i]) || !isprint((unsigned char)text[i]))
+            return vpt_fail("whitespace or control character at offset %zu (write key=value,key=value)", i);
+
+    char buf[CONFIG_TEXT_MAX];
+    memcpy(buf, text, len + 1);
+    VptConfig c = vpt_config_default();
+    int seen[K_COUNT] = {0};
+    int index = 0;
+    char *p = buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        if (!*p) return vpt_fail("empty item at position %d (stray ',')", index + 1);
+        char *eq = strchr(p, '=');
+        if (!eq) {
+            int s = find_alias(p);
+            if (s < 0)
+                return vpt_fail("'%s' is neither key=value (keys: %s) nor a thesis name (%s)", p, KEYS_LIST,
+                                ALIAS_LIST);
+            if (index > 0) return vpt_fail("thesis name '%s' must come first, before any key=value", p);
+            c.regen = schedules[s].regen;
+            c.reorder = schedules[s].reorder;
+            c.kernels = schedules[s].kernels;
+        } else {
+            *eq = '\0';
+            const char *key = p, *val = eq + 1;
+            int k = find_name(key_names, K_COUNT, key);
+            if (k < 0) return vpt_fail("unknown key '%s' (keys: %s)", key, KEYS_LIST);
+            if (seen[k]) return vpt_fail("key %s given twice", key);
+            seen[k] = 1;
+            if (!*val) return vpt_fail("%s=: empty value", key);
+            if (set_field(&c, k, val)) return -1;
+        }
+        index++;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    *out = c;
+    return 0;
+}
+
+int vpt_config_parse(const char *text, VptConfig *out)
+{
+    if (parse(text, out) == 0) return 0;
+    vpt_error_prefix("config '%.200s'", text ? text : "");
+    return -1;
+}
+
+/* ---- constraints ------------------------------------------------------ */
+
+static int check_domains(const VptConfig *c)
+{
+    if ((int)c->regen < 0 || (int)c->regen >= COUNT(regen_names))
+        return vpt_fail("regen=%d is not a regeneration level", (int)c->regen);
+    if ((int)c->reorder < 0 || (int)c->reorder >= COUNT(reorder_names))
+        return vpt_fail("reorder=%d is not a reordering", (int)c->reorder);
+    if ((int)c->kernels < 0 || (int)c->kernels >= COUNT(kernels_names))
+        return vpt_fail("kernels=%d is not single or multi", (int)c->kernels);
+    if ((int)c->sortkey < 0 || (int)c->sortkey >= COUNT(sortkey_names))
+        return vpt_fail("sortkey=%d is not a sort key", (int)c->sortkey);
+    if (!maxrreg_ok(c->maxrregcount))
+        return vpt_fail("maxrregcount=%d: out of range (allowed: %s)", c->maxrregcount, MAXRREG_ALLOWED);
+    if (!ppt_ok(c->ppt)) return vpt_fail("ppt=%d: not allowed (allowed: %s)", c->ppt, PPT_ALLOWED);
+    if (!block_ok(c->block)) return vpt_fail("block=%d: not allowed (allowed: %s)", c->block, BLOCK_ALLOWED);
+    if (!grid_ok(c->grid)) return vpt_fail("grid=%d: out of range (allowed: %s)", c->grid, GRID_ALLOWED);
+    if (!threshold_ok(c->threshold))
+        return vpt_fail("threshold=%d: out of range (allowed: %s)", c->threshold, THRESHOLD_ALLOWED);
+    return 0;
+}
+
+static int check_rules(const VptConfig *c)
+{
+    const char *regen = vpt_regen_name(c->regen), *reorder = vpt_reorder_name(c->reorder);
+    int multi = c->kernels == VPT_KERNELS_MULTI;
+
+    if (c->regen == VPT_REGEN_DEVICE && !multi)
+        return vpt_fail("regen=device needs kernels=multi (got kernels=single)");
+    if (multi && c->regen != VPT_REGEN_NONE && c->regen != VPT_REGEN_DEVICE)
+        return vpt_fail("kernels=multi allows regen none|device only (got regen=%s)", regen);
+    if (multi && c->reorder != VPT_REORDER_NONE && c->reorder != VPT_REORDER_COMPACT)
+        return vpt_fail("kernels=multi allows reorder none|compact only (got reorder=%s)", reorder);
+    if (multi && (c->regen == VPT_REGEN_DEVICE) != (c->reorder == VPT_REORDER_COMPACT))
+        return vpt_fail("kernels=multi needs regen=device and reorder=compact together (streamingMK) or "
+                        "neither (naiveMK) (got regen=%s, reorder=%s)",
+                        regen, reorder);
+    if (!multi && c->reorder != VPT_REORDER_NONE && c->regen != VPT_REGEN_BLOCK)
+        return vpt_fail("reorder=%s needs regen=block with kernels=single (got regen=%s)", reorder, regen);
+    if (c->threshold > 0 && c->regen != VPT_REGEN_WARP && c->regen != VPT_REGEN_BLOCK)
+        return vpt_fail("threshold=%d needs regen warp|block (got regen=%s)", c->threshold, regen);
+    if (c->sortkey == VPT_SORTKEY_TERMINATION && c->reorder != VPT_REORDER_MORTON &&
+        c->reorder != VPT_REORDER_MORTON_DELAYED)
+        return vpt_fail("sortkey=termination needs reorder morton|morton_delayed (got reorder=%s)", reorder);
+    if (c->grid > 0 && !vpt_config_is_persistent(c))
+        return vpt_fail("grid=%d needs a persistent kernel, regen thread|warp|block (got regen=%s, kernels=%s)",
+                        c->grid, regen, vpt_kernels_name(c->kernels));
+    if (c->maxrregcount > 0) {
+        long per_thread = (c->maxrregcount + VPT_REG_ALLOC_UNIT - 1) / VPT_REG_ALLOC_UNIT * VPT_REG_ALLOC_UNIT;
+        long total = per_thread * c->block;
+        if (total > VPT_SM_REGISTERS)
+            return vpt_fail("maxrregcount x block must fit the %d-register file of one SM (got maxrregcount=%d, "
+                            "allocated as %ld per thread, x block=%d = %ld registers)",
+                            VPT_SM_REGISTERS, c->maxrregcount, per_thread, c->block, total);
+    }
+    if (c->reorder != VPT_REORDER_NONE && (long)c->ppt * c->block > VPT_MAX_PATH_SLOTS)
+        return vpt_fail("ppt x block must be at most %d path slots with reorder=%s (got ppt=%d x block=%d)",
+                        VPT_MAX_PATH_SLOTS, reorder, c->ppt, c->block);
+    return 0;
+}
+
+int vpt_config_check(const VptConfig *c)
+{
+    if (check_domains(c) == 0 && check_rules(c) == 0) return 0;
+    char text[VPT_CONFIG_STR_MAX];
+    vpt_config_format(c, text, sizeof text);
+    vpt_error_prefix("config %s", text);
+    return -1;
+}
+
+/* ---- the thesis' variants --------------------------------------------- */
+
+int vpt_config_thesis_set(VptConfig *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < VPT_SCHEDULE_COUNT && n < max; i++) {
+        VptConfig c = vpt_config_default(); /* block 256, ppt 1, maxrregcount 0, grid 0 */
+        c.regen = schedules[i].regen;
+        c.reorder = schedules[i].reorder;
+        c.kernels = schedules[i].kernels;
+        out[n++] = c;
+    }
+    return n;
+}
