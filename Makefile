@@ -11,12 +11,13 @@ ifeq ($(SANITIZE),1)
   BUILD   := build-asan
   SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   OPT     := -O1
+  BIN     := build-asan/bin
 else
   BUILD   := build
   SANFLAGS :=
   OPT     := -O2
+  BIN     := bin
 endif
-BIN := bin
 
 MODULES := base physics scenes image reference codegen harness tuner experiments
 CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \

@@ -42,15 +42,15 @@ const char *vpt_sortkey_name(VptSortKey k)
 }
 
 static const VptSchedule schedules[VPT_SCHEDULE_COUNT] = {
-    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
-    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI},
-    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
-    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
-    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE},
-    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE},
-    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI},
-    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE},
-    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE},
+    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0},
+    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE, 100},
+    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI, 0},
+    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE, 100},
+    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE, 100},
 };
 
 int vpt_config_schedules(const VptSchedule **out)
@@ -116,13 +116,13 @@ static int maxrreg_ok(int v) { return v == 0 || (v >= 24 && v <= 255); }
 static int ppt_ok(int v) { return v == 1 || v == 2 || v == 4; }
 static int block_ok(int v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 static int grid_ok(int v) { return v >= 0 && v <= 64; }
-static int threshold_ok(int v) { return v >= 0 && v <= 99; }
+static int threshold_ok(int v) { return v >= 0 && v <= 100; }
 
 #define MAXRREG_ALLOWED "0 (compiler's choice) or 24..255"
 #define PPT_ALLOWED "1, 2, 4"
 #define BLOCK_ALLOWED "a multiple of 32 in 32..1024"
 #define GRID_ALLOWED "0..64 (blocks per SM; 0: all that fit)"
-#define THRESHOLD_ALLOWED "0..99 (percent)"
+#define THRESHOLD_ALLOWED "0..100 (percent)"
 
 /* ---- parser ----------------------------------------------------------- */
 
@@ -272,6 +272,7 @@ static int parse(const char *text, VptConfig *out)
             c.regen = schedules[s].regen;
             c.reorder = schedules[s].reorder;
             c.kernels = schedules[s].kernels;
+            c.threshold = schedules[s].threshold;
         } else {
             *eq = '\0';
             const char *key = p, *val = eq + 1;
@@ -377,6 +378,7 @@ int vpt_config_thesis_set(VptConfig *out, int max)
         c.regen = schedules[i].regen;
         c.reorder = schedules[i].reorder;
         c.kernels = schedules[i].kernels;
+        c.threshold = schedules[i].threshold;
         out[n++] = c;
     }
     return n;

@@ -33,7 +33,8 @@ typedef struct {
     int block;               /* threads per block: multiple of 32, 32..1024 */
     int grid;                /* persistent kernels: blocks per SM (0: all that fit) */
     int threshold;           /* warp/block regeneration when the active fraction
-                                is <= threshold percent (0: only when all done, the thesis) */
+                                is <= threshold percent: 0 only when all are done
+                                (regenerationSK), 100 whenever any is idle (streamingSK) */
     VptSortKey sortkey;      /* morton key: current position or estimated termination point */
 } VptConfig;
 
@@ -120,6 +121,9 @@ typedef struct {
     VptRegen regen;
     VptReorder reorder;
     VptKernels kernels;
+    int threshold;   /* the thesis' regeneration point: 0 (all idle) for the
+                        regeneration schedules, 100 (every extension, algorithm 5)
+                        for the streaming and sorting ones */
 } VptSchedule;
 #define VPT_SCHEDULE_COUNT 9
 int vpt_config_schedules(const VptSchedule **out);

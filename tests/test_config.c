@@ -200,7 +200,7 @@ TEST(config_parse_errors_name_the_key)
     expect_parse_error("block=0", "block", "32..1024");
     expect_parse_error("grid=65", "grid", "0..64");
     expect_parse_error("grid=-1", "grid", "0..64");
-    expect_parse_error("threshold=100", "threshold", "0..99");
+    expect_parse_error("threshold=101", "threshold", "0..100");
     expect_parse_error("threshold=1.5", "threshold", "not an integer");
     expect_parse_error("block=", "block", "empty value");
     expect_parse_error("colour=red", "unknown key 'colour'", "regen, reorder, kernels, maxrregcount");

@@ -146,11 +146,17 @@ int main(int argc, char **argv)
             perror("pipe");
             return 2;
         }
+        char logpath[600];
+        snprintf(logpath, sizeof logpath, "%s.log", tmpdir);
         double t0 = now();
+        fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
             close(pfd[0]);
             skip_pipe_fd = pfd[1];
+            /* The test's own output is kept and shown only if it fails (or -v). */
+            if (!freopen(logpath, "w", stdout)) _exit(EXIT_FAIL);
+            setvbuf(stdout, NULL, _IOLBF, 0);
             alarm((unsigned)t->timeout_s);
             t->fn();
             fflush(stdout);
@@ -166,6 +172,7 @@ int main(int argc, char **argv)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         double dt = now() - t0;
         rm_rf(tmpdir);
+        int test_failed = !(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == EXIT_SKIP));
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
             passed++;
             printf("PASS %s (%.2fs)\n", t->name, dt);
@@ -183,6 +190,15 @@ int main(int argc, char **argv)
             size_t len = strlen(failures);
             snprintf(failures + len, sizeof failures - len, "  %s (%s)\n", t->name, t->file);
         }
+        FILE *lf = fopen(logpath, "r");
+        if (lf) {
+            if (test_failed || verbose) {
+                char line[4096];
+                while (fgets(line, sizeof line, lf)) fputs(line, stdout);
+            }
+            fclose(lf);
+        }
+        unlink(logpath);
     }
     if (failed) printf("\nFailed tests:\n%s", failures);
     printf("\n(%.1f s)\n%d passed, %d failed, %d skipped\n", now() - t_all, passed, failed, skipped);
