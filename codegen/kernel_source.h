@@ -31,6 +31,12 @@ typedef struct {
 
 /* Fails (with vpt_config_check's message) for configs that break a rule. */
 int vpt_kernel_source_build(const VptConfig *c, VptKernelSource *out);
+/* Fault injection, for tests of the harness' failure handling only: every
+ * kernel built afterwards faults (an illegal address) or hangs (its paths
+ * never end; only the abort flag stops a persistent kernel). Process-wide. */
+typedef enum { VPT_FAULT_NONE = 0, VPT_FAULT_ILLEGAL_ADDRESS = 1, VPT_FAULT_HANG = 2 } VptFault;
+void vpt_codegen_inject_fault(VptFault f);
+
 /* The roofline probe kernel "vpt_roofline" (see kernels.cu.in). */
 int vpt_kernel_source_build_roofline(int block, VptKernelSource *out);
 void vpt_kernel_source_free(VptKernelSource *ks);
