@@ -227,6 +227,13 @@ static int header_field(const char *name, const unsigned char *buf, size_t size,
     return 0;
 }
 
+/* A field that is present but not a valid number: vpt_parse_* said why. */
+static VptImage *bad_header_value(const char *name)
+{
+    vpt_error_prefix("'%s': bad header", name);
+    return NULL;
+}
+
 VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t size)
 {
     size_t pos = 2;
@@ -242,11 +249,11 @@ VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t
         return NULL;
     }
     if (header_field(name, buf, size, &pos, "width", tok, sizeof tok) != 0) return NULL;
-    if (vpt_parse_i64(tok, 1, VPT_IMAGE_MAX_DIM, "PFM width", &w) != 0) goto bad;
+    if (vpt_parse_i64(tok, 1, VPT_IMAGE_MAX_DIM, "PFM width", &w) != 0) return bad_header_value(name);
     if (header_field(name, buf, size, &pos, "height", tok, sizeof tok) != 0) return NULL;
-    if (vpt_parse_i64(tok, 1, VPT_IMAGE_MAX_DIM, "PFM height", &h) != 0) goto bad;
+    if (vpt_parse_i64(tok, 1, VPT_IMAGE_MAX_DIM, "PFM height", &h) != 0) return bad_header_value(name);
     if (header_field(name, buf, size, &pos, "scale", tok, sizeof tok) != 0) return NULL;
-    if (vpt_parse_double(tok, -1e30, 1e30, "PFM scale", &scale) != 0) goto bad;
+    if (vpt_parse_double(tok, -1e30, 1e30, "PFM scale", &scale) != 0) return bad_header_value(name);
     if (scale == 0.0) {
         vpt_fail("'%s': PFM scale is 0 (its sign gives the byte order)", name);
         return NULL;
@@ -276,9 +283,6 @@ VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t
         }
     }
     return img;
-bad:
-    vpt_error_prefix("'%s': bad header", name);
-    return NULL;
 }
 
 VptImage *vpt_image_read_pfm(const char *path)
