@@ -3,11 +3,17 @@
  * A VptVolume holds the voxel values of a file converted to float, x fastest
  * (index = x + nx * (y + ny * z)), plus the geometry the file states. It is
  * raw data: the scene layer (scene.h) turns it into densities and albedos.
- * Loaders validate everything before allocating: dimensions must be positive,
- * their byte size must not overflow and must be at most `max_bytes`
- * (VPT_VOLUME_DEFAULT_MAX_BYTES unless set), and the data must be complete.
+ * Loaders validate everything before allocating: each dimension must lie in
+ * [1, 65536], products must not overflow, both the file's data size and the
+ * float grid's size must be at most `max_bytes` (VPT_VOLUME_DEFAULT_MAX_BYTES
+ * unless set), compressed data must inflate to exactly the expected size, the
+ * data must be complete with nothing left over, and NaN or infinite values
+ * are rejected with the voxel's index. Error messages start with the file's
+ * path and say what is wrong.
  * Lifecycle: a loader fills *out on success (caller calls vpt_volume_free),
- * and leaves *out zeroed on failure. */
+ * and leaves *out zeroed on failure. Implementation: volume.c (dispatch, raw,
+ * reshaping), volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c; the
+ * formats' supported subsets are described at the top of each. */
 #ifndef VPT_SCENES_VOLUME_H
 #define VPT_SCENES_VOLUME_H
 
@@ -29,9 +35,12 @@ typedef struct {
     int nx, ny, nz;
     float *data;             /* owned; nx * ny * nz values */
     VptScalarType stored;    /* the type in the file */
-    float spacing[3];        /* voxel size; 1 when the file has none */
-    float origin[3];         /* 0 when the file has none */
-    int has_bbox;            /* Mitsuba .vol states its world box */
+    float spacing[3];        /* voxel size; 1 when the file has none; for .vol
+                                the bbox extent / n */
+    float origin[3];         /* centre of voxel 0 (MetaImage Offset, NRRD
+                                space origin); 0 when the file has none */
+    int has_bbox;            /* Mitsuba .vol states its world box (only .vol
+                                sets it) */
     float bbox_min[3], bbox_max[3];
 } VptVolume;
 
@@ -47,14 +56,19 @@ typedef struct {
     size_t max_bytes;        /* 0: VPT_VOLUME_DEFAULT_MAX_BYTES */
 } VptVolumeLoadOptions;
 
-/* Loads by extension: .vol (Mitsuba VOL v3), .mha/.mhd (MetaImage: raw,
+/* Loads by extension (case-insensitive): .vol (Mitsuba VOL v3: float32, or
+ * uint8 read as v / 255 as Mitsuba defines it), .mha/.mhd (MetaImage: raw,
  * CompressedData zlib, ElementDataFile LOCAL or a separate file), .nrrd/.nhdr
- * (raw or gzip encoding, attached or detached data), .raw (needs dims and
- * type). 2D inputs load as nz = 1. Errors name the file and what is wrong. */
+ * (raw or gzip encoding, attached or detached data); any other extension is
+ * headerless raw data, which needs opt->has_dims and opt->has_type and must
+ * be exactly that size. dims/type/big_endian apply to raw files only; other
+ * formats ignore them. opt may be NULL (no raw options, default max_bytes).
+ * 2D inputs load as nz = 1. */
 int vpt_volume_load(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out);
 
-/* Parsers over an in-memory header+data buffer, for tests and fuzzers.
- * `dir` resolves detached data files (NULL: detached data is an error). */
+/* Parsers over an in-memory header+data buffer, for tests and fuzzers; any
+ * bytes are safe input. `name` starts every message; `dir` resolves detached
+ * data files (NULL: detached data is an error); max_bytes 0 is the default. */
 int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
 int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
 int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
@@ -63,8 +77,11 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
  * volume's own or, without one, [0, n * spacing]. */
 int vpt_volume_save_mitsuba(const char *path, const VptVolume *v);
 
-/* Halves each dimension greater than 1 (rounding down, minimum 1) by 2x2x2
- * box averaging; spacing doubles. */
+/* Halves each dimension greater than 1 (rounding down: an odd size drops its
+ * last slice) by 2x2x2 box averaging; a dimension of 1 stays 1 and averages
+ * over 2x2 or 2. Spacing doubles and origin moves to the new voxel 0's centre
+ * along halved axes; a bbox shrinks by a dropped slice. On failure (out of
+ * memory) v is unchanged. */
 int vpt_volume_downsample2(VptVolume *v);
 
 /* min and max of the values (NaN-free volumes only: loaders reject NaN). */

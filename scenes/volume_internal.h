@@ -1,0 +1,80 @@
+/* Helpers shared by the volume format readers (volume*.c); not a public API.
+ *
+ * Every reader follows the same order, so that no bad header can cause an
+ * oversized allocation: parse the header, check the shape with vptv_shape
+ * (before any data is read or allocated), locate the data bytes, check their
+ * exact size (or inflate them into exactly the expected size), and convert
+ * with vptv_convert. Messages start with the file's name. */
+#ifndef VPT_SCENES_VOLUME_INTERNAL_H
+#define VPT_SCENES_VOLUME_INTERNAL_H
+
+#include "scenes/volume.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VPTV_MAX_DIM 65536
+
+/* The checked shape of a volume's data. */
+typedef struct {
+    int dims[3];
+    size_t count;       /* nx * ny * nz */
+    size_t nbytes;      /* count * the stored type's size */
+} VptvShape;
+
+/* max_bytes, with 0 meaning the default. */
+size_t vptv_max_bytes(size_t max_bytes);
+
+/* Checks dims (each in [1, 65536], `what` names the header key), the products
+ * for overflow, and that both the stored data and the float grid fit in
+ * max_bytes; fills *shape. ndims is 2 (nz = 1) or 3. */
+int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndims, VptScalarType t,
+               size_t max_bytes, VptvShape *shape);
+
+/* Converts shape->nbytes bytes of `t` (little or big endian) to floats,
+ * rejecting NaN, infinities and doubles beyond the float range with the
+ * voxel's index. Fills out's grid fields (spacing 1, origin 0, no bbox);
+ * leaves *out zeroed on failure. */
+int vptv_convert(const char *name, const unsigned char *src, const VptvShape *shape, VptScalarType t,
+                 int big_endian, VptVolume *out);
+
+/* Inflates src into exactly `expected` bytes at dst. window_bits as for
+ * zlib's inflateInit2: 15 (zlib), 16 + 15 (gzip), 32 + 15 (either).
+ * A stream that ends early, holds more data, is corrupt or is followed by
+ * anything but further gzip members is an error naming `name`. */
+int vptv_inflate(const char *name, const unsigned char *src, size_t srclen, int window_bits, unsigned char *dst,
+                 size_t expected);
+
+/* Resolves a data file named in a header: absolute, or relative to dir.
+ * dir NULL (in-memory parsing) is an error. */
+int vptv_data_path(const char *name, const char *dir, const char *file, char *out, size_t outsz);
+
+/* Reads a detached data file whole; it must be a regular file of at most
+ * cap bytes. The message names the header (`name`) and the data file. */
+int vptv_read_data(const char *name, const char *path, size_t cap, unsigned char **data, size_t *size);
+
+/* Reads len bytes at offset off of a regular file (caller frees *data). */
+int vptv_read_range(const char *name, const char *path, uint64_t off, size_t len, unsigned char **data);
+
+/* a + b, saturating at SIZE_MAX. */
+size_t vptv_sat_add(size_t a, size_t b);
+
+/* Header text helpers. Line-oriented readers copy one line at a time into a
+ * fixed buffer (NUL-terminated, trailing CR/space trimmed); a line that is
+ * too long or holds a NUL byte is an error. Returns the offset just past the
+ * line's '\n' (or size at the end), or (size_t)-1 after vpt_fail. */
+#define VPTV_LINE_MAX 4096
+size_t vptv_next_line(const char *name, const unsigned char *buf, size_t size, size_t pos, int lineno, char *line);
+
+/* Splits s in place at blanks into at most max tokens; returns the count, or
+ * -1 when there are more than max. */
+int vptv_split(char *s, char **tok, int max);
+
+/* Copies s (length n) with non-printable bytes as '?' and at most 60
+ * characters, for quoting file content in messages. */
+const char *vptv_quote(const char *s, char out[64]);
+
+/* Case-insensitive equality. */
+int vptv_ieq(const char *a, const char *b);
+
+#endif

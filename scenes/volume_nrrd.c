@@ -1,0 +1,420 @@
+/* NRRD (teem) .nrrd/.nhdr files, format versions NRRD0001 to NRRD0005.
+ *
+ * The header is the magic line, then "field: value" lines, '#' comments and
+ * "key:=value" pairs (ignored), up to a blank line (attached data follows
+ * it) or the end of the file (a detached header). Fields are matched without
+ * regard to case; every field of the NRRD spec is known, and an unknown one
+ * is an error, as in teem. Supported: scalar types of 1 to 8 bytes except
+ * 64-bit integers, dimension 2 or 3 (plus, at most, a leading axis of size 1
+ * such as a one-value "vector" axis), raw and gzip encodings, "data file"
+ * relative to the header's directory, line skip and byte skip (-1 for raw:
+ * the data is the file's tail; with gzip byte skip counts inflated bytes, as
+ * in teem). Spacing comes from "space directions" (vector lengths; the
+ * directions themselves are not applied) or "spacings"; the origin from
+ * "space origin". */
+#include "scenes/volume.h"
+#include "scenes/volume_internal.h"
+
+#include "base/error.h"
+#include "base/file.h"
+#include "base/parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum {
+    F_TYPE,
+    F_DIMENSION,
+    F_SIZES,
+    F_ENDIAN,
+    F_ENCODING,
+    F_DATAFILE,
+    F_SPACINGS,
+    F_SPACEDIRS,
+    F_SPACEORIGIN,
+    F_KINDS,
+    F_LINESKIP,
+    F_BYTESKIP,
+    F_IGNORED,
+    F_COUNT
+};
+
+static const struct {
+    const char *name;
+    int field;
+} fields[] = {
+    {"type", F_TYPE}, {"dimension", F_DIMENSION}, {"sizes", F_SIZES}, {"endian", F_ENDIAN},
+    {"encoding", F_ENCODING}, {"data file", F_DATAFILE}, {"datafile", F_DATAFILE}, {"spacings", F_SPACINGS},
+    {"space directions", F_SPACEDIRS}, {"space origin", F_SPACEORIGIN}, {"kinds", F_KINDS},
+    {"line skip", F_LINESKIP}, {"lineskip", F_LINESKIP}, {"byte skip", F_BYTESKIP}, {"byteskip", F_BYTESKIP},
+    /* the rest of the NRRD0005 spec: recognized, not needed */
+    {"content", F_IGNORED}, {"block size", F_IGNORED}, {"blocksize", F_IGNORED}, {"min", F_IGNORED},
+    {"max", F_IGNORED}, {"old min", F_IGNORED}, {"oldmin", F_IGNORED}, {"old max", F_IGNORED},
+    {"oldmax", F_IGNORED}, {"number", F_IGNORED}, {"sample units", F_IGNORED}, {"sampleunits", F_IGNORED},
+    {"space", F_IGNORED}, {"space dimension", F_IGNORED}, {"space units", F_IGNORED},
+    {"measurement frame", F_IGNORED}, {"thicknesses", F_IGNORED}, {"axis mins", F_IGNORED},
+    {"axismins", F_IGNORED}, {"axis maxs", F_IGNORED}, {"axismaxs", F_IGNORED}, {"centers", F_IGNORED},
+    {"centerings", F_IGNORED}, {"labels", F_IGNORED}, {"units", F_IGNORED},
+};
+
+static const char *const field_names[F_COUNT] = {
+    "type", "dimension", "sizes", "endian", "encoding", "data file", "spacings", "space directions",
+    "space origin", "kinds", "line skip", "byte skip", "",
+};
+
+#define MAXAX 8 /* axes we tokenize; more is rejected via dimension */
+
+typedef struct {
+    const char *name;
+    char *val[F_COUNT];
+} Header;
+
+static void header_free(Header *h)
+{
+    for (int k = 0; k < F_COUNT; k++) free(h->val[k]);
+}
+
+/* Reads the header; *data_off is just past the blank line, or size. */
+static int read_header(Header *h, const unsigned char *buf, size_t size, size_t *data_off)
+{
+    char line[VPTV_LINE_MAX], q[64];
+    if (size == 0) return vpt_fail("%s: file is empty", h->name);
+    if (size < 8 || memcmp(buf, "NRRD000", 7) != 0 || buf[7] < '1' || buf[7] > '5')
+        return vpt_fail("%s: bad magic: not a NRRD file (it must start with NRRD0001 to NRRD0005)", h->name);
+    size_t pos = vptv_next_line(h->name, buf, size, 0, 1, line);
+    if (pos == (size_t)-1) return -1;
+    if (strlen(line) != 8) return vpt_fail("%s: bad magic line '%s'", h->name, vptv_quote(line, q));
+    for (int lineno = 2; pos < size; lineno++) {
+        size_t next = vptv_next_line(h->name, buf, size, pos, lineno, line);
+        if (next == (size_t)-1) return -1;
+        pos = next;
+        if (!line[0]) break; /* the blank line: attached data follows */
+        if (line[0] == '#') continue;
+        char *colon = strchr(line, ':');
+        if (!colon || colon == line)
+            return vpt_fail("%s: header line %d: expected 'field: value', got '%s'", h->name, lineno,
+                            vptv_quote(line, q));
+        if (colon[1] == '=') continue; /* key:=value */
+        *colon = '\0';
+        char *val = colon + 1;
+        while (*val == ' ' || *val == '\t') val++;
+        int f = -1;
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            if (vptv_ieq(line, fields[i].name)) f = fields[i].field;
+        if (f < 0) return vpt_fail("%s: header line %d: unknown field '%s'", h->name, lineno, vptv_quote(line, q));
+        if (f == F_IGNORED) continue;
+        if (h->val[f]) return vpt_fail("%s: header line %d: field '%s' appears twice", h->name, lineno, field_names[f]);
+        if (!(h->val[f] = vpt_strdup(val))) return -1;
+    }
+    *data_off = pos;
+    return 0;
+}
+
+/* Splits a copy of field f's value into exactly n tokens. Space-direction
+ * vectors may hold blanks inside parentheses. */
+static int tokens(const Header *h, int f, int n, char *buf, char **tok)
+{
+    char q[64];
+    snprintf(buf, VPTV_LINE_MAX, "%s", h->val[f]);
+    int got = 0, depth = 0;
+    char *p = buf;
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) break;
+        if (got == n) {
+            got++;
+            break;
+        }
+        tok[got++] = p;
+        for (; *p && (depth > 0 || (*p != ' ' && *p != '\t')); p++) {
+            if (*p == '(') depth++;
+            else if (*p == ')') depth--;
+        }
+        if (*p) *p++ = '\0';
+    }
+    if (got != n)
+        return vpt_fail("%s: field '%s' = '%s': expected %d values (one per axis)", h->name, field_names[f],
+                        vptv_quote(h->val[f], q), n);
+    return 0;
+}
+
+/* "(a,b,c)" into v; returns the component count or -1. */
+static int parse_vector(const Header *h, int f, char *s, double v[3])
+{
+    char q[64];
+    size_t n = strlen(s);
+    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+        return vpt_fail("%s: field '%s': '%s' is not a vector '(x,y,z)'", h->name, field_names[f], vptv_quote(s, q));
+    s[n - 1] = '\0';
+    int c = 0;
+    for (char *p = s + 1;; c++) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        while (*p == ' ') p++;
+        char *e = p + strlen(p);
+        while (e > p && e[-1] == ' ') *--e = '\0';
+        if (c == 3)
+            return vpt_fail("%s: field '%s': vectors of more than 3 components are not supported", h->name,
+                            field_names[f]);
+        if (vpt_parse_double(p, -1e30, 1e30, field_names[f], &v[c])) {
+            vpt_error_prefix("%s", h->name);
+            return -1;
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return c + 1;
+}
+
+/* A kind that makes an axis a list of values per sample, not a domain. */
+static int is_value_kind(const char *k)
+{
+    return !(vptv_ieq(k, "domain") || vptv_ieq(k, "space") || vptv_ieq(k, "time") || vptv_ieq(k, "???") ||
+             vptv_ieq(k, "none"));
+}
+
+int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes,
+                          VptVolume *out)
+{
+    memset(out, 0, sizeof *out);
+    Header h = {.name = name};
+    size_t data_off = 0;
+    unsigned char *file_data = NULL, *inflated = NULL;
+    char q[64], tb[VPTV_LINE_MAX], *tok[MAXAX + 1];
+    int rc = -1;
+    if (read_header(&h, buf, size, &data_off)) goto done;
+    static const int required[] = {F_TYPE, F_DIMENSION, F_SIZES, F_ENCODING};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!h.val[required[i]]) {
+            vpt_fail("%s: missing required field '%s'", name, field_names[required[i]]);
+            goto done;
+        }
+    VptScalarType t;
+    if (vpt_scalar_type_parse(h.val[F_TYPE], &t) || !strncasecmp(h.val[F_TYPE], "MET_", 4)) {
+        vpt_fail("%s: unknown or unsupported type '%s' (8- to 32-bit integers, float or double)", name,
+                 vptv_quote(h.val[F_TYPE], q));
+        goto done;
+    }
+    int dim;
+    if (vpt_parse_int(h.val[F_DIMENSION], 1, 1000, "dimension", &dim)) {
+        vpt_error_prefix("%s", name);
+        goto done;
+    }
+    if (dim < 2 || dim > 4) {
+        vpt_fail("%s: dimension %d is not supported (2D or 3D scalar data)", name, dim);
+        goto done;
+    }
+    int64_t sizes[MAXAX];
+    if (tokens(&h, F_SIZES, dim, tb, tok)) goto done;
+    for (int i = 0; i < dim; i++)
+        if (vpt_parse_i64(tok[i], -((int64_t)1 << 62), (int64_t)1 << 62, "sizes", &sizes[i])) {
+            vpt_error_prefix("%s", name);
+            goto done;
+        }
+    /* A leading non-domain axis (kinds) or, in 4D, the first axis holds
+     * values per sample: allowed only with one value. */
+    int first = 0;
+    char kind0[64] = "";
+    if (h.val[F_KINDS]) {
+        if (tokens(&h, F_KINDS, dim, tb, tok)) goto done;
+        snprintf(kind0, sizeof kind0, "%s", tok[0]);
+        for (int i = 1; i < dim; i++)
+            if (is_value_kind(tok[i])) {
+                vpt_fail("%s: axis %d has kind '%s': only a leading per-sample axis is supported", name, i,
+                         vptv_quote(tok[i], q));
+                goto done;
+            }
+    }
+    if (dim == 4 || (kind0[0] && is_value_kind(kind0))) {
+        if (sizes[0] != 1) {
+            if (dim == 4 && !kind0[0])
+                vpt_fail("%s: 4D data is not supported (axis 0 has %lld samples; only a leading axis of size 1 is "
+                         "allowed)",
+                         name, (long long)sizes[0]);
+            else
+                vpt_fail("%s: axis 0 holds %lld values per voxel (kind '%s'); only scalar volumes are supported",
+                         name, (long long)sizes[0], kind0);
+            goto done;
+        }
+        first = 1;
+    }
+    int nd = dim - first;
+    if (nd != 2 && nd != 3) {
+        vpt_fail("%s: %d spatial axes (2D or 3D scalar data only)", name, nd);
+        goto done;
+    }
+    VptvShape sh;
+    if (vptv_shape(name, "sizes", sizes + first, nd, t, max_bytes, &sh)) goto done;
+
+    size_t esz = vpt_scalar_type_size(t);
+    int big = 0;
+    if (h.val[F_ENDIAN]) {
+        if (vptv_ieq(h.val[F_ENDIAN], "big")) big = 1;
+        else if (!vptv_ieq(h.val[F_ENDIAN], "little")) {
+            vpt_fail("%s: endian '%s' is not little or big", name, vptv_quote(h.val[F_ENDIAN], q));
+            goto done;
+        }
+    } else if (esz > 1) {
+        vpt_fail("%s: missing field 'endian' (required for the %zu-byte type '%s')", name, esz, h.val[F_TYPE]);
+        goto done;
+    }
+    const char *enc = h.val[F_ENCODING];
+    int gz;
+    if (vptv_ieq(enc, "raw")) gz = 0;
+    else if (vptv_ieq(enc, "gzip") || vptv_ieq(enc, "gz")) gz = 1;
+    else {
+        vpt_fail("%s: encoding '%s' is not supported (raw or gzip)", name, vptv_quote(enc, q));
+        goto done;
+    }
+    int64_t byte_skip = 0, line_skip = 0;
+    if (h.val[F_BYTESKIP] && vpt_parse_i64(h.val[F_BYTESKIP], -1, INT64_MAX, "byte skip", &byte_skip)) {
+        vpt_error_prefix("%s", name);
+        goto done;
+    }
+    if (h.val[F_LINESKIP] && vpt_parse_i64(h.val[F_LINESKIP], 0, INT64_MAX, "line skip", &line_skip)) {
+        vpt_error_prefix("%s", name);
+        goto done;
+    }
+    if (gz && byte_skip < 0) {
+        vpt_fail("%s: byte skip -1 is not possible with gzip encoding", name);
+        goto done;
+    }
+    if (byte_skip > 0 && (uint64_t)byte_skip > vptv_max_bytes(max_bytes)) {
+        vpt_fail("%s: byte skip %lld is larger than the %zu bytes allowed", name, (long long)byte_skip,
+                 vptv_max_bytes(max_bytes));
+        goto done;
+    }
+
+    /* geometry */
+    double sp[3] = {1, 1, 1}, org[3] = {0, 0, 0}, v[3];
+    if (h.val[F_SPACEDIRS]) {
+        if (tokens(&h, F_SPACEDIRS, dim, tb, tok)) goto done;
+        for (int i = 0; i < dim; i++) {
+            if (vptv_ieq(tok[i], "none")) {
+                if (i >= first) {
+                    vpt_fail("%s: space directions: spatial axis %d has no direction", name, i);
+                    goto done;
+                }
+                continue;
+            }
+            int c = parse_vector(&h, F_SPACEDIRS, tok[i], v);
+            if (c < 0) goto done;
+            double len = 0;
+            for (int j = 0; j < c; j++) len += v[j] * v[j];
+            len = sqrt(len);
+            if (i < first) continue;
+            if (!(len > 0) || !isfinite(len)) {
+                vpt_fail("%s: space directions: axis %d has a zero-length direction", name, i);
+                goto done;
+            }
+            sp[i - first] = len;
+        }
+    } else if (h.val[F_SPACINGS]) {
+        if (tokens(&h, F_SPACINGS, dim, tb, tok)) goto done;
+        for (int i = first; i < dim; i++) {
+            if (vptv_ieq(tok[i], "nan")) continue; /* NRRD's "unknown" */
+            double s;
+            if (vpt_parse_double(tok[i], -1e30, 1e30, "spacings", &s)) {
+                vpt_error_prefix("%s", name);
+                goto done;
+            }
+            if (s == 0) {
+                vpt_fail("%s: spacings: axis %d has spacing 0", name, i);
+                goto done;
+            }
+            sp[i - first] = fabs(s);
+        }
+    }
+    if (h.val[F_SPACEORIGIN]) {
+        snprintf(tb, sizeof tb, "%s", h.val[F_SPACEORIGIN]);
+        if (parse_vector(&h, F_SPACEORIGIN, tb, org) < 0) goto done;
+    }
+
+    /* locate the data: after the blank line, or the whole data file */
+    const unsigned char *data;
+    size_t avail;
+    char where[4200];
+    const char *df = h.val[F_DATAFILE];
+    if (df) {
+        if (!strncasecmp(df, "LIST", 4) && (df[4] == '\0' || df[4] == ' ' || df[4] == '\t')) {
+            vpt_fail("%s: data file LIST (multiple data files) is not supported", name);
+            goto done;
+        }
+        if (strchr(df, '%')) {
+            vpt_fail("%s: data file '%s': file-name patterns are not supported", name, vptv_quote(df, q));
+            goto done;
+        }
+        char path[4096];
+        if (vptv_data_path(name, dir, df, path, sizeof path)) goto done;
+        snprintf(where, sizeof where, "%s: data file %s", name, path);
+        /* Room for the data (compressed no worse than deflate's stored
+         * blocks), skipped bytes, and up to about a megabyte of skipped
+         * lines; byte skip is at most max_bytes (checked above). */
+        size_t cap = vptv_sat_add(sh.nbytes, sh.nbytes / 64 + ((size_t)1 << 20));
+        if (!gz && byte_skip > 0) cap = vptv_sat_add(cap, (size_t)byte_skip);
+        size_t fsize;
+        if (vptv_read_data(name, path, cap, &file_data, &fsize)) goto done;
+        data = file_data;
+        avail = fsize;
+    } else {
+        snprintf(where, sizeof where, "%s", name);
+        data = buf + data_off;
+        avail = size - data_off;
+    }
+    for (int64_t i = 0; i < line_skip; i++) {
+        const unsigned char *nl = avail ? memchr(data, '\n', avail) : NULL;
+        if (!nl) {
+            vpt_fail("%s: line skip %lld goes past the end of the data", where, (long long)line_skip);
+            goto done;
+        }
+        avail -= (size_t)(nl + 1 - data);
+        data = nl + 1;
+    }
+    if (!gz) {
+        if (byte_skip < 0) {
+            if (avail < sh.nbytes) {
+                vpt_fail("%s: truncated: expected %zu data bytes, file has %zu", where, sh.nbytes, avail);
+                goto done;
+            }
+            data += avail - sh.nbytes;
+            avail = sh.nbytes;
+        } else {
+            if ((uint64_t)byte_skip > avail) {
+                vpt_fail("%s: byte skip %lld goes past the end of the data (%zu bytes)", where, (long long)byte_skip,
+                         avail);
+                goto done;
+            }
+            data += byte_skip;
+            avail -= (size_t)byte_skip;
+        }
+        if (avail != sh.nbytes) {
+            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %zu"
+                                       : "%s: wrong size: expected %zu data bytes, file has %zu",
+                     where, sh.nbytes, avail);
+            goto done;
+        }
+    } else {
+        if (avail == 0) {
+            vpt_fail("%s: truncated: no gzip data", where);
+            goto done;
+        }
+        size_t total = vptv_sat_add(sh.nbytes, (size_t)byte_skip);
+        if (!(inflated = vpt_malloc(total))) goto done;
+        if (vptv_inflate(where, data, avail, 16 + 15, inflated, total)) goto done;
+        data = inflated + byte_skip;
+    }
+    if (vptv_convert(name, data, &sh, t, big && esz > 1, out)) goto done;
+    for (int k = 0; k < nd; k++) {
+        out->spacing[k] = (float)sp[k];
+        out->origin[k] = (float)org[k];
+    }
+    rc = 0;
+done:
+    free(file_data);
+    free(inflated);
+    header_free(&h);
+    return rc;
+}
