@@ -1,0 +1,119 @@
+/* reference/cpu_medium.h: the CPU definition of the medium that the shared
+ * physics header (physics/vpt_physics.h) traces through, over a VptScene's
+ * grids. It is the CPU twin of the GPU's two 3D textures, so the CPU reference
+ * and the kernels sample the same function of space.
+ *
+ * Include order: this header defines VPT_MEDIUM and then includes the physics
+ * header, so it must come before anything that includes physics/vpt_physics.h
+ * (scenes/scene.h does). reference/cpu_render.h includes it first for you.
+ *
+ * Filtering contract (CUDA 3D texture, normalized coordinates,
+ * cudaFilterModeLinear, cudaAddressModeClamp, per axis of size n):
+ *   x = u * n - 0.5;  i0 = floor(x);  alpha = x - i0;
+ *   texels i0 and i0 + 1, each clamped to [0, n - 1];
+ *   value = sum over the 8 corners of wx * wy * wz * T  (w = 1 - alpha or alpha).
+ * The texture unit holds alpha in 9-bit fixed point with 8 fractional bits
+ * (CUDA C Programming Guide, "Texture Fetching"), so alpha is quantized here
+ * to round(alpha * 256) / 256. The guide does not say whether the hardware
+ * rounds or truncates; rounding is what we match, and either way the
+ * difference is below 1/512 of a texel. A side effect we rely on: the eight
+ * weights are then multiples of 2^-24 that sum to exactly 1 in float, so a
+ * constant grid filters to exactly its value (albedo 255 gives exactly 1.0f,
+ * which makes the white furnace estimator exactly 1 per path).
+ *
+ * Albedo texels are RGBA8 read as normalized floats (v / 255, exact for 0 and
+ * 255), filtered like the density; alpha is ignored. Coordinates outside
+ * [0, 1] clamp; NaN coordinates read texel 0 instead of being undefined.
+ *
+ * The medium borrows the scene's grids: it owns nothing and must not outlive
+ * the scene. */
+#ifndef VPT_REFERENCE_CPU_MEDIUM_H
+#define VPT_REFERENCE_CPU_MEDIUM_H
+
+#if defined(VPT_PHYSICS_H) && !defined(VPT_MEDIUM)
+#error "reference/cpu_medium.h must be included before physics/vpt_physics.h and scenes/scene.h"
+#endif
+#ifndef VPT_MEDIUM
+#define VPT_MEDIUM 1
+#endif
+#include "physics/vpt_physics.h"
+#include "scenes/scene.h"
+
+#include <math.h>
+#include <stdint.h>
+
+struct VptMedium {
+    int nx, ny, nz;
+    const float *density;   /* nx * ny * nz, x fastest; borrowed */
+    const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed */
+};
+
+/* Points the medium at the scene's grids (no copy). */
+static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
+{
+    m->nx = s->nx;
+    m->ny = s->ny;
+    m->nz = s->nz;
+    m->density = s->density;
+    m->albedo = s->albedo;
+}
+
+/* One axis of the filter: the two clamped texel indices and the quantized
+ * weight of the upper one. */
+static inline void vpt_cpu_tex_axis(float u, int n, int *i0, int *i1, float *alpha)
+{
+    float x = u * (float)n - 0.5f;
+    /* Beyond [-1, n] every index clamps the same way; this also keeps the
+     * float -> int conversion defined (fmaxf maps NaN to -1). */
+    x = fminf(fmaxf(x, -1.0f), (float)n);
+    float f = floorf(x);
+    *alpha = roundf((x - f) * 256.0f) * (1.0f / 256.0f);
+    int i = (int)f;
+    *i0 = i < 0 ? 0 : i > n - 1 ? n - 1 : i;
+    *i1 = i + 1 < 0 ? 0 : i + 1 > n - 1 ? n - 1 : i + 1;
+}
+
+/* The 8 corner indices (x fastest) and weights of a trilinear fetch, in the
+ * order (x, y, z) = (0,0,0), (1,0,0), (0,1,0), (1,1,0), (0,0,1), ... */
+static inline void vpt_cpu_tex_corners(int nx, int ny, int nz, vpt_vec3 uvw, size_t idx[8], float w[8])
+{
+    int x0, x1, y0, y1, z0, z1;
+    float ax, ay, az;
+    vpt_cpu_tex_axis(uvw.x, nx, &x0, &x1, &ax);
+    vpt_cpu_tex_axis(uvw.y, ny, &y0, &y1, &ay);
+    vpt_cpu_tex_axis(uvw.z, nz, &z0, &z1, &az);
+    const int xs[2] = {x0, x1}, ys[2] = {y0, y1}, zs[2] = {z0, z1};
+    const float wx[2] = {1.0f - ax, ax}, wy[2] = {1.0f - ay, ay}, wz[2] = {1.0f - az, az};
+    for (int k = 0; k < 8; k++) {
+        int i = k & 1, j = (k >> 1) & 1, l = k >> 2;
+        idx[k] = (size_t)xs[i] + (size_t)nx * ((size_t)ys[j] + (size_t)ny * (size_t)zs[l]);
+        w[k] = wx[i] * wy[j] * wz[l];
+    }
+}
+
+static inline float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw)
+{
+    size_t idx[8];
+    float w[8];
+    vpt_cpu_tex_corners(m->nx, m->ny, m->nz, uvw, idx, w);
+    float v = 0.0f;
+    for (int k = 0; k < 8; k++) v += w[k] * m->density[idx[k]];
+    return v;
+}
+
+static inline vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw)
+{
+    size_t idx[8];
+    float w[8];
+    vpt_cpu_tex_corners(m->nx, m->ny, m->nz, uvw, idx, w);
+    float r = 0.0f, g = 0.0f, b = 0.0f;
+    for (int k = 0; k < 8; k++) {
+        const uint8_t *t = m->albedo + 4 * idx[k];
+        r += w[k] * ((float)t[0] / 255.0f);
+        g += w[k] * ((float)t[1] / 255.0f);
+        b += w[k] * ((float)t[2] / 255.0f);
+    }
+    return vpt_v3(r, g, b);
+}
+
+#endif

@@ -1,0 +1,61 @@
+/* reference/cpu_render.h: the CPU reference renderer.
+ *
+ * It traces every path index in [0, params.npaths) with vpt_trace_path from
+ * the shared physics header, i.e. exactly the paths the GPU kernels trace for
+ * the same seed, and averages them per pixel. The work is split into blocks
+ * of whole pixels handed out through an atomic counter; a pixel's samples
+ * (path = s * width * height + pixel, s = 0 .. spp - 1) are always summed by
+ * one thread in order s = 0, 1, ... in double precision. Hence the image, the
+ * variance and the counters are bit-identical for any thread count.
+ *
+ * Include this header before scenes/scene.h or physics/vpt_physics.h (it
+ * brings in reference/cpu_medium.h, which must define VPT_MEDIUM first). */
+#ifndef VPT_REFERENCE_CPU_RENDER_H
+#define VPT_REFERENCE_CPU_RENDER_H
+
+#include "reference/cpu_medium.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum {
+    VPT_PROGRESS_AUTO = 0,  /* progress line when stderr is a terminal */
+    VPT_PROGRESS_OFF = -1,
+    VPT_PROGRESS_ON = 1     /* always, even when stderr is a file or pipe */
+};
+
+typedef struct {
+    int threads;   /* <= 0: all online cores (sysconf(_SC_NPROCESSORS_ONLN)) */
+    int progress;  /* VPT_PROGRESS_*: "\r  42% 1.2 Mpaths/s ETA 3s" on stderr,
+                      at most ~4 updates per second, erased at the end */
+} VptCpuRenderOptions;
+
+typedef struct {
+    double seconds;        /* wall time of the tracing */
+    VptCounters counters;  /* rays (extensions), steps (Woodcock iterations,
+                              null collisions included), paths */
+} VptRenderStats;
+
+/* Renders p->npaths paths of scene s (which must be finalized; p normally
+ * comes from vpt_params_init on the same scene) and writes, per pixel in
+ * row-major order, 3 floats each:
+ *   mean_rgb: the pixel's mean radiance over its p->spp samples;
+ *   var_rgb (may be NULL): the sample variance of that mean,
+ *     sum (L - mean)^2 / (spp * (spp - 1)); 0 when spp == 1.
+ * Both buffers hold width * height * 3 floats and are the caller's.
+ * o may be NULL (all defaults); st may be NULL.
+ * Fails (-1, message) on inconsistent parameters (zero size, npaths !=
+ * width * height * spp, a scene without grids), out of memory, or when no
+ * thread can be started; buffers are then unspecified. */
+int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOptions *o, float *mean_rgb,
+                   float *var_rgb, VptRenderStats *st);
+
+/* The standard metrics line, e.g.
+ * "1.234 s, 2.1e+06 paths/s, 12.34 Mrays/s, 0.456 Gsteps/s"
+ * (Mrays/s counts path extensions, Gsteps/s Woodcock iterations including
+ * null collisions). Always NUL-terminates buf (truncating if needed). */
+void vpt_render_stats_format(const VptRenderStats *st, char *buf, size_t bufsz);
+/* Writes the metrics line and a newline to fp. */
+void vpt_render_stats_print(FILE *fp, const VptRenderStats *st);
+
+#endif
