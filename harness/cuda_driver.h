@@ -61,7 +61,7 @@
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)                       \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000)              \
     X(cuMemAlloc, 3020) X(cuMemFree, 3020)                                     \
-    X(cuMemcpyHtoD, 3020) X(cuMemcpyDtoH, 3020)                                \
+    X(cuMemcpyHtoD, 3020) X(cuMemcpyDtoH, 3020) X(cuMemcpyHtoDAsync, 3020)     \
     X(cuMemsetD8, 3020) X(cuMemsetD32, 3020) X(cuMemGetInfo, 3020)             \
     X(cuMemcpy3D, 3020)                                                        \
     X(cuMemAllocHost, 3020) X(cuMemFreeHost, 2000) X(cuMemHostAlloc, 2020)     \

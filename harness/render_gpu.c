@@ -242,7 +242,7 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, 
     int max_warps = g->max_threads_per_sm / 32;
     rs->occupancy_achieved = sm_cycles ? (double)st.warp_cycles / ((double)sm_cycles * max_warps) : 0.0;
     if (st.paths != P->npaths) {
-        vpt_fail("the render finished %llu of %llu paths", st.paths, (unsigned long long)P->npaths);
+        vpt_fail("the render finished %llu of %llu paths", (unsigned long long)st.paths, (unsigned long long)P->npaths);
         goto out;
     }
     if (image_out) {
