@@ -24,7 +24,7 @@ for stage in "$@"; do
     test)
       run ./bin/vptune-tests -v gpu 2>&1 | tee "$OUT/gpu-tests.log" ;;
     bench)
-      run ./bin/bench --thesis --roofline -o "$OUT/bench.jsonl" --max-time 5 2>&1 | tee "$OUT/bench.log" ;;
+      run ./bin/bench --thesis --roofline -o "$OUT/bench.jsonl" --max-time 3 2>&1 | tee "$OUT/bench.log" ;;
     sanitize)
       for tool in memcheck racecheck synccheck initcheck; do
         for c in naiveSK naiveMK regenerationSK-thread regenerationSK-warp regenerationSK-block streamingSK \
