@@ -1,0 +1,160 @@
+/* Tests of bin/render, run as a program from the repository root (where
+ * `make` puts bin/render): usage errors, exit codes, no output file on any
+ * failure, and a small successful render. */
+#include "tests/harness/test.h"
+
+#include "image/image.h"
+#include "scenes/scene.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RENDER "./bin/render"
+
+/* Runs bin/render with `args` (shell words), stdout and stderr together into
+ * out; returns the exit status (-1 when it did not exit normally). */
+static int run(const char *args, char *out, size_t outsz)
+{
+    REQUIRE_MSG(access(RENDER, X_OK) == 0, "%s is missing: run the tests from the repository root after make", RENDER);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", RENDER, args);
+    FILE *p = popen(cmd, "r");
+    REQUIRE(p);
+    size_t n = fread(out, 1, outsz - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Number of directory entries besides . and .. */
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static char out[1 << 16];
+
+TEST(render_cli_help_lists_scenes)
+{
+    CHECK_EQ_INT(run("--help", out, sizeof out), 0);
+    CHECK_STR_CONTAINS(out, "--spp");
+    CHECK_STR_CONTAINS(out, "--volume");
+    int n = 0;
+    for (const char *const *s = vpt_scene_names(); *s; s++, n++) CHECK_STR_CONTAINS(out, *s);
+    CHECK_EQ_INT(n, 6);
+}
+
+TEST(render_cli_usage_errors)
+{
+    const char *dir = vpt_test_tmpdir();
+    char args[1024];
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 0 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--spp");
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 2x -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--spp");
+    snprintf(args, sizeof args, "--cpu --scene no-such-scene --spp 1 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "no-such-scene");
+    for (const char *const *s = vpt_scene_names(); *s; s++) CHECK_STR_CONTAINS(out, *s);
+    snprintf(args, sizeof args, "--cpu --volume %s/v.raw --like nope -o %s/x.pfm", dir, dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--like");
+    CHECK_STR_CONTAINS(out, "manix");
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 1 -o %s/x.jpg", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, ".jpg");
+    CHECK_STR_CONTAINS(out, ".png");
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 1 -o %s/noextension", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    snprintf(args, sizeof args, "--cpu --scene bucky --frobnicate -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--frobnicate");
+    snprintf(args, sizeof args, "--cpu --scene bucky --threads 0 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--threads");
+    snprintf(args, sizeof args, "--cpu --scene bucky --dims 2,2,2 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--dims");
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp");
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--spp needs a value");
+    CHECK_EQ_INT(run("--cpu --scene bucky", out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "-o");
+    snprintf(args, sizeof args, "--cpu -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--scene");
+    /* Without --cpu: no GPU path in this build yet. */
+    snprintf(args, sizeof args, "--scene bucky --spp 1 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--cpu");
+    CHECK_EQ_INT(count_files(dir), 0); /* no file, not even a temporary one */
+}
+
+TEST(render_cli_runtime_errors_leave_no_file)
+{
+    const char *dir = vpt_test_tmpdir();
+    char args[1024];
+    snprintf(args, sizeof args, "--cpu --volume %s/missing.vol --spp 1 -o %s/x.pfm", dir, dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "missing.vol");
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 1 --width 8 --height 8 -o %s/no/such/dir/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "no/such/dir");
+    CHECK_EQ_INT(count_files(dir), 0);
+}
+
+TEST(render_cli_renders_bucky)
+{
+    const char *dir = vpt_test_tmpdir();
+    char args[1024], path[600];
+    snprintf(path, sizeof path, "%s/x.pfm", dir);
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 1 --width 32 --height 32 -o %s", path);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    CHECK_STR_CONTAINS(out, "bucky");
+    CHECK_STR_CONTAINS(out, "32x32");
+    CHECK_STR_CONTAINS(out, "paths/s");
+    CHECK_STR_CONTAINS(out, "Mrays/s");
+    CHECK_STR_CONTAINS(out, "Gsteps/s");
+    VptImage *img = vpt_image_read_pfm(path);
+    REQUIRE(img);
+    CHECK_EQ_INT(img->width, 32);
+    CHECK_EQ_INT(img->height, 32);
+    VptImageStats st;
+    vpt_image_stats(img, &st);
+    CHECK_EQ_INT(st.nonfinite, 0);
+    CHECK(st.min >= 0.0f && st.mean_all > 0.0);
+    /* The same render with --threads 1 and "--flag=value" spelling gives the
+     * same bytes; PNG output works; --quiet prints nothing. */
+    char path2[600];
+    snprintf(path2, sizeof path2, "%s/y.pfm", dir);
+    snprintf(args, sizeof args, "--cpu --scene=bucky --spp=1 --width=32 --height=32 --threads=1 --quiet -o %s", path2);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    CHECK_EQ_INT(strlen(out), 0);
+    VptImage *img2 = vpt_image_read_pfm(path2);
+    REQUIRE(img2);
+    CHECK(memcmp(img->rgb, img2->rgb, 32 * 32 * 3 * sizeof(float)) == 0);
+    snprintf(path2, sizeof path2, "%s/z.png", dir);
+    snprintf(args, sizeof args, "--cpu --scene bucky --spp 1 --width 16 --height 8 --seed 3 --rr 2 --max-depth 50 -o %s",
+             path2);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    VptImage *png = vpt_image_read_png(path2, VPT_PNG_ENCODED);
+    REQUIRE(png);
+    CHECK(png->width == 16 && png->height == 8);
+    CHECK_EQ_INT(count_files(dir), 3);
+    vpt_image_destroy(img);
+    vpt_image_destroy(img2);
+    vpt_image_destroy(png);
+}
