@@ -276,6 +276,7 @@ int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderS
         return -1;
     }
     e->have_scene = 1;
+    if (!e->opt.gate) return 0; /* no reference needed */
     size_t npix = (size_t)e->params.width * e->params.height;
     e->ref_image = vpt_malloc(npix * 3 * sizeof(float));
     if (!e->ref_image) goto fail;

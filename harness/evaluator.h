@@ -64,8 +64,8 @@ void vpt_evaluator_destroy(VptEvaluator *e);
 const VptGpu *vpt_evaluator_gpu(const VptEvaluator *e);
 const VptProvenance *vpt_evaluator_provenance(const VptEvaluator *e);
 
-/* Uploads the scene, allocates buffers for the workload and renders the
- * reference variant (naiveSK). */
+/* Uploads the scene, allocates buffers for the workload and, when the gate
+ * is on, renders the reference variant (naiveSK). */
 int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderSettings *r);
 const VptParams *vpt_evaluator_params(const VptEvaluator *e);
 

@@ -96,11 +96,29 @@ TEST(render_cli_usage_errors)
     snprintf(args, sizeof args, "--cpu -o %s/x.pfm", dir);
     CHECK_EQ_INT(run(args, out, sizeof out), 2);
     CHECK_STR_CONTAINS(out, "--scene");
-    /* Without --cpu: no GPU path in this build yet. */
-    snprintf(args, sizeof args, "--scene bucky --spp 1 -o %s/x.pfm", dir);
+    snprintf(args, sizeof args, "--cpu --config naiveSK --scene bucky --spp 1 -o %s/x.pfm", dir);
     CHECK_EQ_INT(run(args, out, sizeof out), 2);
-    CHECK_STR_CONTAINS(out, "--cpu");
+    CHECK_STR_CONTAINS(out, "--config");
+    snprintf(args, sizeof args, "--config streamingSK,block=100 --scene bucky --spp 1 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "block");
+    snprintf(args, sizeof args, "--config regen=warp,reorder=compact --scene bucky --spp 1 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "reorder=compact needs regen=block");
     CHECK_EQ_INT(count_files(dir), 0); /* no file, not even a temporary one */
+}
+
+TEST(render_cli_gpu_without_gpu_says_so)
+{
+    const char *dir = vpt_test_tmpdir();
+    char args[1024], out[8192];
+    snprintf(args, sizeof args, "--scene bucky --spp 1 --width 8 --height 8 -o %s/x.pfm", dir);
+    int rc = run(args, out, sizeof out);
+    if (rc == 0) SKIP("a GPU is present: the GPU path rendered");
+    CHECK_EQ_INT(rc, 3);
+    CHECK_STR_CONTAINS(out, "no CUDA");
+    CHECK_STR_CONTAINS(out, "--cpu");
+    CHECK_EQ_INT(count_files(dir), 0);
 }
 
 TEST(render_cli_runtime_errors_leave_no_file)

@@ -1,6 +1,7 @@
 /* bin/render: render one scene to an image.
  *
- *   render --cpu --scene manix --spp 16 -o manix.png
+ *   render --scene manix --config streamingSK -o manix.png      (GPU)
+ *   render --cpu --scene manix --spp 16 -o manix.png            (CPU reference)
  *   render --cpu --volume head.mha --like manix --downsample 2 -o head.pfm
  *
  * The scene is a built-in one (--scene) or a volume file turned into one
@@ -8,12 +9,14 @@
  * scene). The workload defaults to the scene's thesis workload. The image is
  * written only after the render succeeded, atomically: on any failure no
  * file appears under the output name. Exit status: 0 done, 1 runtime
- * failure, 2 bad usage. */
+ * failure, 2 bad usage, 3 no CUDA GPU or driver (VPT_EXIT_NO_GPU). */
 #include "reference/cpu_render.h" /* first: defines the CPU medium */
 
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
+#include "codegen/config.h"
+#include "harness/evaluator.h"
 #include "image/image.h"
 #include "scenes/scene.h"
 
@@ -28,9 +31,14 @@ static const char *prog = "render";
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
+/* The GPU default: the thesis' default schedule (regenerationSK, thread). */
+#define DEFAULT_CONFIG "regenerationSK-thread"
+
 typedef struct {
     int cpu;
     const char *scene, *volume, *out, *like;
+    const char *config;           /* GPU kernel configuration (text) */
+    VptConfig kernel;
     int width, height, spp;       /* 0: the scene's workload */
     uint32_t seed;
     int max_depth, rr_depth;
@@ -44,11 +52,16 @@ typedef struct {
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: render --cpu (--scene NAME | --volume FILE) -o OUT.png|OUT.pfm [options]\n"
+            "usage: render [--cpu | --config CONFIG] (--scene NAME | --volume FILE) -o OUT.png|OUT.pfm [options]\n"
             "\n"
             "Renders a scene with the volumetric path tracer and writes the mean radiance\n"
             "per pixel: PNG (8-bit sRGB, for viewing) or PFM (32-bit float, exact).\n"
+            "Renders on the GPU unless --cpu is given.\n"
             "\n"
+            "  --config CONFIG     GPU kernel configuration: a thesis name (naiveSK, naiveMK,\n"
+            "                      regenerationSK-thread|warp|block, streamingSK, streamingMK,\n"
+            "                      streamingSK-morton, sortingSK) and/or key=value pairs, e.g.\n"
+            "                      \"streamingSK,block=128,maxrregcount=64\" (default " DEFAULT_CONFIG ")\n"
             "  --cpu               render on the CPU (the reference renderer)\n"
             "  --scene NAME        a built-in scene (list below)\n"
             "  --volume FILE       a volume file: .vol .mha .mhd .nrrd .nhdr .raw\n"
@@ -67,7 +80,7 @@ static void usage(FILE *fp)
             "  --quiet             no progress line and no summary\n"
             "  -h, --help          this text\n"
             "\n"
-            "Exit status: 0 done, 1 runtime failure, 2 bad usage.\n"
+            "Exit status: 0 done, 1 runtime failure, 2 bad usage, 3 no CUDA GPU or driver.\n"
             "\nBuilt-in scenes:\n");
     vpt_scene_print_list(fp);
 }
@@ -158,7 +171,7 @@ static int parse_args(int argc, char **argv, Options *o)
         }
         static const char *const with_value[] = {"--scene", "--volume", "-o", "--output", "--width", "--height",
                                                  "--spp", "--seed", "--max-depth", "--rr", "--threads", "--dims",
-                                                 "--type", "--downsample", "--transfer", "--like", NULL};
+                                                 "--type", "--downsample", "--transfer", "--like", "--config", NULL};
         int known = 0;
         for (int k = 0; with_value[k]; k++) known |= !strcmp(a, with_value[k]);
         if (!known) return vpt_fail("unknown option '%s'", argv[i]);
@@ -168,6 +181,8 @@ static int parse_args(int argc, char **argv, Options *o)
         }
         if (!strcmp(a, "--scene")) {
             o->scene = val;
+        } else if (!strcmp(a, "--config")) {
+            o->config = val;
         } else if (!strcmp(a, "--volume")) {
             o->volume = val;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
@@ -213,6 +228,9 @@ static int parse_args(int argc, char **argv, Options *o)
         return vpt_fail("--%s applies to --volume only",
                         has_dims ? "dims" : has_type ? "type" : has_downsample ? "downsample"
                                           : has_transfer ? "transfer" : "like");
+    if (o->cpu && o->config) return vpt_fail("--config chooses a GPU kernel; it does not apply with --cpu");
+    if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
+    if (vpt_config_check(&o->kernel)) return -1;
     if (!o->out) return vpt_fail("an output file is required: -o OUT.png or -o OUT.pfm");
     if (!has_image_extension(o->out))
         return vpt_fail("-o %s: unknown image format; expected a .png or .pfm file name", o->out);
@@ -234,16 +252,41 @@ static int render_cpu(const RenderJob *job, float *rgb, VptRenderStats *st)
     return vpt_cpu_render(job->scene, job->params, &co, rgb, NULL, st);
 }
 
-/* The GPU back end. Not part of this build yet: gpu_check fails before any
- * work, so render_gpu is never reached; both are the slots for it. */
-static int gpu_check(void) { return vpt_fail("GPU rendering: not available in this build yet; use --cpu"); }
-
-static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st)
+/* The GPU back end: one render with the chosen configuration, through the
+ * same evaluator bench and tune use (no reference render, no repetitions). */
+static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st, int *no_gpu)
 {
-    (void)job;
-    (void)rgb;
-    (void)st;
-    return gpu_check();
+    VptEvaluatorOptions eo = vpt_evaluator_options_default();
+    eo.gate = 0;
+    eo.quiet = job->opt->quiet;
+    VptEvaluator *e = vpt_evaluator_create(&eo);
+    if (!e) {
+        *no_gpu = 1;
+        return -1;
+    }
+    VptRenderSettings rs = {job->opt->width, job->opt->height, job->opt->spp, job->opt->seed, job->opt->max_depth,
+                            job->opt->rr_depth};
+    int rc = -1;
+    if (vpt_evaluator_set_scene(e, job->scene, &rs) == 0) {
+        VptEvalResult r;
+        float *img = vpt_evaluator_render(e, &job->opt->kernel, &r);
+        if (img) {
+            size_t n = (size_t)job->params->width * job->params->height * 3;
+            memcpy(rgb, img, n * sizeof(float));
+            free(img);
+            st->seconds = r.time_ms.median * 1e-3;
+            st->counters.rays = r.rays;
+            st->counters.steps = r.steps;
+            st->counters.paths = r.paths;
+            if (!job->opt->quiet)
+                printf("gpu %s, %s: %d registers, occupancy %.0f%% theoretical / %.0f%% achieved, SIMD efficiency %.0f%%\n",
+                       vpt_evaluator_provenance(e)->gpu_name, r.canon, r.registers, 100 * r.occupancy_theoretical,
+                       100 * r.occupancy_achieved, 100 * r.simd_efficiency);
+            rc = 0;
+        }
+    }
+    vpt_evaluator_destroy(e);
+    return rc;
 }
 
 /* ------------------------------------------------------------ main */
@@ -283,7 +326,6 @@ int main(int argc, char **argv)
     int pr = parse_args(argc, argv, &o);
     if (pr == 1) return EXIT_OK;
     if (pr < 0) return usage_error();
-    if (!o.cpu && gpu_check() < 0) return usage_error();
     /* An unknown scene name is a usage error, answered with the list. */
     const char *name = o.scene ? o.scene : o.like;
     if (name && !is_builtin(name)) {
@@ -321,13 +363,15 @@ int main(int argc, char **argv)
     RenderJob job = {&o, s, &p};
     VptRenderStats st;
     memset(&st, 0, sizeof st);
-    int rc = o.cpu ? render_cpu(&job, img->rgb, &st) : render_gpu(&job, img->rgb, &st);
+    int no_gpu = 0;
+    int rc = o.cpu ? render_cpu(&job, img->rgb, &st) : render_gpu(&job, img->rgb, &st, &no_gpu);
     if (rc == 0) rc = vpt_image_write(o.out, img);
     if (rc != 0) {
         vpt_report_error(prog);
+        if (no_gpu) fprintf(stderr, "%s: without a GPU, '--cpu' renders with the CPU reference renderer\n", prog);
         vpt_image_destroy(img);
         vpt_scene_destroy(s);
-        return EXIT_RUNTIME;
+        return no_gpu ? VPT_EXIT_NO_GPU : EXIT_RUNTIME;
     }
     if (!o.quiet) {
         char line[256];
