@@ -103,3 +103,9 @@ clean:
 	rm -rf build build-asan bin
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:tools/%.c=$(BUILD)/obj/tools/%.d)
+
+# Fuzzing (libFuzzer targets, bounded runs): see fuzz/fuzz.mk.
+-include fuzz/fuzz.mk
+# Experiments and the report: see experiments/experiments.mk and report/report.mk.
+-include experiments/experiments.mk
+-include report/report.mk
