@@ -298,3 +298,71 @@ TEST(tuner_search_names)
         CHECK(vpt_status_parse(vpt_status_name((VptStatus)st), &back) == 0 && (int)back == st);
     }
 }
+
+typedef struct {
+    VptConfig cfg[2048];
+    int fidelity[2048];
+    size_t n;
+} Hints;
+
+static void record_hints(void *user, const VptConfig *c, size_t n, int fidelity)
+{
+    Hints *h = user;
+    for (size_t i = 0; i < n && h->n < 2048; i++) {
+        h->cfg[h->n] = c[i];
+        h->fidelity[h->n++] = fidelity;
+    }
+}
+
+typedef struct {
+    TdCtx td;
+    const Hints *hints;
+    size_t unhinted;
+} HintCheck;
+
+/* The test double, counting the evaluations that were not announced first. */
+static int checking_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    HintCheck *hc = ctx;
+    int found = 0;
+    for (size_t i = 0; i < hc->hints->n && !found; i++)
+        found = hc->hints->fidelity[i] == fidelity && vpt_config_equal(&hc->hints->cfg[i], c);
+    hc->unhinted += !found;
+    return td_evaluate(&hc->td, c, fidelity, out);
+}
+
+TEST(tuner_search_prefetch_hints_never_change_the_search)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    static Hints hints;
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++) {
+        VptSearchOptions o = opts((VptStrategy)k, 21, 70, 0);
+        o.ga_population = 10;
+        VptSearchResult plain, hinted;
+        TdCtx td = {0};
+        REQUIRE(vpt_search_run(s, td_evaluate, &td, NULL, &o, &plain) == 0);
+        memset(&hints, 0, sizeof hints);
+        HintCheck hc = {.hints = &hints};
+        o.prefetch = record_hints;
+        o.prefetch_user = &hints;
+        REQUIRE(vpt_search_run(s, checking_evaluate, &hc, NULL, &o, &hinted) == 0);
+        CHECK_MSG(same_trajectory(&plain, &hinted), "%s: hints changed the search", vpt_strategy_name(k));
+        switch (k) {
+        case VPT_STRATEGY_ANNEALING:
+            CHECK_EQ_INT(hints.n, 0);
+            break;
+        case VPT_STRATEGY_LOCAL:
+            CHECK(hints.n > 0);
+            CHECK_MSG(hc.unhinted * 2 < hinted.n_evals, "local: %zu of %zu evaluations unannounced", hc.unhinted,
+                      hinted.n_evals);
+            break;
+        default:
+            CHECK_MSG(hc.unhinted == 0, "%s: %zu evaluations unannounced", vpt_strategy_name(k), hc.unhinted);
+            CHECK_MSG(hints.n <= 70, "%s: %zu announced for a budget of 70", vpt_strategy_name(k), hints.n);
+        }
+        vpt_search_result_free(&plain);
+        vpt_search_result_free(&hinted);
+    }
+    vpt_space_destroy(s);
+}

@@ -226,13 +226,47 @@ static int visited(const Engine *e, size_t m, int fidelity)
     return e->memo[fidelity][m] >= 0;
 }
 
+/* Announces members the strategy will evaluate next (search.h: prefetch). */
+#define HINT_MAX 64
+static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
+{
+    const VptSearchOptions *o = e->o;
+    if (!o->prefetch || e->stopped) return;
+    size_t left = HINT_MAX;
+    if (o->max_evals) {
+        size_t rest = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
+        if (rest < left) left = rest;
+    }
+    VptConfig cfgs[HINT_MAX];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < left; i++) {
+        if (visited(e, members[i], fidelity)) continue;
+        const VptConfig *c = vpt_space_point(e->space, members[i]);
+        if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
+        int dup = 0;
+        for (size_t j = 0; j < k && !dup; j++) dup = vpt_config_equal(&cfgs[j], c);
+        if (!dup) cfgs[k++] = *c;
+    }
+    if (k) o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+}
+
 /* ---- strategies ------------------------------------------------------- */
+
+/* Batches in which exhaustive and random search announce what comes next. */
+#define BATCH 32
 
 static void run_exhaustive(Engine *e)
 {
     double obj;
-    for (size_t m = 0; m < e->n_members; m++)
+    size_t batch[BATCH];
+    for (size_t m = 0; m < e->n_members; m++) {
+        if (m % BATCH == 0) {
+            size_t k = 0;
+            for (size_t j = m; j < e->n_members && k < BATCH; j++) batch[k++] = j;
+            hint(e, batch, k, 1);
+        }
         if (!eval(e, m, 1, &obj)) return;
+    }
     stop(e, VPT_STOP_DONE);
 }
 
@@ -244,10 +278,22 @@ static void run_random(Engine *e)
         return;
     }
     double obj;
-    long m;
-    while ((m = shuffle_next_unvisited(&sh, e, 1)) >= 0)
-        if (!eval(e, (size_t)m, 1, &obj)) break;
-    if (m < 0) stop(e, VPT_STOP_DONE);
+    size_t batch[BATCH];
+    for (;;) {
+        /* nothing else draws from the generator or visits members here, so
+         * drawing a batch ahead yields the same order as drawing one by one */
+        size_t k = 0;
+        long m;
+        while (k < BATCH && (m = shuffle_next_unvisited(&sh, e, 1)) >= 0) batch[k++] = (size_t)m;
+        if (k == 0) {
+            stop(e, VPT_STOP_DONE);
+            break;
+        }
+        hint(e, batch, k, 1);
+        size_t i = 0;
+        while (i < k && eval(e, batch[i], 1, &obj)) i++;
+        if (i < k) break;
+    }
     free(sh.perm);
 }
 
@@ -282,6 +328,7 @@ static void run_local(Engine *e)
         do {
             size_t n = vpt_space_neighbours(e->space, cur, nb, VPT_SPACE_MAX_NEIGHBOURS);
             shuffle_array(e, nb, n);
+            hint(e, nb, n, 1);
             improved = 0;
             for (size_t i = 0; i < n; i++) {
                 if (!eval(e, nb[i], 1, &obj)) goto out;
@@ -382,6 +429,34 @@ static size_t tournament(Engine *e, const Individual *pop, size_t n)
     return cmp_individual(a, b) <= 0 ? a->member : b->member;
 }
 
+/* 1 when member m is among the first n of list. */
+static int in_list(const Individual *list, size_t n, size_t m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i].member == m) return 1;
+    return 0;
+}
+
+/* Announces the members of list[from..n) at fidelity. */
+static void hint_list(Engine *e, const Individual *list, size_t from, size_t n, int fidelity)
+{
+    size_t members[HINT_MAX];
+    for (size_t i = from; i < n; i += HINT_MAX) {
+        size_t k = 0;
+        for (size_t j = i; j < n && k < HINT_MAX; j++) members[k++] = list[j].member;
+        hint(e, members, k, fidelity);
+    }
+}
+
+/* Evaluates list[from..n) in order after announcing them; 0 when stopped. */
+static int eval_generation(Engine *e, Individual *list, size_t from, size_t n)
+{
+    hint_list(e, list, from, n, 1);
+    for (size_t i = from; i < n; i++)
+        if (!eval(e, list[i].member, 1, &list[i].obj)) return 0;
+    return 1;
+}
+
 static void run_genetic(Engine *e)
 {
     const VptSearchOptions *o = e->o;
@@ -401,8 +476,8 @@ static void run_genetic(Engine *e)
     for (size_t i = 0; i < p; i++) {
         long m = shuffle_next_unvisited(&init, e, 1);
         pop[i].member = m >= 0 ? (size_t)m : vpt_space_random(e->space, &e->rng);
-        if (!eval(e, pop[i].member, 1, &pop[i].obj)) goto out;
     }
+    if (!eval_generation(e, pop, 0, p)) goto out;
     for (;;) {
         if (e->visited[1] == e->n_members) {
             stop(e, VPT_STOP_DONE);
@@ -411,15 +486,17 @@ static void run_genetic(Engine *e)
         qsort(pop, p, sizeof *pop, cmp_individual);
         size_t k = 0;
         for (; k < 2 && k < p; k++) next[k] = pop[k]; /* elitism */
+        size_t elite = k;
+        /* the whole generation first (announced together), then measured */
         for (; k < p; k++) {
             size_t a = tournament(e, pop, p), b = tournament(e, pop, p);
             size_t child = vpt_space_crossover(e->space, a, b, &e->rng);
             if (vpt_rng_uniform(&e->rng) < p_mutate) child = vpt_space_mutate(e->space, child, rate, &e->rng);
-            for (int tries = 0; tries < 8 && visited(e, child, 1); tries++)
+            for (int tries = 0; tries < 8 && (visited(e, child, 1) || in_list(next, k, child)); tries++)
                 child = vpt_space_mutate(e->space, child, rate, &e->rng);
             next[k].member = child;
-            if (!eval(e, child, 1, &next[k].obj)) goto out;
         }
+        if (!eval_generation(e, next, elite, p)) goto out;
         Individual *t = pop;
         pop = next;
         next = t;
@@ -445,19 +522,20 @@ static void run_halving(Engine *e)
     for (;;) {
         size_t n = 0;
         long m;
-        while (n < n0 && (m = shuffle_next_unvisited(&order, e, 0)) >= 0) {
-            bracket[n].member = (size_t)m;
-            if (!eval(e, (size_t)m, 0, &bracket[n].obj)) goto out;
-            n++;
-        }
+        while (n < n0 && (m = shuffle_next_unvisited(&order, e, 0)) >= 0) bracket[n++].member = (size_t)m;
         if (n == 0) {
             stop(e, VPT_STOP_DONE);
             break;
         }
+        hint_list(e, bracket, 0, n, 0);
+        for (size_t i = 0; i < n; i++)
+            if (!eval(e, bracket[i].member, 0, &bracket[i].obj)) goto out;
         qsort(bracket, n, sizeof *bracket, cmp_individual);
         size_t promote = (n + eta - 1) / eta;
+        while (promote > 0 && !isfinite(bracket[promote - 1].obj)) promote--; /* failures sort last */
+        hint_list(e, bracket, 0, promote, 1);
         double obj;
-        for (size_t i = 0; i < promote && isfinite(bracket[i].obj); i++)
+        for (size_t i = 0; i < promote; i++)
             if (!eval(e, bracket[i].member, 1, &obj)) goto out;
     }
 out:

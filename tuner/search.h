@@ -45,8 +45,10 @@
  *   genetic      a generational GA: population ga_population, tournament
  *                selection of 2, uniform crossover (vpt_space_crossover),
  *                per-dimension mutation rate ga_mutation (vpt_space_mutate),
- *                elitism of 2; a child equal to an already evaluated member is
- *                mutated again (a few tries) to spend the budget on new points.
+ *                elitism of 2. A generation is bred whole, then measured; a
+ *                child equal to an already evaluated member or to a sibling
+ *                is mutated again (a few tries) to spend the budget on new
+ *                points.
  *   halving      multi-fidelity successive halving: repeated brackets of
  *                sh_n0 random unvisited members measured at fidelity 0, of
  *                which the best 1/sh_eta (failures excluded) are measured at
@@ -114,6 +116,19 @@ typedef struct {
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */
     size_t stall_limit;
+
+    /* A hint, never a request: configs the strategy is about to evaluate at
+     * `fidelity`, in order, so that an evaluator can compile them in
+     * background threads while the GPU measures. Configs already evaluated in
+     * this run or found in the cache are left out, and no more than the
+     * evaluation budget has left. Exhaustive and random search, the GA (a
+     * generation at a time) and halving (a bracket at a time) announce every
+     * config before evaluating it; local search announces each neighbour
+     * list (of which first improvement may use only a part); annealing, one
+     * step at a time, announces nothing. Setting it never changes the
+     * search. NULL: no hints. */
+    void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
+    void *prefetch_user;
 
     /* Polled between evaluations (e.g. set by a SIGINT handler); NULL: none. */
     const volatile sig_atomic_t *interrupt;
