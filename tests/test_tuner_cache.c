@@ -52,7 +52,7 @@ static int records_equal(const VptEvalRecord *a, const VptEvalRecord *b)
 
 static VptCache *write_cache(const char *path, int n_rows, VptEvalRecord *recs)
 {
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     VptCache *c = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
     if (!c) return NULL;
     for (int i = 0; i < n_rows; i++)
@@ -75,7 +75,7 @@ TEST(tuner_cache_round_trip)
     CHECK_EQ_INT(vpt_cache_count(c), n);
     vpt_cache_close(c);
 
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     c = vpt_cache_open(path, &prov, 0);
     REQUIRE_MSG(c, "%s", vpt_errmsg());
     CHECK_EQ_INT(vpt_cache_count(c), n);
@@ -86,7 +86,7 @@ TEST(tuner_cache_round_trip)
         CHECK(f && records_equal(f, &recs[i]));
         CHECK(vpt_cache_find(c, &recs[i].config, !recs[i].fidelity) == NULL);
     }
-    const VptProvenance *p = vpt_cache_provenance(c);
+    const VptTuneProvenance *p = vpt_cache_provenance(c);
     CHECK(strcmp(p->gpu_uuid, prov.gpu_uuid) == 0 && p->seed == prov.seed && p->rr_depth == -1);
     vpt_cache_close(c);
 
@@ -106,7 +106,7 @@ TEST(tuner_cache_empty_or_new_file_gets_a_header)
 {
     char path[600];
     tmp_path(path, sizeof path, "new.jsonl");
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     VptCache *c = vpt_cache_open(path, &prov, 0); /* with fsync: the default */
     REQUIRE_MSG(c, "%s", vpt_errmsg());
     CHECK_EQ_INT(vpt_cache_count(c), 0);
@@ -135,14 +135,14 @@ TEST(tuner_cache_header_mismatch_names_the_field)
     vpt_cache_close(c);
     struct {
         const char *field;
-        void (*change)(VptProvenance *);
+        void (*change)(VptTuneProvenance *);
     } cases[] = {
         {"gpu.uuid", NULL}, {"commit", NULL}, {"nvrtc", NULL}, {"scene", NULL},
         {"workload.width", NULL}, {"workload.height", NULL}, {"workload.spp", NULL}, {"workload.seed", NULL},
         {"workload.max_depth", NULL}, {"workload.rr_depth", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        VptProvenance p = td_provenance();
+        VptTuneProvenance p = td_provenance();
         switch (i) {
         case 0: snprintf(p.gpu_uuid, sizeof p.gpu_uuid, "GPU-other"); break;
         case 1: snprintf(p.commit, sizeof p.commit, "def456"); break;
@@ -163,7 +163,7 @@ TEST(tuner_cache_header_mismatch_names_the_field)
         CHECK_STR_CONTAINS(vpt_errmsg(), path);
     }
     /* the GPU name and driver are informative only */
-    VptProvenance p = td_provenance();
+    VptTuneProvenance p = td_provenance();
     snprintf(p.driver, sizeof p.driver, "999.1");
     snprintf(p.gpu_name, sizeof p.gpu_name, "Renamed");
     c = vpt_cache_open(path, &p, 0);
@@ -208,7 +208,7 @@ TEST(tuner_cache_truncated_last_line_is_tolerated)
     REQUIRE(vpt_read_file(path, 1 << 20, &data, &size) == 0);
     size_t last_start = size - 1;
     while (last_start > 0 && data[last_start - 1] != '\n') last_start--;
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     for (size_t k = last_start; k < size - 1; k++) { /* size - 1: a whole row, below */
         REQUIRE(vpt_write_file_atomic(cut, data, k) == 0);
         c = vpt_cache_open(cut, &prov, VPT_CACHE_NOSYNC);
@@ -284,7 +284,7 @@ static void expect_bad_line(const char *src, int line, const char *text, const c
     char bad[700];
     snprintf(bad, sizeof bad, "%s.bad", src);
     REQUIRE(vpt_write_file_atomic(bad, out, o) == 0);
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     VptCache *c = vpt_cache_open(bad, &prov, 0);
     CHECK_MSG(c == NULL, "line %d '%s' accepted", line, text);
     vpt_cache_close(c);
@@ -314,7 +314,7 @@ TEST(tuner_cache_garbage_in_the_middle_is_an_error)
     expect_bad_line(path, 3, "{\"kind\":\"header\",\"schema\":\"vptune.tune/1\"}", "expected an eval row");
     expect_bad_line(path, 3,
                     "{\"kind\":\"eval\",\"config\":\"naiveSK\",\"status\":\"melted\",\"cost_s\":1,\"metrics\":{}}",
-                    "unknown status 'melted'");
+                    "unknown result status 'melted'");
     expect_bad_line(path, 3, "{\"kind\":\"eval\",\"config\":\"block=100\",\"status\":\"ok\",\"cost_s\":1}",
                     "block=100");
     expect_bad_line(path, 3, "{\"kind\":\"eval\",\"config\":\"naiveSK\",\"status\":\"ok\",\"cost_s\":1}",
@@ -339,7 +339,7 @@ TEST(tuner_cache_garbage_in_the_middle_is_an_error)
     char bad[700];
     snprintf(bad, sizeof bad, "%s.nul", path);
     REQUIRE(vpt_write_file_atomic(bad, data, size) == 0);
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     CHECK(vpt_cache_open(bad, &prov, 0) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), ":2: NUL byte");
     free(data);
@@ -349,7 +349,7 @@ TEST(tuner_cache_one_writer_at_a_time)
 {
     char path[600];
     tmp_path(path, sizeof path, "lock.jsonl");
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     VptCache *a = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
     REQUIRE(a);
     VptCache *b = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
@@ -375,7 +375,7 @@ TEST(tuner_cache_duplicate_rows_first_wins)
     REQUIRE(c);
     REQUIRE(vpt_cache_append(c, &second) == 0);
     vpt_cache_close(c);
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     c = vpt_cache_open(path, &prov, 0);
     REQUIRE(c);
     CHECK_EQ_INT(vpt_cache_count(c), 3);

@@ -85,9 +85,9 @@ static inline int td_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEv
     return 0;
 }
 
-static inline VptProvenance td_provenance(void)
+static inline VptTuneProvenance td_provenance(void)
 {
-    VptProvenance p;
+    VptTuneProvenance p;
     memset(&p, 0, sizeof p);
     snprintf(p.gpu_name, sizeof p.gpu_name, "Test Double GPU");
     snprintf(p.gpu_uuid, sizeof p.gpu_uuid, "GPU-00000000-test");

@@ -65,9 +65,9 @@ static void write_recording(const char *path, const VptSpace *s)
             "{\"kind\":\"result\",\"schema\":\"vptune.result/1\",\"gpu\":{\"uuid\":\"GPU-1234\"},\"nvrtc\":\"13.0\","
             "\"commit\":\"abc\",\"scene\":\"manix\",\"workload\":{\"width\":400,\"height\":400,\"spp\":100,"
             "\"seed\":1,\"max_depth\":0,\"rr_depth\":-1},\"config\":\"%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,"
-            "threshold=%d,sortkey=%s\",\"status\":\"ok\",\"metrics\":{\"time_ms\":1e-9}}\n",
+            "threshold=%d,sortkey=%s,lookahead=%d\",\"status\":\"ok\",\"metrics\":{\"time_ms\":1e-9}}\n",
             vpt_config_schedule_name(&c), c.maxrregcount, c.ppt, c.block, c.grid, c.threshold,
-            vpt_sortkey_name(c.sortkey));
+            vpt_sortkey_name(c.sortkey), c.lookahead);
     REQUIRE(fclose(f) == 0);
 }
 
@@ -81,7 +81,7 @@ TEST(tuner_replay_answers_and_charges)
     VptReplay *r = vpt_replay_open(path);
     REQUIRE_MSG(r, "%s", vpt_errmsg());
     CHECK_EQ_INT(vpt_replay_count(r), vpt_space_size(s));
-    const VptProvenance *p = vpt_replay_provenance(r);
+    const VptTuneProvenance *p = vpt_replay_provenance(r);
     CHECK(strcmp(p->gpu_uuid, "GPU-1234") == 0 && strcmp(p->driver, "580.159.04") == 0 && p->spp == 100 &&
           p->rr_depth == -1 && strcmp(p->scene, "manix") == 0);
 

@@ -32,7 +32,7 @@ static VptSearchOptions resume_opts(VptStrategy s)
 static int run_on_cache(const VptSpace *s, const char *path, const VptSearchOptions *o, TdCtx *ctx,
                         VptSearchResult *r, size_t *kept)
 {
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     VptCache *c = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
     if (!c) return -1;
     if (kept) *kept = vpt_cache_count(c);
@@ -148,7 +148,7 @@ TEST(tuner_resume_with_fsync)
     char path[600];
     snprintf(path, sizeof path, "%s/sync.jsonl", vpt_test_tmpdir());
     VptSearchOptions o = resume_opts(VPT_STRATEGY_LOCAL);
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     /* first session: a budget of 5, as if stopped by a job's time limit */
     o.max_evals = 5;
     VptCache *c = vpt_cache_open(path, &prov, 0);
@@ -198,7 +198,7 @@ TEST_TIMEOUT(tuner_resume_after_sigkill, 60)
     snprintf(ref_path, sizeof ref_path, "%s/ref.jsonl", vpt_test_tmpdir());
     VptSearchOptions o = resume_opts(VPT_STRATEGY_GENETIC);
     o.max_evals = 200;
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     int killed_mid_run = 0;
     for (int attempt = 0; attempt < 5 && !killed_mid_run; attempt++) {
         unlink(path);

@@ -43,7 +43,7 @@ TEST(tuner_tune_run_end_to_end)
     snprintf(progress_path, sizeof progress_path, "%s/progress.txt", vpt_test_tmpdir());
     snprintf(report_path, sizeof report_path, "%s/report.txt", vpt_test_tmpdir());
     snprintf(t4_path, sizeof t4_path, "%s/t4.json", vpt_test_tmpdir());
-    VptProvenance prov = td_provenance();
+    VptTuneProvenance prov = td_provenance();
     VptCache *cache = vpt_cache_open(cache_path, &prov, VPT_CACHE_NOSYNC);
     REQUIRE(cache);
     FILE *progress = fopen(progress_path, "w"), *report = fopen(report_path, "w");
@@ -123,7 +123,7 @@ TEST(tuner_tune_run_end_to_end)
         CHECK(strcmp(inv, vpt_t4_invalidity(recs[i].status)) == 0);
         saw_failure |= strcmp(inv, "correct") != 0;
         json_t *cfg = json_object_get(e, "configuration");
-        CHECK_EQ_INT(json_object_size(cfg), 9);
+        CHECK_EQ_INT(json_object_size(cfg), 10);
         CHECK_EQ_INT(json_integer_value(json_object_get(cfg, "block")), recs[i].config.block);
         CHECK(strcmp(json_string_value(json_object_get(cfg, "regen")), vpt_regen_name(recs[i].config.regen)) == 0);
         json_t *runtimes = json_object_get(json_object_get(e, "times"), "runtimes");

@@ -21,7 +21,7 @@ struct VptCache {
     char moved_to[1100];
     unsigned flags;
     int fd;
-    VptProvenance prov;
+    VptTuneProvenance prov;
     VptEvalRecord *rec;
     size_t n, cap;
     /* open addressing: slot holds record index + 1, 0 = empty */
@@ -109,7 +109,7 @@ void vpt_cache_close(VptCache *c)
     free(c);
 }
 
-const VptProvenance *vpt_cache_provenance(const VptCache *c)
+const VptTuneProvenance *vpt_cache_provenance(const VptCache *c)
 {
     return &c->prov;
 }
@@ -173,7 +173,7 @@ int vpt_cache_append(VptCache *c, const VptEvalRecord *r)
 }
 
 /* Parses one complete line: line 1 the header, the rest eval rows. */
-static int parse_line(VptCache *c, const char *line, size_t line_no, const VptProvenance *want)
+static int parse_line(VptCache *c, const char *line, size_t line_no, const VptTuneProvenance *want)
 {
     json_error_t jerr;
     json_t *row = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
@@ -188,7 +188,7 @@ static int parse_line(VptCache *c, const char *line, size_t line_no, const VptPr
         else if (!schema || strcmp(schema, VPT_TUNE_SCHEMA) != 0)
             rc = vpt_fail("header schema is '%.64s', expected '%s'", schema ? schema : "(none)", VPT_TUNE_SCHEMA);
         else if (vpt_rows_provenance_parse(row, &c->prov)) rc = -1;
-        else if (want && vpt_provenance_match(&c->prov, want)) {
+        else if (want && vpt_tune_provenance_match(&c->prov, want)) {
             char why[512];
             snprintf(why, sizeof why, "%s", vpt_errmsg());
             rc = vpt_fail("recorded by another run (%s); rows of another GPU, commit, NVRTC version, scene or "
@@ -206,7 +206,7 @@ static int parse_line(VptCache *c, const char *line, size_t line_no, const VptPr
     return rc;
 }
 
-static int load(VptCache *c, const char *path, const VptProvenance *want)
+static int load(VptCache *c, const char *path, const VptTuneProvenance *want)
 {
     char *data = NULL;
     size_t size = 0;
@@ -310,7 +310,7 @@ static int move_aside(VptCache *c, const char *path)
     return rc;
 }
 
-VptCache *vpt_cache_open(const char *path, const VptProvenance *prov, unsigned flags)
+VptCache *vpt_cache_open(const char *path, const VptTuneProvenance *prov, unsigned flags)
 {
     int readonly = (flags & VPT_CACHE_READONLY) != 0;
     if (!prov && !readonly) {

@@ -9,7 +9,7 @@
  * fflush and fsync, before the evaluation counts as done.
  *
  * Opening an existing file:
- *   - the header must match the current provenance (vpt_provenance_match:
+ *   - the header must match the current provenance (vpt_tune_provenance_match:
  *     GPU UUID, commit, NVRTC version, scene, workload); otherwise the open
  *     fails with a message naming the field that differs. Rows of another
  *     GPU or commit are never mixed in; the caller may instead start a new
@@ -51,10 +51,10 @@ enum {
 
 /* Opens or creates the cache at path for a run of provenance prov. NULL with
  * a message on mismatch, garbage, I/O errors, or a lock held elsewhere. */
-VptCache *vpt_cache_open(const char *path, const VptProvenance *prov, unsigned flags);
+VptCache *vpt_cache_open(const char *path, const VptTuneProvenance *prov, unsigned flags);
 void vpt_cache_close(VptCache *c);
 
-const VptProvenance *vpt_cache_provenance(const VptCache *c);
+const VptTuneProvenance *vpt_cache_provenance(const VptCache *c);
 
 /* Rows in file order; pointers stay valid until the next append or close. */
 size_t vpt_cache_count(const VptCache *c);

@@ -8,25 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const status_names[VPT_STATUS_COUNT] = {
-    "ok", "compile", "launch_limits", "runtime", "invalid_output", "timeout",
-};
-
-const char *vpt_status_name(VptStatus s)
-{
-    return (int)s >= 0 && s < VPT_STATUS_COUNT ? status_names[s] : "?";
-}
-
-int vpt_status_parse(const char *name, VptStatus *out)
-{
-    for (int i = 0; i < VPT_STATUS_COUNT; i++)
-        if (strcmp(name, status_names[i]) == 0) {
-            *out = (VptStatus)i;
-            return 0;
-        }
-    return vpt_fail("unknown status '%s' (ok, compile, launch_limits, runtime, invalid_output, timeout)", name);
-}
-
 #define F(name) {#name, offsetof(VptEvalRecord, name)}
 const VptMetricField vpt_metric_fields[] = {
     F(time_ms),          F(time_ms_spread),  F(reps),         F(mrays_per_s),
@@ -62,7 +43,7 @@ void vpt_timestamp_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int vpt_provenance_match(const VptProvenance *a, const VptProvenance *b)
+int vpt_tune_provenance_match(const VptTuneProvenance *a, const VptTuneProvenance *b)
 {
     struct { const char *field, *x, *y; } s[] = {
         {"gpu.uuid", a->gpu_uuid, b->gpu_uuid},

@@ -16,23 +16,13 @@
 #define VPT_TUNER_EVAL_H
 
 #include "codegen/config.h"
+#include "harness/results.h"
 #include "tuner/space.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-    VPT_STATUS_OK,
-    VPT_STATUS_COMPILE,
-    VPT_STATUS_LAUNCH_LIMITS,
-    VPT_STATUS_RUNTIME,
-    VPT_STATUS_INVALID_OUTPUT,
-    VPT_STATUS_TIMEOUT,
-    VPT_STATUS_COUNT
-} VptStatus;
-
-const char *vpt_status_name(VptStatus s);
-int vpt_status_parse(const char *name, VptStatus *out);
+/* VptStatus and its names: harness/results.h. */
 
 #define VPT_REASON_MAX 256
 #define VPT_TIMESTAMP_MAX 32
@@ -97,13 +87,13 @@ typedef struct {
     int width, height, spp;
     uint64_t seed;
     int max_depth, rr_depth;
-} VptProvenance;
+} VptTuneProvenance;
 
 /* Compares the fields that decide whether rows may be mixed: GPU UUID,
  * commit, NVRTC version, scene and every workload field (the GPU name and
  * driver are informative only). Returns 0 when they match, else -1 with a
  * message "<field>: recorded '<a>', this run '<b>'". */
-int vpt_provenance_match(const VptProvenance *recorded, const VptProvenance *current);
+int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTuneProvenance *current);
 
 /* ---- replay ------------------------------------------------------------
  *
@@ -123,7 +113,7 @@ int vpt_provenance_match(const VptProvenance *recorded, const VptProvenance *cur
  *     cheap workload ranks configs exactly as the full one), used only until
  *     recordings carry real fidelity-0 rows; the record's reason says
  *     "derived fidelity 0".
- * Every row must share one provenance (vpt_provenance_match), configs must
+ * Every row must share one provenance (vpt_tune_provenance_match), configs must
  * parse, and a config recorded twice at one fidelity keeps its first row.
  * Asking for a config the recording lacks is an error (-1). */
 typedef struct VptReplay VptReplay;
@@ -140,7 +130,7 @@ double vpt_replay_clock(const VptReplay *r);
 void vpt_replay_reset(VptReplay *r);
 void vpt_replay_set_cheap_fraction(VptReplay *r, double fraction);
 
-const VptProvenance *vpt_replay_provenance(const VptReplay *r);
+const VptTuneProvenance *vpt_replay_provenance(const VptReplay *r);
 /* The recorded full-fidelity rows, in file order (config recorded twice: the
  * first). Pointers stay valid until destroy. */
 size_t vpt_replay_count(const VptReplay *r);

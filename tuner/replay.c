@@ -26,7 +26,7 @@ typedef struct {
 
 struct VptReplay {
     char path[512];
-    VptProvenance prov;
+    VptTuneProvenance prov;
     RowSet full, cheap;
     /* compiled[i]: config of full.rec[i] compiled since the reset; configs
      * recorded only at fidelity 0 use cheap_compiled. */
@@ -153,7 +153,7 @@ static int parse_rows(VptReplay *r, char *data, size_t size)
             json_decref(row);
             return -1;
         }
-        VptProvenance prov;
+        VptTuneProvenance prov;
         VptEvalRecord rec;
         if (vpt_rows_provenance_parse(row, &prov) || vpt_rows_record_parse(row, 0, &rec)) {
             json_decref(row);
@@ -164,7 +164,7 @@ static int parse_rows(VptReplay *r, char *data, size_t size)
         if (!have_prov) {
             r->prov = prov;
             have_prov = 1;
-        } else if (vpt_provenance_match(&r->prov, &prov)) {
+        } else if (vpt_tune_provenance_match(&r->prov, &prov)) {
             vpt_error_prefix("%s:%zu: a row of another run (never mixed)", r->path, line_no);
             return -1;
         }
@@ -252,7 +252,7 @@ void vpt_replay_set_cheap_fraction(VptReplay *r, double fraction)
     r->cheap_fraction = fraction;
 }
 
-const VptProvenance *vpt_replay_provenance(const VptReplay *r)
+const VptTuneProvenance *vpt_replay_provenance(const VptReplay *r)
 {
     return &r->prov;
 }

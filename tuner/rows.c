@@ -44,7 +44,7 @@ fail:
     return NULL;
 }
 
-json_t *vpt_rows_header_json(const VptProvenance *p)
+json_t *vpt_rows_header_json(const VptTuneProvenance *p)
 {
     json_t *o = json_object();
     if (!o || put(o, "kind", json_string("header")) || put(o, "schema", json_string(VPT_TUNE_SCHEMA)) ||
@@ -157,7 +157,7 @@ int vpt_rows_record_parse(json_t *row, int with_cost, VptEvalRecord *r)
     return 0;
 }
 
-int vpt_rows_provenance_parse(json_t *row, VptProvenance *p)
+int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p)
 {
     memset(p, 0, sizeof *p);
     json_t *gpu = json_object_get(row, "gpu");
@@ -199,7 +199,7 @@ int vpt_rows_provenance_parse(json_t *row, VptProvenance *p)
 
 uint64_t vpt_rows_config_key(const VptConfig *c)
 {
-    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1 = 43 bits */
+    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3 = 46 bits */
     uint64_t k = (uint64_t)c->regen;
     k = (k << 2) | (uint64_t)c->reorder;
     k = (k << 1) | (uint64_t)c->kernels;
@@ -209,5 +209,6 @@ uint64_t vpt_rows_config_key(const VptConfig *c)
     k = (k << 7) | (uint64_t)(c->grid & 0x7F);
     k = (k << 7) | (uint64_t)(c->threshold & 0x7F);
     k = (k << 1) | (uint64_t)c->sortkey;
+    k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
     return k;
 }

@@ -22,7 +22,7 @@
 
 /* A new JSON object (caller decrefs), or NULL on out-of-memory. */
 json_t *vpt_rows_record_json(const VptEvalRecord *r);
-json_t *vpt_rows_header_json(const VptProvenance *p);
+json_t *vpt_rows_header_json(const VptTuneProvenance *p);
 
 /* Fills *r from a cache "eval" row (with_cost: cost_s required) or a result
  * row (cost_s = compile_s + measure_s, NaN parts counting 0). -1 with a
@@ -31,7 +31,7 @@ int vpt_rows_record_parse(json_t *row, int with_cost, VptEvalRecord *r);
 
 /* Provenance from a cache header (driver at the top level) or a result row
  * (driver inside "gpu"); -1 naming the missing or malformed field. */
-int vpt_rows_provenance_parse(json_t *row, VptProvenance *p);
+int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p);
 
 /* A unique 64-bit key of a config (its fields packed), for lookups. */
 uint64_t vpt_rows_config_key(const VptConfig *c);

@@ -18,7 +18,7 @@
  * vpt_config_check (so the constraints are codegen's, not restated here):
  * grid only varies for persistent kernels, threshold for warp/block
  * regeneration, sortkey for Morton reordering, and maxrregcount x block must
- * fit the register file. The default space has 23,532 members.
+ * fit the register file. The default space has 87,291 members.
  *
  * Members are numbered 0..size-1 in the mixed-radix order of their domain
  * indices (schedule slowest, sortkey fastest); that order is stable for a
@@ -50,6 +50,7 @@ typedef enum {
     VPT_DIM_GRID,
     VPT_DIM_THRESHOLD,
     VPT_DIM_SORTKEY,
+    VPT_DIM_LOOKAHEAD,
     VPT_DIM_COUNT
 } VptDim;
 
