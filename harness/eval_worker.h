@@ -18,6 +18,10 @@
  *     (hard_timeout_s while it is on the GPU, compile_timeout_s while it
  *     waits for NVRTC): it is killed (SIGKILL), status timeout.
  *
+ * A worker that leaves after a broken context exits at once (_exit): a
+ * compile it was running in the background is lost (it is compiled again
+ * when needed).
+ *
  * In every case the child is reaped (no zombies) and vpt_eval_worker_run
  * returns 0 with that result; the next request starts a fresh worker first
  * (it re-opens the GPU, re-uploads the scene, re-renders the reference and
@@ -67,7 +71,8 @@ typedef struct {
     VptRenderSettings settings;
     /* Longest silence while the worker is on the GPU (every phase but
      * compile; each is bounded by the evaluator's own watchdog):
-     * 0 means eval.timeout_s (60 s when 0) + 30 s. */
+     * 0 means eval.timeout_s (60 s when 0) + 30 s. Opening the GPU at a
+     * start is given at least 120 s. */
     double hard_timeout_s;
     /* Longest silence while the worker waits for a compile. 0: 1800 s. */
     double compile_timeout_s;
