@@ -263,7 +263,14 @@ static int run_gpu(const Options *o)
     }
     VptEvaluatorOptions eo = vpt_evaluator_options_default();
     eo.quiet = 1;
-    VptGpuEval *g = vpt_gpu_eval_create(&eo, scene, &o->rs);
+    int no_gpu = 0;
+    VptGpuEval *g = vpt_gpu_eval_create(&eo, scene, &o->rs, &no_gpu);
+    if (!g && !no_gpu) {
+        vpt_report_error(prog);
+        vpt_space_destroy(space);
+        vpt_scene_destroy(scene);
+        return 1;
+    }
     if (!g) {
         vpt_report_error(prog);
         fprintf(stderr,

@@ -1,6 +1,7 @@
 #include "tuner/gpu_eval.h"
 
 #include "base/error.h"
+#include "harness/eval_worker.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@ struct VptGpuEval {
     VptEvaluatorOptions opt;
     const VptScene *scene;
     VptRenderSettings rs[2];   /* [fidelity] */
-    VptEvaluator *ev[2];       /* created on first use, one per fidelity */
+    VptEvalWorker *ev[2];      /* worker processes, one per fidelity, started on first use */
+    int no_gpu;
 };
 
 static double now_s(void)
@@ -21,20 +23,21 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static VptEvaluator *session(VptGpuEval *g, int fidelity)
+/* Evaluations run in a worker process (harness/eval_worker.h): a kernel that
+ * faults poisons only the worker, which is replaced, and the tune goes on. */
+static VptEvalWorker *session(VptGpuEval *g, int fidelity)
 {
     if (g->ev[fidelity]) return g->ev[fidelity];
-    VptEvaluator *e = vpt_evaluator_create(&g->opt);
-    if (!e) return NULL;
-    if (vpt_evaluator_set_scene(e, g->scene, &g->rs[fidelity])) {
-        vpt_evaluator_destroy(e);
-        return NULL;
-    }
-    g->ev[fidelity] = e;
-    return e;
+    VptWorkerSpec spec = vpt_worker_spec_default();
+    spec.eval = g->opt;
+    spec.scene = g->scene;
+    spec.settings = g->rs[fidelity];
+    g->ev[fidelity] = vpt_eval_worker_start(&spec, &g->no_gpu);
+    return g->ev[fidelity];
 }
 
-VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *scene, const VptRenderSettings *rs)
+VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *scene, const VptRenderSettings *rs,
+                                int *no_gpu)
 {
     VptGpuEval *g = vpt_calloc(1, sizeof *g);
     if (!g) return NULL;
@@ -45,6 +48,7 @@ VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *
     int spp = rs->spp > 0 ? rs->spp : scene->spp;
     g->rs[0].spp = spp / 8 > 0 ? spp / 8 : 1;
     if (!session(g, 1)) {
+        *no_gpu = g->no_gpu;
         free(g);
         return NULL;
     }
@@ -54,20 +58,21 @@ VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *
 void vpt_gpu_eval_destroy(VptGpuEval *g)
 {
     if (!g) return;
-    for (int f = 0; f < 2; f++) vpt_evaluator_destroy(g->ev[f]);
+    for (int f = 0; f < 2; f++)
+        if (g->ev[f]) vpt_eval_worker_stop(g->ev[f]);
     free(g);
 }
 
 const VptProvenance *vpt_gpu_eval_harness_provenance(const VptGpuEval *g)
 {
-    return vpt_evaluator_provenance(g->ev[1]);
+    return vpt_eval_worker_provenance(g->ev[1]);
 }
 
 void vpt_gpu_eval_provenance(const VptGpuEval *g, VptTuneProvenance *out)
 {
     memset(out, 0, sizeof *out);
-    const VptProvenance *p = vpt_evaluator_provenance(g->ev[1]);
-    const VptParams *P = vpt_evaluator_params(g->ev[1]);
+    const VptProvenance *p = vpt_eval_worker_provenance(g->ev[1]);
+    const VptParams *P = vpt_eval_worker_params(g->ev[1]);
     snprintf(out->gpu_name, sizeof out->gpu_name, "%.127s", p->gpu_name);
     snprintf(out->gpu_uuid, sizeof out->gpu_uuid, "%s", p->gpu_uuid);
     snprintf(out->driver, sizeof out->driver, "%s", p->driver_release);
@@ -115,11 +120,11 @@ void vpt_eval_record_from_result(const VptEvalResult *r, int fidelity, VptEvalRe
 int vpt_gpu_eval_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
 {
     VptGpuEval *g = ctx;
-    VptEvaluator *e = session(g, fidelity ? 1 : 0);
+    VptEvalWorker *e = session(g, fidelity ? 1 : 0);
     if (!e) return -1;
     VptEvalResult r;
     double t0 = now_s();
-    if (vpt_evaluator_run(e, c, &r)) return -1;
+    if (vpt_eval_worker_run(e, c, &r)) return -1;
     vpt_eval_record_from_result(&r, fidelity, out);
     out->cost_s = now_s() - t0;
     return 0;
@@ -129,7 +134,7 @@ int vpt_gpu_eval_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEva
 {
     enum { ROUNDS = 3 };
     VptGpuEval *g = ctx;
-    VptEvaluator *e = session(g, 1);
+    VptEvalWorker *e = session(g, 1);
     if (!e) return -1;
     double *ms = vpt_calloc(n * ROUNDS, sizeof *ms);
     VptEvalResult *last = vpt_calloc(n, sizeof *last);
@@ -141,7 +146,7 @@ int vpt_gpu_eval_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEva
     for (int round = 0; round < ROUNDS; round++)
         for (size_t i = 0; i < n; i++) {
             VptEvalResult r;
-            if (vpt_evaluator_run(e, &configs[i], &r)) {
+            if (vpt_eval_worker_run(e, &configs[i], &r)) {
                 free(ms);
                 free(last);
                 return -1;
@@ -171,6 +176,6 @@ int vpt_gpu_eval_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEva
 void vpt_gpu_eval_prefetch(void *ctx, const VptConfig *configs, size_t n, int fidelity)
 {
     VptGpuEval *g = ctx;
-    VptEvaluator *e = session(g, fidelity ? 1 : 0);
-    if (e) vpt_evaluator_prefetch(e, configs, (int)n);
+    VptEvalWorker *e = session(g, fidelity ? 1 : 0);
+    if (e) vpt_eval_worker_prefetch(e, configs, (int)n);
 }

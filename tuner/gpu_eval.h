@@ -18,7 +18,9 @@
 
 typedef struct VptGpuEval VptGpuEval;
 
-VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *scene, const VptRenderSettings *rs);
+/* *no_gpu tells a missing driver or GPU apart from other failures. */
+VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *scene, const VptRenderSettings *rs,
+                                int *no_gpu);
 void vpt_gpu_eval_destroy(VptGpuEval *g);
 
 /* The provenance a tune cache is keyed by (GPU, driver, NVRTC, commit,
