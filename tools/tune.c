@@ -66,6 +66,7 @@ static void usage(FILE *fp)
             "  --t4 FILE         also export the evaluations in Kernel Tuner's T4 format\n"
             "  --replay FILE     simulate on a recorded exhaustive run (no GPU needed)\n"
             "  --no-save         do not write results/<gpu>/best/<scene>.json\n"
+            "  --dump-space      print the (restricted) space, one config per line, and exit\n"
             "  --quiet           no progress line\n"
             "\n"
             "Exit status: 0 done, 1 error, 2 bad usage, 3 no CUDA GPU or driver.\n"
@@ -79,7 +80,7 @@ typedef struct {
     double budget_s;
     size_t budget_evals;
     uint64_t seed;
-    int fresh, top, save, quiet;
+    int fresh, top, save, quiet, dump_space;
     VptRenderSettings rs;
     const char *space[16];
     int nspace;
@@ -121,6 +122,7 @@ static int parse_args(int argc, char **argv, Options *o)
         if (!strcmp(a, "--fresh")) { o->fresh = 1; continue; }
         if (!strcmp(a, "--no-save")) { o->save = 0; continue; }
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!strcmp(a, "--dump-space")) { o->dump_space = 1; continue; }
         if (a[0] != '-') return vpt_fail("unexpected argument '%s' (see --help)", a);
         if (!v) return vpt_fail("%s needs a value", a);
         i++;
@@ -156,6 +158,7 @@ static int parse_args(int argc, char **argv, Options *o)
         }
     }
     int sources = !!o->scene + !!o->volume + !!o->replay;
+    if (o->dump_space) return 0;
     if (sources != 1) return vpt_fail("give exactly one of --scene NAME, --volume FILE or --replay FILE");
     if (o->like && !o->volume) return vpt_fail("--like applies to --volume only");
     if (!budget_given) o->budget_s = DEFAULT_BUDGET_S;
@@ -357,6 +360,20 @@ int main(int argc, char **argv)
         vpt_report_error(prog);
         fprintf(stderr, "%s: try '%s --help'\n", prog, prog);
         return 2;
+    }
+    if (o.dump_space) {
+        VptSpace *s = make_space(&o, NULL);
+        if (!s) {
+            vpt_report_error(prog);
+            return 2;
+        }
+        char buf[VPT_CONFIG_STR_MAX];
+        for (size_t i = 0; i < vpt_space_size(s); i++) {
+            vpt_config_format(vpt_space_point(s, i), buf, sizeof buf);
+            puts(buf);
+        }
+        vpt_space_destroy(s);
+        return 0;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
