@@ -15,6 +15,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import vptexp as vx  # noqa: E402
 
@@ -244,6 +245,42 @@ class RunnerTest(unittest.TestCase):
         rc, out, err = self.run_("small")
         self.assertEqual(rc, 1)
         self.assertIn("bench", err)
+
+
+@unittest.skipUnless(os.access(os.path.join(ROOT, "bin", "render"), os.X_OK), "bin/render not built")
+class CpuReferenceTest(unittest.TestCase):
+    """The CPU reference path for real: bin/render --cpu needs no GPU."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        write(os.path.join(self.root, "experiments", "cpu.spec"),
+              "name = cpu\ntitle = CPU\nscenes = bucky\nconfigs = naiveSK\n"
+              "workload = width=16 height=8 spp=2 seed=1\ncpu_reference = yes\ncpu_workload = spp=1\n"
+              "cpu_args = --threads 2\n")
+        self.out = os.path.join(self.root, "results", "g", "cpu.jsonl")
+        # the GPU part is already measured, so only the CPU part runs
+        vx.append_row(self.out, result_row("bucky", "naiveSK", width=16, height=8, spp=2))
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def test_cpu_row_and_resume(self):
+        cmd = [sys.executable, RUN, "--root", self.root, "--bin", os.path.join(ROOT, "bin"), "--gpu", "g",
+               "--commit", "abc", "cpu"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        rows = [r for r in vx.read_rows(self.out) if r.get("kind") == "cpu_reference"]
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual(r["scene"], "bucky")
+        self.assertEqual(r["commit"], "abc")
+        self.assertEqual(r["workload"]["spp"], 1)
+        self.assertGreater(r["metrics"]["mrays_per_s"], 0)
+        self.assertGreater(r["metrics"]["time_ms"], 0)
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("CPU reference at 16x8, 1 spp, seed 1 done", p.stdout)
+        self.assertEqual(len([r for r in vx.read_rows(self.out) if r.get("kind") == "cpu_reference"]), 1)
 
 
 class NcuCsvTest(unittest.TestCase):
