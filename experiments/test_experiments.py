@@ -39,10 +39,10 @@ def result_row(scene, config, status="ok", commit="abc", time="2026-01-01T00:00:
 class ConfigTest(unittest.TestCase):
     def test_thesis_names_canonical(self):
         self.assertEqual(vx.canonical("naiveSK"), "regen=none,reorder=none,kernels=single,maxrregcount=0,ppt=1,"
-                                                  "block=256,grid=0,threshold=0,sortkey=position")
+                                                  "block=256,grid=0,threshold=0,sortkey=position,lookahead=1")
         self.assertEqual(vx.canonical("streamingSK,block=128"),
                          "regen=block,reorder=compact,kernels=single,maxrregcount=0,ppt=1,block=128,grid=0,"
-                         "threshold=100,sortkey=position")
+                         "threshold=100,sortkey=position,lookahead=1")
         self.assertEqual(vx.canonical("regenerationSK"), vx.canonical("regenerationSK-thread"))
         for name in vx.SCHEDULE_NAMES:
             c = vx.parse_config(name)
@@ -154,6 +154,13 @@ class RowsTest(unittest.TestCase):
         self.assertEqual([r.get("a", r.get("b")) for r in rows], [1, 2])
         with open(self.path) as f:
             self.assertTrue(f.read().endswith("\n"))
+
+    def test_old_config_text_is_canonicalized(self):
+        # rows written before 'lookahead' existed name the same kernel
+        old = ("regen=block,reorder=compact,kernels=single,maxrregcount=0,ppt=1,block=256,grid=0,threshold=100,"
+               "sortkey=position")
+        write(self.path, json.dumps({"kind": "result", "config": old}) + "\n")
+        self.assertEqual(vx.read_rows(self.path)[0]["config"], vx.canonical("streamingSK"))
 
     def test_garbage_line_skipped(self):
         write(self.path, '{"a":1}\nnot json\n[1,2]\n{"a":2}\n')

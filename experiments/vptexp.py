@@ -32,7 +32,7 @@ REGEN = ("none", "thread", "warp", "block", "device")
 REORDER = ("none", "compact", "morton", "morton_delayed")
 KERNELS = ("single", "multi")
 SORTKEY = ("position", "termination")
-KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey")
+KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead")
 
 # The nine schedules in codegen/config.c's order: name, regen, reorder,
 # kernels, threshold (the thesis' regeneration point).
@@ -63,7 +63,7 @@ class ConfigError(ValueError):
 
 def default_config():
     return {"regen": "none", "reorder": "none", "kernels": "single", "maxrregcount": 0, "ppt": 1,
-            "block": 256, "grid": 0, "threshold": 0, "sortkey": "position"}
+            "block": 256, "grid": 0, "threshold": 0, "sortkey": "position", "lookahead": 1}
 
 
 def _strict_int(key, v, allowed):
@@ -82,6 +82,7 @@ _DOMAINS = {
     "block": (lambda v: 32 <= v <= 1024 and v % 32 == 0, "a multiple of 32 in 32..1024", "not allowed"),
     "grid": (lambda v: 0 <= v <= 64, "0..64 (blocks per SM; 0: all that fit)", "out of range"),
     "threshold": (lambda v: 0 <= v <= 100, "0..100 (percent)", "out of range"),
+    "lookahead": (lambda v: v in (1, 2, 4), "1, 2, 4", "not allowed"),
 }
 _ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY}
 
@@ -132,13 +133,27 @@ def parse_config(text):
 
 
 def format_config(c):
-    return ("regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s"
-            % (c["regen"], c["reorder"], c["kernels"], c["maxrregcount"], c["ppt"], c["block"], c["grid"],
-               c["threshold"], c["sortkey"]))
+    return ("regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,"
+            "lookahead=%d" % (c["regen"], c["reorder"], c["kernels"], c["maxrregcount"], c["ppt"], c["block"],
+                              c["grid"], c["threshold"], c["sortkey"], c["lookahead"]))
 
 
 def canonical(text):
     return format_config(parse_config(text))
+
+
+def row_config(row):
+    """The canonical form of a row's config. Rows written before a field was
+    added to the config (e.g. lookahead) carry a shorter text; parsing fills
+    the new field's default, which is what those kernels ran with. A text
+    that does not parse is returned unchanged."""
+    text = row.get("config")
+    if not isinstance(text, str):
+        return None
+    try:
+        return canonical(text)
+    except ConfigError:
+        return text
 
 
 def check_config(c):
@@ -505,7 +520,8 @@ def run_order(specs):
 
 def read_rows(path, warn=None):
     """Rows of a JSON-lines file in file order, each with '_line' and '_file'
-    added. A missing file has none. A final line without its newline (an
+    added and its 'config' in today's canonical form (row_config). A missing
+    file has none. A final line without its newline (an
     interrupted append) is skipped; so is any line that is not a JSON object,
     with a note through warn(msg)."""
     rows = []
@@ -531,6 +547,8 @@ def read_rows(path, warn=None):
             if warn:
                 warn("%s:%d: not a JSON object; skipped" % (path, i))
             continue
+        if isinstance(row.get("config"), str):
+            row["config"] = row_config(row)
         row["_line"] = i
         row["_file"] = path
         rows.append(row)
@@ -585,7 +603,7 @@ def result_key(row):
     """(scene, canonical config, workload key) of a result row, or None."""
     if row.get("kind") != "result" or "config" not in row or "scene" not in row:
         return None
-    return (row["scene"], row["config"], workload_key(row.get("workload", {})))
+    return (row["scene"], row_config(row), workload_key(row.get("workload", {})))
 
 
 def best_configs(rows, scenes=None, workload_filter=None):

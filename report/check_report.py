@@ -162,7 +162,7 @@ def main(argv):
         return 1
     rows = rows_of(resdir)
     roof_spec = vx.load_spec(os.path.join(root, "experiments", "roofline.spec"))
-    results = newest(rows, lambda r: (r["scene"], r["config"], tuple(r.get("workload", {}).get(k) for k in WK_KEYS))
+    results = newest(rows, lambda r: (r["scene"], vx.row_config(r), tuple(r.get("workload", {}).get(k) for k in WK_KEYS))
                      if r.get("kind") == "result" else None)
     roofs = newest(rows, lambda r: (r["scene"], r["rays"]) if r.get("kind") == "roofline" else None)
     lines = layout.splitlines()
