@@ -314,6 +314,7 @@ class Report:
         n_ok = sum(1 for r in self.pool.results.values() if r.get("status") == "ok")
         n_keys = len(self.pool.results)
         arch = architecture(g.get("cc", ""))
+        machine = self.machine_facts(g.get("uuid"))
         o.macro("gpuName", tex(g.get("name", "?")), "gpu_name")
         o.macro("gpuArch", tex(arch))
         o.macro("gpuDir", tex(self.gpu))
@@ -344,6 +345,8 @@ class Report:
             ("Architecture, compute capability", "%s, %s" % (tex(arch), tex(g.get("cc", "?"))),
              "%s, %s" % (hw["architecture"], hw["cc"])),
             ("Streaming multiprocessors", str(g.get("sm_count", "?")), str(hw["sm_count"])),
+            ("Memory", tex(machine.get("memory", "--")), "%d MB" % hw["memory_mb"]),
+            ("Maximum SM clock", tex(machine.get("clock", "--")), "%d MHz" % hw["clock_mhz"]),
             ("Driver", tex(g.get("driver", "?")), "--"),
             ("CUDA (driver API version)", tex(cuda_s), "--"),
             ("NVRTC", tex(p.get("nvrtc", "?")), "-- (nvcc, offline)"),
@@ -361,6 +364,32 @@ class Report:
         t += ["%s & %s & %s \\\\" % r for r in rows]
         t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
         o.write("setup.tex", "\n".join(t) + "\n")
+
+    def machine_facts(self, uuid):
+        """Memory and maximum SM clock from results/<gpu>/machine*.txt (the
+        nvidia-smi CSV that scripts/gpu_session.sh records), for the GPU
+        with this UUID; {} when there is none."""
+        out = {}
+        for f in sorted(os.listdir(self.pool.dir)):
+            if not (f.startswith("machine") and f.endswith(".txt")):
+                continue
+            with open(os.path.join(self.pool.dir, f), encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+            for i, line in enumerate(lines):
+                if "uuid" not in line or "name" not in line:
+                    continue
+                head = [h.strip() for h in line.split(",")]
+                for data in lines[i + 1:]:
+                    vals = [v.strip() for v in data.split(",")]
+                    if len(vals) != len(head) or (uuid and uuid not in vals):
+                        continue
+                    rec = dict(zip(head, vals))
+                    for k, v in rec.items():
+                        if k.startswith("memory.total"):
+                            out["memory"] = v + (" MiB" if "MiB" in k and not v.endswith("MiB") else "")
+                        elif k.startswith("clocks.max.sm"):
+                            out["clock"] = v + (" MHz" if "MHz" in k and not v.endswith("MHz") else "")
+        return out
 
     def scenes_figure(self):
         parts = ["\\begin{figure}[tbp]\\centering"]
@@ -1526,7 +1555,8 @@ class Report:
         notes = []
         for tid in sorted(self.thesis["tables"]):
             T = self.thesis["tables"][tid]
-            notes.append("\\item Table %s (%s): %s%s" % (tid, tex(T["title"]), tex(T["source"]),
+            src = T["source"] if T["source"].endswith(".") else T["source"] + "."
+            notes.append("\\item Table %s (%s): %s%s" % (tid, tex(T["title"]), tex(src),
                                                          (" " + " ".join(tex(n) for n in T["notes"]))
                                                          if T.get("notes") else ""))
         o.write("appendix_thesis.tex", "\\begin{itemize}\\small\n" + "\n".join(notes) + "\n\\end{itemize}\n")
