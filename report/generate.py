@@ -70,6 +70,10 @@ def f_pct(x):
     return "%.0f" % (100.0 * x)
 
 
+def pct_or(x, dash="--"):
+    return f_pct(x) if isinstance(x, (int, float)) else dash
+
+
 def f_ratio(x):
     return "%.1f" % x
 
@@ -1411,7 +1415,8 @@ class Report:
             if b is None:
                 paras.append("\\paragraph{%s.} No measurement at the thesis workload yet." % tex(s))
                 continue
-            sched = {n: r for n, r in self.schedule_rows(s).items() if r is not None and r.get("status") == "ok"}
+            sched = {n: r for n, r in self.schedule_rows(s).items() if r is not None and r.get("status") == "ok"
+                     and (metric(r, "mrays_per_s") or 0) > 0}
             ranked = sorted(sched.items(), key=lambda kv: -metric(kv[1], "mrays_per_s"))
             C = camel(s)
             txt = ("\\paragraph{%s.} The fastest configuration measured is %s at \\bestMrays%s{} Mrays/s "
@@ -1425,15 +1430,15 @@ class Report:
                         "against %s\\%%." % (
                             tex(n1), f_mrays(metric(r1, "mrays_per_s")),
                             metric(r1, "mrays_per_s") / metric(r2, "mrays_per_s"), tex(n2),
-                            f_mrays(metric(r2, "mrays_per_s")), f_pct(metric(r1, "occupancy_achieved")),
-                            f_pct(metric(r2, "occupancy_achieved")), f_pct(metric(r1, "simd_efficiency")),
-                            f_pct(metric(r2, "simd_efficiency"))))
+                            f_mrays(metric(r2, "mrays_per_s")), pct_or(metric(r1, "occupancy_achieved")),
+                            pct_or(metric(r2, "occupancy_achieved")), pct_or(metric(r1, "simd_efficiency")),
+                            pct_or(metric(r2, "simd_efficiency"))))
                 slow = ranked[-1]
                 txt += " The slowest is %s (%s Mrays/s)." % (tex(slow[0]), f_mrays(metric(slow[1], "mrays_per_s")))
             if s in self.thesis_best:
                 tb = self.thesis_best[s]
-                same = ranked and ranked[0][0] == vx.schedule_name(vx.canonical(
-                    self.method_to_ours(tb[1], tb[2]) or "naiveSK"))
+                theirs = self.method_to_ours(tb[1], tb[2])
+                same = bool(ranked) and theirs is not None and ranked[0][0] == vx.schedule_name(theirs)
                 txt += (" The thesis' fastest here was %s, at %g Mrays/s (table %s)%s." % (
                     tex(tb[1]), tb[0], tb[2], ", the same schedule" if same else ", a different schedule"))
             paras.append(txt)
