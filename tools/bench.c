@@ -34,6 +34,7 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: bench [--scene NAME]... [--volume FILE] (--thesis | --configs FILE | --config STR)...\n"
             "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
+            "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
             "             [--timeout SEC] [--max-reps N] [--max-time SEC] [--target-ci FRACTION]\n"
             "             [--no-gate] [--cache DIR] [--jobs N] [--quiet]\n"
             "\n"
@@ -149,6 +150,12 @@ int main(int argc, char **argv)
             uint64_t s;
             if (vpt_parse_u64(v, 0xffffffffu, "--seed", &s)) goto usage_error;
             rs.seed = (uint32_t)s;
+        } else if (!strcmp(a, "--max-depth")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 0, 1 << 20, "--max-depth", &rs.max_depth)) goto usage_error;
+        } else if (!strcmp(a, "--rr")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, -1, 1 << 20, "--rr", &rs.rr_depth)) goto usage_error;
         } else if (!strcmp(a, "-o")) {
             NEED_VALUE();
             out_path = v;
