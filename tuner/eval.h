@@ -153,8 +153,15 @@ int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTunePr
  *     (that run was bound by measuring) but not the climb: it says a
  *     streaming kernel alone compiles in 19 s where the recording shows
  *     1.2-1.5 s;
+ *   - measured directly on the recording machine (the H100 host, 16 cores,
+ *     NVRTC 13.0, vpt_nvrtc_compile of distinct kernels in threads): one
+ *     streamingSK compile alone takes 1.44 s; 16 started together in one
+ *     process end at 1.4, 2.4, 3.6, ... 19.4 s, the recorded climb, while
+ *     8 started together in 8 processes all end at 1.45 s. NVRTC serializes
+ *     most of a compile within a process; threads do not make it parallel;
  *   - the first compiles of the run, with nothing before them in the pool,
- *     took 0.27-0.30 s each: the front (VPT_REPLAY_COMPILE_FRONT_S);
+ *     took 0.27-0.30 s each, and a regenerationSK compile alone 0.22 s (16
+ *     together: 0.21-0.62 s): the front (VPT_REPLAY_COMPILE_FRONT_S);
  *   - per schedule, because a row's compile_s says more about when it ran
  *     than about the config: its place in the climb, or another run
  *     altogether for rows marked compile_cached (three regeneration

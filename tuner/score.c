@@ -181,6 +181,11 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
         vpt_score_free(out);
         return -1;
     }
+    double *to_quality = vpt_malloc((size_t)seeds * sizeof *to_quality);
+    if (!to_quality) {
+        vpt_score_free(out);
+        return -1;
+    }
     for (int s = 0; s < seeds; s++) {
         for (int axis = 0; axis < 2; axis++) {
             VptSearchOptions o = *base;
@@ -197,6 +202,7 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
             if (vpt_search_run(space, vpt_replay_evaluate, replay, NULL, &o, &r)) {
                 vpt_search_result_free(&r);
                 vpt_score_free(out);
+                free(to_quality);
                 vpt_error_prefix("score %s seed %llu", vpt_strategy_name(base->strategy),
                                  (unsigned long long)o.seed);
                 return -1;
@@ -214,12 +220,19 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
                     }
                 double b = vpt_search_best_at_seconds(&r, target_s);
                 out->reached_target += b <= target_ms;
+                to_quality[s] = INFINITY;
+                for (size_t i = 0; i < r.n_evals && !isfinite(to_quality[s]); i++)
+                    if (r.trace[i].best_ms <= target_ms) to_quality[s] = r.trace[i].seconds;
                 out->target_rel_throughput += isfinite(b) ? st->optimum / b : 0;
             }
             vpt_search_result_free(&r);
         }
     }
     vpt_replay_reset(replay);
+    qsort(to_quality, (size_t)seeds, sizeof *to_quality, cmp_double);
+    out->median_to_quality = seeds % 2 ? to_quality[seeds / 2]
+                                       : 0.5 * (to_quality[seeds / 2 - 1] + to_quality[seeds / 2]);
+    free(to_quality);
     double sum = 0;
     for (size_t k = 1; k <= K; k++) {
         out->curve_evals[k - 1] /= seeds;

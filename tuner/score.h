@@ -107,6 +107,10 @@ typedef struct {
                                 optimum's throughput */
     double target_rel_throughput; /* mean over seeds of optimum / best at
                                      target_seconds (0 for none found) */
+    double median_to_quality; /* median over seeds of the simulated seconds
+                                 until the best first has 98% of the
+                                 optimum's throughput (+inf: not within the
+                                 time-axis run) */
     double *curve_evals;     /* K: mean best-so-far after k = 1..K */
     double *curve_seconds;   /* VPT_SCORE_TIME_POINTS: at T * j / points */
     double *baseline_seconds; /* VPT_SCORE_TIME_POINTS: b at the same times */

@@ -587,7 +587,7 @@ static int eval_generation(Engine *e, Individual *list, size_t from, size_t n)
 static void run_genetic(Engine *e)
 {
     const VptSearchOptions *o = e->o;
-    size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 20);
+    size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 10);
     size_t p = want < e->n_members ? want : e->n_members;
     double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_COUNT;
     /* chance that a per-dimension mutation changes anything at all */
