@@ -243,11 +243,18 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
     out->found_optimum /= seeds;
     out->reached_target /= seeds;
     out->target_rel_throughput /= seeds;
-    sum = 0;
+    /* The time axis' baseline is itself simulated (noisy), and late in the
+     * window it comes close to the optimum, where a ratio per point divides
+     * noise by almost nothing. So the time score is a ratio of areas: the
+     * area the strategy gains over the baseline over the area between the
+     * baseline and the optimum (0 = random search, 1 = the optimum from the
+     * start, as on the evaluation axis). */
+    double gain = 0, room = 0;
     for (int j = 1; j <= VPT_SCORE_TIME_POINTS; j++) {
         out->curve_seconds[j - 1] /= seeds;
-        sum += standardized(out->baseline_seconds[j - 1], out->curve_seconds[j - 1], st->optimum);
+        gain += out->baseline_seconds[j - 1] - out->curve_seconds[j - 1];
+        room += out->baseline_seconds[j - 1] - st->optimum;
     }
-    out->score_seconds = T > 0 ? sum / VPT_SCORE_TIME_POINTS : 0;
+    out->score_seconds = T > 0 && room > 0 ? gain / room : 0;
     return 0;
 }
