@@ -79,32 +79,34 @@ def table_thesis(gpu):
 
 
 def table_roofline(gpu):
-    rs = rows(os.path.join(ROOT, "results", gpu, "thesis_schedules.jsonl"))
+    rs = rows(os.path.join(ROOT, "results", gpu, "best_vs_roofline.jsonl"))
     roof = {(r["scene"], r["rays"]): r["metrics"]["gsteps_per_s"] for r in rs if r.get("kind") == "roofline"}
-    best = {}
-    for r in rs:
-        if r.get("kind") == "result" and r["status"] == "ok":
-            g = r["metrics"]["gsteps_per_s"]
-            if g > best.get(r["scene"], (0, ""))[0]:
-                best[r["scene"]] = (g, r["schedule"])
-    tuned = {}
-    for f in glob.glob(os.path.join(ROOT, "results", gpu, "best", "*.json")):
-        b = json.load(open(f))
-        tuned[b["scene"]] = b
-    lines = ["Gsteps/s (Woodcock steps, null collisions included) against the divergence-free step loop over the "
-             "same texture, measured in the same run (`bench --roofline`): random rays, and warp-coherent bundles "
-             "(a warp's rays share direction and distances and start within one voxel). Same GPU and workload as "
-             "above.", "",
-             "| scene | roofline random | roofline coherent | best thesis schedule | tuned (`results/%s/best/`) |" % gpu,
-             "|---|---:|---:|---|---|"]
+    res = [r for r in rs if r.get("kind") == "result" and r["status"] == "ok"]
+    dflt = {r["scene"]: r for r in res if r["config"].startswith("regen=thread,reorder=none,kernels=single,maxrregcount=0,"
+                                                                   "ppt=1,block=256,grid=0,threshold=0,")}
+    tuned = {r["scene"]: r for r in res if r["scene"] not in dflt or r is not dflt[r["scene"]]}
+    w = res[0]["workload"]
+    other = sorted({(r["scene"], r["workload"]["spp"]) for r in res if r["workload"]["spp"] != w["spp"]})
+    note = "".join(" (%s: %d spp, its thesis workload)" % o for o in other)
+    lines = ["Each scene's tuned configuration (`results/%s/best/`, from `tune --scene S`) and the thesis default "
+             "(regenerationSK-thread), measured in one run together with the roofline probe of the same scene: the "
+             "divergence-free Woodcock step loop over the same texture with random rays, and with warp-coherent "
+             "bundles (a warp's rays share direction and distances and start within one voxel). %s; %dx%d, %d spp%s. "
+             "Gsteps/s counts Woodcock steps, null collisions included (on the constant-density cgg-logo and ad "
+             "nearly every step is a real collision, so Mrays/s is their measure). `results/%s/best_vs_roofline.jsonl`."
+             % (gpu, provenance(rs), w["width"], w["height"], w["spp"], note, gpu), "",
+             "| scene | roofline random | roofline coherent | thesis default Gsteps/s (Mrays/s) | tuned Gsteps/s (Mrays/s) "
+             "| tuned / random | tuned / coherent | speedup vs default | tuned config |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for sc in SCENES:
-        t = tuned.get(sc)
-        tc = ("%.1f (%.0f%% of random, %.0f%% of coherent): `%s`" %
-              (t["gsteps_per_s"], 100 * t["gsteps_per_s"] / roof[(sc, "random")],
-               100 * t["gsteps_per_s"] / roof[(sc, "coherent")], t["config"])) if t and (sc, "random") in roof else ""
-        b = best.get(sc)
-        lines.append("| %s | %.1f | %.1f | %.1f %s | %s |" % (sc, roof.get((sc, "random"), 0), roof.get((sc, "coherent"), 0),
-                                                          b[0] if b else 0, b[1] if b else "", tc))
+        if sc not in tuned or sc not in dflt:
+            continue
+        t, d = tuned[sc]["metrics"], dflt[sc]["metrics"]
+        rr, rc = roof[(sc, "random")], roof[(sc, "coherent")]
+        lines.append("| %s | %.1f | %.1f | %.1f (%.0f) | %.1f (%.0f) | %.0f%% | %.0f%% | %.2fx | `%s` |" % (
+            sc, rr, rc, d["gsteps_per_s"], d["mrays_per_s"], t["gsteps_per_s"], t["mrays_per_s"],
+            100 * t["gsteps_per_s"] / rr, 100 * t["gsteps_per_s"] / rc, d["time_ms"] / t["time_ms"],
+            tuned[sc]["config"]))
     return "\n".join(lines)
 
 
