@@ -876,9 +876,12 @@ class Report:
             return {}
         blocks = []
         corr = {}
+        empty = set()
         ncol = len(xmetrics)
         for s in SCENES:
             rows = [r for r in data[s] if metric(r, "mrays_per_s") is not None]
+            if not rows:
+                empty.add(s)
             b = ["# %s: %s\tmrays_per_s\tcolor\tschedule" % (s, "\t".join(m for m, _ in xmetrics))]
             for r in rows:
                 xs = [metric(r, m) for m, _ in xmetrics]
@@ -913,7 +916,14 @@ class Report:
                 if ncol == 2:
                     plots += ["keyentry with points %s lc rgb '#000000' title %s" % (types[k], gp_str(lab))
                               for k, (m, lab) in enumerate(xmetrics)]
+            if s in empty:
+                # no point for this scene yet: an empty panel that says so
+                # (gnuplot refuses a plot whose points are all undefined)
+                plots[:ncol] = ["1 notitle with lines lc rgb '#ffffff'"]
+                gp += "set label 99 'no data' at graph 0.5,0.5 center\n"
             gp += "plot " + ", ".join(plots) + "\n"
+            if s in empty:
+                gp += "unset label 99\n"
         gp += "unset multiplot\n"
         o.figure(name, gp)
         src = ("every ok point of the occupancy sweep (experiment \\texttt{occupancy}, %s)"

@@ -207,6 +207,31 @@ static void search_options(const Options *o, VptSearchOptions *so)
     so->interrupt = &interrupted;
 }
 
+/* The finalists against the two references the issue names, measured now in
+ * the same session: naiveSK and the thesis' default (regenerationSK, thread). */
+static void print_against_references(VptGpuEval *g, const VptTuneResult *res)
+{
+    static const char *const names[2] = {"naiveSK", "regenerationSK-thread"};
+    VptEvalRecord ref[2];
+    for (int i = 0; i < 2; i++) {
+        VptConfig c;
+        if (vpt_config_parse(names[i], &c) || vpt_gpu_eval_evaluate(g, &c, 1, &ref[i])) {
+            vpt_report_error(prog);
+            return;
+        }
+    }
+    printf("\nagainst the references (measured in this session: naiveSK %.3f ms, regenerationSK-thread %.3f ms):\n",
+           ref[0].time_ms, ref[1].time_ms);
+    printf("rank   Mrays/s    time_ms  occ theor/achieved  regs  SIMD eff  vs naiveSK  vs regenerationSK-thread\n");
+    for (size_t i = 0; i < res->n_top; i++) {
+        const VptEvalRecord *r = &res->top[i];
+        if (r->status != VPT_STATUS_OK) continue;
+        printf("%4zu %9.1f %10.4f       %4.2f / %4.2f   %4.0f    %5.1f%%     %6.2fx    %6.2fx\n", i + 1, r->mrays_per_s,
+               r->time_ms, r->occupancy_theoretical, r->occupancy_achieved, r->registers, 100 * r->simd_efficiency,
+               ref[0].time_ms / r->time_ms, ref[1].time_ms / r->time_ms);
+    }
+}
+
 static int finish(const Options *o, const VptTuneResult *res, const VptCache *cache)
 {
     if (o->t4 && cache && vpt_t4_write_cache(o->t4, cache)) return -1;
@@ -334,6 +359,7 @@ static int run_gpu(const Options *o)
         goto out;
     }
     if (interrupted) printf("interrupted: the cache keeps every evaluation; run the same command to resume\n");
+    else if (res.have_winner) print_against_references(g, &res);
     rc = 0;
     if (res.have_winner && o->save) {
         char best[1024];

@@ -1,0 +1,101 @@
+/* Codegen without a GPU: every schedule of the thesis becomes a kernel that
+ * NVRTC compiles to a CUBIN for Hopper (sm_90) and Ampere (sm_80), with the
+ * kernels the harness will look up, and register bounds that take effect. */
+#include "tests/harness/test.h"
+
+#include "base/error.h"
+#include "codegen/config.h"
+#include "codegen/kernel_source.h"
+#include "harness/nvrtc_compile.h"
+#include "harness/variant.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int compile(const VptConfig *c, int major, int minor, VptCompileResult *cr)
+{
+    VptKernelSource ks;
+    if (vpt_kernel_source_build(c, &ks)) return -1;
+    VptCompileRequest r;
+    memset(&r, 0, sizeof r);
+    r.name = ks.name;
+    r.source = ks.source;
+    r.nheaders = ks.nheaders;
+    r.headers = ks.headers;
+    r.include_names = ks.include_names;
+    r.noptions = ks.noptions;
+    r.options = ks.options;
+    r.arch_major = major;
+    r.arch_minor = minor;
+    int rc = vpt_nvrtc_compile(&r, cr);
+    /* the kernels the harness looks up are in the image */
+    for (int k = 0; rc == 0 && k < ks.nkernels; k++)
+        if (!memmem(cr->cubin, cr->cubin_size, ks.kernels[k], strlen(ks.kernels[k])))
+            rc = vpt_fail("kernel %s is missing from the CUBIN", ks.kernels[k]);
+    vpt_kernel_source_free(&ks);
+    return rc;
+}
+
+TEST_TIMEOUT(codegen_every_schedule_compiles_for_sm90_and_sm80, 600)
+{
+    VptConfig cs[16];
+    int n = vpt_config_thesis_set(cs, 16);
+    CHECK_EQ_INT(n, 9);
+    static const int archs[2][2] = {{9, 0}, {8, 0}};
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 2; a++) {
+            VptCompileResult cr;
+            int rc = compile(&cs[i], archs[a][0], archs[a][1], &cr);
+            CHECK_MSG(rc == 0, "%s for sm_%d%d: %s", vpt_config_schedule_name(&cs[i]), archs[a][0], archs[a][1],
+                      vpt_errmsg());
+            if (rc == 0) {
+                CHECK(cr.cubin_size > 4 && memcmp(cr.cubin, "\177ELF", 4) == 0);
+                int st, ld;
+                vpt_parse_spills(cr.log, &st, &ld);
+                /* the thesis' settings compile without local-memory spills for
+                 * Hopper, the target; sm_80 is only logged (the block-level
+                 * schedules spill 12 bytes there with CUDA 13.0) */
+                if (archs[a][0] == 9)
+                    CHECK_MSG(st == 0 && ld == 0, "%s sm_90 spills %d/%d bytes", vpt_config_schedule_name(&cs[i]), st,
+                              ld);
+                else if (st > 0)
+                    vpt_test_log("%s sm_80: %d bytes spill stores", vpt_config_schedule_name(&cs[i]), st);
+            }
+            vpt_compile_result_free(&cr);
+        }
+}
+
+TEST_TIMEOUT(codegen_register_bound_takes_effect, 300)
+{
+    /* __launch_bounds__ would silently override --maxrregcount: the bound
+     * must show in the ptxas report. */
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-thread,maxrregcount=40", &c) == 0);
+    VptCompileResult cr;
+    REQUIRE_MSG(compile(&c, 9, 0, &cr) == 0, "%s", vpt_errmsg());
+    CHECK_STR_CONTAINS(cr.log, "Used 40 registers");
+    vpt_compile_result_free(&cr);
+}
+
+TEST(codegen_source_carries_the_config)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("streamingSK,ppt=2,block=128,lookahead=4,maxrregcount=64", &c) == 0);
+    VptKernelSource ks;
+    REQUIRE(vpt_kernel_source_build(&c, &ks) == 0);
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_REGEN 3");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_REORDER 1");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_PPT 2");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_BLOCK 128");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_LOOKAHEAD 4");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_MAXRREG 64");
+    CHECK_EQ_INT((long long)ks.dynamic_smem, 128 * 2 * 64); /* the block's path pool */
+    int fmad = 0;
+    for (int i = 0; i < ks.noptions; i++) fmad |= !strcmp(ks.options[i], "--fmad=false");
+    CHECK(fmad);
+    vpt_kernel_source_free(&ks);
+    /* a config that breaks a rule produces no source */
+    REQUIRE(vpt_config_parse("regen=warp,reorder=compact", &c) == 0);
+    CHECK(vpt_kernel_source_build(&c, &ks) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "reorder=compact needs regen=block");
+}
