@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int upload_3d(CUarray arr, const void *host, size_t row_bytes, int ny, int nz)
@@ -34,6 +35,23 @@ static int make_texture(CUarray arr, CUtexObject *tex)
     return VPT_CU_TRY(cuTexObjectCreate, tex, &res, &td, NULL);
 }
 
+int vpt_gpu_scene_check_fits(const char *name, int nx, int ny, int nz, size_t free_bytes, size_t total_bytes)
+{
+    size_t nvox = (size_t)nx * (size_t)ny * (size_t)nz;
+    if (nx <= 0 || ny <= 0 || nz <= 0 || nvox / (size_t)nx / (size_t)ny != (size_t)nz)
+        return vpt_fail("scene '%s': grid %dx%dx%d is not a valid size", name, nx, ny, nz);
+    const size_t per_voxel = sizeof(float) + 4; /* density + RGBA8 albedo */
+    if (nvox > SIZE_MAX / per_voxel / 2)
+        return vpt_fail("scene '%s': grid %dx%dx%d is too large for any GPU", name, nx, ny, nz);
+    size_t need = nvox * per_voxel;
+    /* CUDA arrays are padded and tiled: leave a margin. */
+    if (need + need / 4 + ((size_t)64 << 20) > free_bytes)
+        return vpt_fail("scene '%s' (%dx%dx%d voxels) needs about %.0f MiB of GPU memory for its textures, "
+                        "but only %.0f MiB of %.0f MiB are free",
+                        name, nx, ny, nz, need / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
+    return 0;
+}
+
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
 {
     memset(out, 0, sizeof *out);
@@ -41,11 +59,7 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
     size_t need = nvox * (sizeof(float) + 4);
     size_t free_b = 0, total_b = 0;
     if (VPT_CU_TRY(cuMemGetInfo, &free_b, &total_b)) return -1;
-    /* CUDA arrays are padded and tiled: leave a margin. */
-    if (need + need / 4 + (64u << 20) > free_b)
-        return vpt_fail("scene '%s' (%dx%dx%d voxels) needs about %.0f MiB of GPU memory for its textures, "
-                        "but only %.0f MiB of %.0f MiB are free",
-                        s->name, s->nx, s->ny, s->nz, need / 1048576.0, free_b / 1048576.0, total_b / 1048576.0);
+    if (vpt_gpu_scene_check_fits(s->name, s->nx, s->ny, s->nz, free_b, total_b)) return -1;
     CUDA_ARRAY3D_DESCRIPTOR d;
     memset(&d, 0, sizeof d);
     d.Width = (size_t)s->nx;

@@ -20,6 +20,12 @@ typedef struct {
 } VptGpuScene;
 
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out);
+
+/* The pre-allocation check behind vpt_gpu_scene_create: whether textures for
+ * a grid of nx*ny*nz voxels fit in `free_bytes` of GPU memory (with a margin
+ * for the arrays' padding); -1 with a message naming the scene, the grid and
+ * both sizes when they do not. Pure, so it is tested without a GPU. */
+int vpt_gpu_scene_check_fits(const char *name, int nx, int ny, int nz, size_t free_bytes, size_t total_bytes);
 void vpt_gpu_scene_destroy(VptGpuScene *g);
 
 #endif

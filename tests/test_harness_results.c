@@ -314,3 +314,20 @@ TEST(harness_watchdog_deadline)
     vpt_watchdog_stop(w);
     vpt_watchdog_stop(NULL);
 }
+
+#include "harness/gpu_scene.h"
+
+TEST(harness_volume_too_large_for_gpu_memory)
+{
+    /* an H100's 80 GB, most of it free: manix fits, a 4096^3 grid (8 bytes
+     * a voxel: 512 GiB) does not, with both sizes in the message */
+    size_t total = (size_t)80 << 30, free_b = (size_t)79 << 30;
+    CHECK(vpt_gpu_scene_check_fits("manix", 128, 115, 128, free_b, total) == 0);
+    CHECK(vpt_gpu_scene_check_fits("huge", 4096, 4096, 4096, free_b, total) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "huge");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "4096x4096x4096");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "MiB of GPU memory");
+    /* nearly full memory refuses even a small scene */
+    CHECK(vpt_gpu_scene_check_fits("manix", 128, 115, 128, (size_t)32 << 20, total) == -1);
+    CHECK(vpt_gpu_scene_check_fits("bad", 0, 1, 1, free_b, total) == -1);
+}
