@@ -682,7 +682,7 @@ class Report:
                  "the fastest configuration measured, its Mrays/s, achieved occupancy and SIMD efficiency, and the "
                  "divergence-free step loop (roofline) with random and coherent rays. Fraction: the fastest "
                  "configuration's Gsteps/s over the random-ray loop's.}\\label{tab:key}",
-                 "\\begin{tabular}{@{}llrrrrrr@{}}", "\\toprule",
+                 "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.30\\textwidth}rrrrrr@{}}", "\\toprule",
                  "Scene & Fastest configuration & Mrays/s & Occ. & SIMD & \\multicolumn{2}{c}{Roofline Gsteps/s} "
                  "& Fraction \\\\",
                  " & & & \\% & \\% & random & coherent & \\\\", "\\midrule"]
