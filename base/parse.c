@@ -109,6 +109,7 @@ int vpt_parse_duration(const char *s, const char *what, double *seconds)
     else if (!strcmp(end, "m") || !strcmp(end, "min")) scale = 60;
     else if (!strcmp(end, "h")) scale = 3600;
     else return vpt_fail("%s: unknown unit in '%s' (use ms, s, m or h)", what, s);
+    if (!isfinite(v * scale)) return vpt_fail("%s: '%s' is too long a duration", what, s);
     *seconds = v * scale;
     return 0;
 }
