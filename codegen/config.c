@@ -91,6 +91,7 @@ VptConfig vpt_config_default(void)
         .grid = 0,
         .threshold = 0,
         .sortkey = VPT_SORTKEY_POSITION,
+        .lookahead = 1,
     };
     return c;
 }
@@ -99,15 +100,16 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
 {
     return a->regen == b->regen && a->reorder == b->reorder && a->kernels == b->kernels &&
            a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
-           a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey;
+           a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
+           a->lookahead == b->lookahead;
 }
 
 void vpt_config_format(const VptConfig *c, char *buf, size_t size)
 {
     snprintf(buf, size,
-             "regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s",
+             "regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d",
              vpt_regen_name(c->regen), vpt_reorder_name(c->reorder), vpt_kernels_name(c->kernels),
-             c->maxrregcount, c->ppt, c->block, c->grid, c->threshold, vpt_sortkey_name(c->sortkey));
+             c->maxrregcount, c->ppt, c->block, c->grid, c->threshold, vpt_sortkey_name(c->sortkey), c->lookahead);
 }
 
 /* ---- domains ---------------------------------------------------------- */
@@ -123,14 +125,15 @@ static int threshold_ok(int v) { return v >= 0 && v <= 100; }
 #define BLOCK_ALLOWED "a multiple of 32 in 32..1024"
 #define GRID_ALLOWED "0..64 (blocks per SM; 0: all that fit)"
 #define THRESHOLD_ALLOWED "0..100 (percent)"
+#define LOOKAHEAD_ALLOWED "1, 2, 4"
 
 /* ---- parser ----------------------------------------------------------- */
 
-enum { K_REGEN, K_REORDER, K_KERNELS, K_MAXRREG, K_PPT, K_BLOCK, K_GRID, K_THRESHOLD, K_SORTKEY, K_COUNT };
+enum { K_REGEN, K_REORDER, K_KERNELS, K_MAXRREG, K_PPT, K_BLOCK, K_GRID, K_THRESHOLD, K_SORTKEY, K_LOOKAHEAD, K_COUNT };
 static const char *const key_names[K_COUNT] = {
-    "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey",
+    "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
 };
-#define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey"
+#define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
  * default regeneration, thread level) as an extra spelling. */
@@ -235,6 +238,11 @@ static int set_field(VptConfig *c, int key, const char *v)
         if (!threshold_ok(i)) return vpt_fail("%s=%s: out of range (allowed: %s)", k, v, THRESHOLD_ALLOWED);
         c->threshold = i;
         return 0;
+    case K_LOOKAHEAD:
+        if (parse_num(k, v, LOOKAHEAD_ALLOWED, &i)) return -1;
+        if (!ppt_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, LOOKAHEAD_ALLOWED);
+        c->lookahead = i;
+        return 0;
     }
     VPT_ASSERT(0);
 }
@@ -317,6 +325,8 @@ static int check_domains(const VptConfig *c)
     if (!grid_ok(c->grid)) return vpt_fail("grid=%d: out of range (allowed: %s)", c->grid, GRID_ALLOWED);
     if (!threshold_ok(c->threshold))
         return vpt_fail("threshold=%d: out of range (allowed: %s)", c->threshold, THRESHOLD_ALLOWED);
+    if (!ppt_ok(c->lookahead))
+        return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
     return 0;
 }
 

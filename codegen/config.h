@@ -7,7 +7,7 @@
  * the thesis (regeneration threshold, persistent grid size, sort key).
  *
  * A config has exactly one canonical text form, every field in a fixed order:
- *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=0,sortkey=position
+ *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,sortkey=position,lookahead=1
  * used on the command line, as cache key and in results. The parser also
  * takes any subset in any order (the rest default as in vpt_config_default)
  * and the thesis' names ("streamingSK", "regenerationSK-warp", ...), optionally
@@ -36,6 +36,8 @@ typedef struct {
                                 is <= threshold percent: 0 only when all are done
                                 (regenerationSK), 100 whenever any is idle (streamingSK) */
     VptSortKey sortkey;      /* morton key: current position or estimated termination point */
+    int lookahead;           /* Woodcock steps whose density fetches are issued together
+                                (software pipelining, vpt_woodcock): 1, 2, 4 */
 } VptConfig;
 
 /* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
@@ -58,7 +60,7 @@ VptConfig vpt_config_default(void);
  * Domains: regen none|thread|warp|block|device; reorder
  * none|compact|morton|morton_delayed; kernels single|multi; maxrregcount 0 or
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
- * threshold 0..99; sortkey position|termination. */
+ * threshold 0..100; sortkey position|termination; lookahead 1|2|4. */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */

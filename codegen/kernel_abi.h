@@ -49,6 +49,7 @@ typedef struct {
     int fold;              /* fold the other parity's windows into sm_cycles */
     int num_sms;
     float mean_free_path;  /* 1 / (density_scale * mean density): the termination sort key */
+    float voxel_uvw[3];    /* 1 / grid size per axis: one voxel in texture space */
     /* multi-kernel schedules */
     vpt_u64 paths_in;      /* VptPath[capacity] */
     vpt_u64 paths_out;     /* VptPath[capacity] (streamingMK) */

@@ -425,6 +425,9 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, do
     L.density_tex = e->gscene.density_tex;
     L.albedo_tex = e->gscene.albedo_tex;
     L.stats = e->buffers.stats;
+    L.voxel_uvw[0] = 1.0f / (float)e->scene->nx;
+    L.voxel_uvw[1] = 1.0f / (float)e->scene->ny;
+    L.voxel_uvw[2] = 1.0f / (float)e->scene->nz;
     int coh = coherent, ns = nsteps;
     void *args[] = {&L, &coh, &ns};
     if (VPT_CU_TRY(cuEventCreate, &e0, CU_EVENT_DEFAULT) || VPT_CU_TRY(cuEventCreate, &e1, CU_EVENT_DEFAULT)) goto out;

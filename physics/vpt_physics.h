@@ -44,6 +44,7 @@ typedef unsigned long long vpt_u64;
 #define vpt_fminf(a, b) fminf(a, b)
 #define vpt_fmaxf(a, b) fmaxf(a, b)
 #define vpt_powf(a, b) powf(a, b)
+#define vpt_fmaf(a, b, c) __fmaf_rn((a), (b), (c))
 #else
 #include <math.h>
 #include <stdint.h>
@@ -57,6 +58,13 @@ typedef uint64_t vpt_u64;
 #define vpt_fminf(a, b) fminf(a, b)
 #define vpt_fmaxf(a, b) fmaxf(a, b)
 #define vpt_powf(a, b) powf(a, b)
+#define vpt_fmaf(a, b, c) fmaf((a), (b), (c))
+#endif
+
+/* Woodcock tentative steps whose texture fetches are issued together (see
+ * vpt_woodcock); any value traces the same paths. Kernels set it per config. */
+#ifndef VPT_LOOKAHEAD
+#define VPT_LOOKAHEAD 1
 #endif
 
 #define VPT_PI 3.14159265358979323846f
@@ -484,18 +492,40 @@ VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 /* Woodcock (delta) tracking from distance t to tmax along o + t d against
  * the majorant. Returns the distance of the real collision, or a value
  * >= tmax when the ray leaves the interval. Each tentative collision is one
- * step and one draw. */
+ * step and one draw.
+ *
+ * Steps are taken in texture space (uvw = ou + du t, one fused multiply-add
+ * per axis: fmaf is correctly rounded on the CPU and __fmaf_rn on the GPU, so
+ * both compute the same points). With VPT_LOOKAHEAD = L > 1 the next L
+ * tentative distances are computed from their own draws first and their L
+ * density fetches issued together, then consumed in order: the same draws,
+ * decisions and counts as L = 1, with L fetches in flight instead of one;
+ * fetches past the collision are wasted. */
 VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d,
                           float t, float tmax, vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
 {
+    const vpt_vec3 ou = vpt_world_to_uvw(P, o);
+    const vpt_vec3 du = vpt_mul(d, P->inv_extent);
     for (;;) {
-        vpt_u4 r = vpt_rng(P->seed, path, *draw);
-        *draw += 1u;
-        *steps += 1u;
-        t -= vpt_logf(1.0f - vpt_u01(r.x)) * P->inv_sigma_max;
-        if (t >= tmax) return t;
-        float dens = vpt_medium_density(M, vpt_world_to_uvw(P, vpt_madd(o, d, t)));
-        if (vpt_u01(r.y) * P->density_max < dens) return t;
+        float tt[VPT_LOOKAHEAD], uy[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+        float tc = t;
+        for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+            vpt_u4 r = vpt_rng(P->seed, path, *draw + (vpt_u32)k);
+            tc = vpt_fmaf(-vpt_logf(1.0f - vpt_u01(r.x)), P->inv_sigma_max, tc);
+            tt[k] = tc;
+            uy[k] = vpt_u01(r.y);
+        }
+        for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+            vpt_vec3 u = vpt_v3(vpt_fmaf(du.x, tt[k], ou.x), vpt_fmaf(du.y, tt[k], ou.y), vpt_fmaf(du.z, tt[k], ou.z));
+            dens[k] = tt[k] < tmax ? vpt_medium_density(M, u) : 0.0f; /* never past the exit */
+        }
+        for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+            *draw += 1u;
+            *steps += 1u;
+            if (tt[k] >= tmax) return tt[k];
+            if (uy[k] * P->density_max < dens[k]) return tt[k];
+        }
+        t = tc;
     }
 }
 

@@ -39,7 +39,7 @@ TEST(config_default_canonical)
     char buf[VPT_CONFIG_STR_MAX];
     format(&c, buf);
     CHECK(strcmp(buf, "regen=none,reorder=none,kernels=single,maxrregcount=0,ppt=1,block=256,grid=0,"
-                      "threshold=0,sortkey=position") == 0);
+                      "threshold=0,sortkey=position,lookahead=1") == 0);
     CHECK(vpt_config_check(&c) == 0);
     CHECK(strcmp(vpt_config_schedule_name(&c), "naiveSK") == 0);
 }
@@ -149,8 +149,9 @@ static VptConfig random_config(uint64_t *s)
     c.ppt = ppts[rng_next(s) % 3];
     c.block = 32 * (1 + (int)(rng_next(s) % 32));
     c.grid = (int)(rng_next(s) % 65);
-    c.threshold = (int)(rng_next(s) % 100);
+    c.threshold = (int)(rng_next(s) % 101);
     c.sortkey = (VptSortKey)(rng_next(s) % 2);
+    c.lookahead = ppts[rng_next(s) % 3];
     return c;
 }
 
@@ -173,9 +174,10 @@ TEST(config_random_round_trip)
             CHECK(vpt_config_schedule_index(&c) >= 0);
             /* and its alias + overrides spell the same config */
             char alias[VPT_CONFIG_STR_MAX * 2];
-            snprintf(alias, sizeof alias, "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s",
+            snprintf(alias, sizeof alias,
+                     "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d",
                      vpt_config_schedule_name(&c), c.maxrregcount, c.ppt, c.block, c.grid, c.threshold,
-                     vpt_sortkey_name(c.sortkey));
+                     vpt_sortkey_name(c.sortkey), c.lookahead);
             VptConfig a = parse_ok(alias);
             CHECK(vpt_config_equal(&a, &c));
         }
@@ -383,4 +385,17 @@ TEST(config_valid_schedules_are_the_nine)
     CHECK(strcmp(s[5].name, "streamingSK") == 0);
     CHECK(vpt_config_is_persistent(&(VptConfig){.regen = VPT_REGEN_WARP}));
     CHECK(!vpt_config_is_persistent(&(VptConfig){.regen = VPT_REGEN_DEVICE}));
+}
+
+TEST(config_lookahead_field)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-thread,lookahead=4", &c) == 0);
+    CHECK_EQ_INT(c.lookahead, 4);
+    char buf[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK_STR_CONTAINS(buf, ",lookahead=4");
+    CHECK(vpt_config_parse("naiveSK,lookahead=3", &c) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "lookahead");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "1, 2, 4");
 }

@@ -43,6 +43,8 @@ static const char *const variants[] = {
     "streamingSK,threshold=50", "streamingMK", "streamingMK,ppt=4", "streamingSK-morton",
     "streamingSK-morton,sortkey=termination,ppt=2", "sortingSK", "sortingSK,ppt=4,block=128",
     "regenerationSK-warp,maxrregcount=64", "naiveSK,maxrregcount=40,block=1024",
+    "regenerationSK-thread,lookahead=2", "regenerationSK-thread,lookahead=4,ppt=2", "streamingSK,lookahead=4",
+    "sortingSK,lookahead=2", "naiveMK,lookahead=4", "streamingMK,lookahead=2",
 };
 
 TEST_TIMEOUT(gpu_every_schedule_every_scene_passes_the_gate, 900)

@@ -1,0 +1,106 @@
+/* Strategy quality on a real recorded space: every strategy must beat random
+ * search on an exhaustive GPU run replayed from
+ * tests/fixtures/tuner/<scene>_exhaustive.jsonl (see the README there),
+ * scored after Willemsen et al. (tuner/score.h) over 20 seeds. Skips until
+ * such a recording is committed. */
+#include "tests/harness/test.h"
+
+#include "base/error.h"
+#include "tuner/score.h"
+
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXTURE_GLOB "tests/fixtures/tuner/*_exhaustive.jsonl"
+#define NO_FIXTURE "no recorded exhaustive run in tests/fixtures/tuner"
+#define SEEDS 20
+
+typedef struct {
+    VptReplay *replay;
+    VptSpace *space;
+    VptSpaceStats stats;
+} Fixture;
+
+static int open_fixture(const char *path, Fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    f->replay = vpt_replay_open(path);
+    if (!f->replay) return -1;
+    size_t rejected = 0;
+    f->space = vpt_replay_space(f->replay, &rejected);
+    if (!f->space) return -1;
+    if (rejected) vpt_test_log("%s: %zu recorded configs fail vpt_config_check, left out", path, rejected);
+    return vpt_space_stats(f->space, f->replay, &f->stats);
+}
+
+static void close_fixture(Fixture *f)
+{
+    vpt_space_stats_free(&f->stats);
+    vpt_space_destroy(f->space);
+    vpt_replay_destroy(f->replay);
+}
+
+/* Runs body on every fixture; skips when there is none. */
+#define FOR_EACH_FIXTURE(fx, path)                                                       \
+    glob_t g_;                                                                           \
+    if (glob(FIXTURE_GLOB, 0, NULL, &g_) != 0 || g_.gl_pathc == 0) SKIP(NO_FIXTURE);      \
+    for (size_t gi_ = 0; gi_ < g_.gl_pathc; gi_++)                                       \
+        for (const char *path = g_.gl_pathv[gi_]; path; path = NULL)                     \
+            for (Fixture fx, *once_ = &fx; once_; close_fixture(&fx), once_ = NULL)      \
+                if (open_fixture(path, &fx) != 0) {                                      \
+                    vpt_test_fail_at(__FILE__, __LINE__, "%s: %s", path, vpt_errmsg());  \
+                } else
+
+TEST_TIMEOUT(tuner_fixture_exhaustive_finds_the_recorded_optimum, 300)
+{
+    FOR_EACH_FIXTURE(fx, path)
+    {
+        VptSearchOptions o;
+        vpt_search_options_init(&o);
+        o.strategy = VPT_STRATEGY_EXHAUSTIVE;
+        VptSearchResult r;
+        REQUIRE_MSG(vpt_search_run(fx.space, vpt_replay_evaluate, fx.replay, NULL, &o, &r) == 0, "%s", vpt_errmsg());
+        CHECK_EQ_INT(r.n_evals, vpt_space_size(fx.space));
+        CHECK(r.stop == VPT_STOP_DONE);
+        CHECK(r.found && r.best.time_ms == fx.stats.optimum);
+        vpt_test_log("%s: %zu configs, %zu ok, optimum %.4f ms (%s), median %.4f ms, mean cost %.2f s", path,
+                     fx.stats.n, fx.stats.n_ok, fx.stats.optimum, vpt_config_schedule_name(&r.best.config),
+                     fx.stats.median, fx.stats.mean_cost_s);
+        vpt_search_result_free(&r);
+    }
+    globfree(&g_);
+}
+
+TEST_TIMEOUT(tuner_fixture_strategies_beat_random_search, 600)
+{
+    FOR_EACH_FIXTURE(fx, path)
+    {
+        size_t K = vpt_score_cutoff_budget(&fx.stats, 0.95);
+        vpt_test_log("%s: budget %zu evaluations (random search 95%% of the way from median to optimum)", path, K);
+        for (int k = VPT_STRATEGY_RANDOM; k < VPT_STRATEGY_COUNT; k++) {
+            VptSearchOptions o;
+            vpt_search_options_init(&o);
+            o.strategy = (VptStrategy)k;
+            VptScore sc;
+            REQUIRE_MSG(vpt_score_strategy(fx.space, fx.replay, &fx.stats, &o, SEEDS, K, &sc) == 0, "%s",
+                        vpt_errmsg());
+            vpt_test_log("  %-10s score(evals) %+.3f score(time) %+.3f mean best %.4f ms (random %.4f, optimum %.4f), "
+                         "optimum found by %.0f%% of seeds",
+                         vpt_strategy_name(k), sc.score_evals, sc.score_seconds, sc.mean_best_ms, sc.random_best_ms,
+                         sc.optimum_ms, 100 * sc.found_optimum);
+            if (k == VPT_STRATEGY_HALVING) {
+                /* its cheap screenings count as evaluations: compared on time */
+                CHECK_MSG(sc.score_seconds > 0, "%s: halving does not beat random search on time (%+.3f)", path,
+                          sc.score_seconds);
+            } else if (k != VPT_STRATEGY_RANDOM) {
+                CHECK_MSG(sc.score_evals > 0 && sc.score_seconds > 0,
+                          "%s: %s does not beat random search (score %+.3f by evaluations, %+.3f by time)", path,
+                          vpt_strategy_name(k), sc.score_evals, sc.score_seconds);
+            }
+            vpt_score_free(&sc);
+        }
+    }
+    globfree(&g_);
+}

@@ -1,0 +1,368 @@
+/* Strategy mechanics on the test double: budgets, validity of what comes
+ * back, determinism, stopping. Not strategy quality (see
+ * test_tuner_fixture.c). */
+#include "tests/harness/test.h"
+#include "tests/test_tuner_double.h"
+
+#include "base/error.h"
+#include "tuner/search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static VptSearchOptions opts(VptStrategy s, uint64_t seed, size_t max_evals, double max_seconds)
+{
+    VptSearchOptions o;
+    vpt_search_options_init(&o);
+    o.strategy = s;
+    o.seed = seed;
+    o.max_evals = max_evals;
+    o.max_seconds = max_seconds;
+    return o;
+}
+
+/* What every result must satisfy, whatever the strategy. */
+static void check_result(const VptSpace *s, const VptSearchResult *r)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < r->n_evals; i++) {
+        const VptEvalRecord *e = &r->evals[i];
+        CHECK(vpt_space_index_of(s, &e->config) >= 0);
+        CHECK(vpt_config_check(&e->config) == 0);
+        CHECK(e->fidelity == 0 || e->fidelity == 1);
+        for (size_t j = 0; j < i; j++) /* nothing counted twice */
+            CHECK(!(vpt_config_equal(&r->evals[j].config, &e->config) && r->evals[j].fidelity == e->fidelity));
+        if (e->fidelity == 1 && vpt_eval_objective(e) < best) best = vpt_eval_objective(e);
+        CHECK(r->trace[i].evals == i + 1);
+        CHECK(r->trace[i].best_ms == best);
+        CHECK(i == 0 || r->trace[i].seconds >= r->trace[i - 1].seconds);
+    }
+    CHECK_EQ_INT(r->found, isfinite(best));
+    if (r->found) {
+        CHECK(r->best.status == VPT_STATUS_OK);
+        CHECK(r->best.fidelity == 1);
+        CHECK(r->best.time_ms == best);
+    }
+}
+
+TEST(tuner_search_respects_evaluation_budget)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++)
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            TdCtx ctx = {0};
+            VptSearchOptions o = opts((VptStrategy)k, seed, 25, 0);
+            VptSearchResult r;
+            REQUIRE_MSG(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &r) == 0, "%s", vpt_errmsg());
+            CHECK_MSG(r.n_evals == 25, "%s seed %d: %zu evals", vpt_strategy_name(k), (int)seed, r.n_evals);
+            CHECK(r.stop == VPT_STOP_BUDGET);
+            CHECK_EQ_INT(ctx.calls, 25);
+            CHECK_EQ_INT(r.evaluated, 25);
+            check_result(s, &r);
+            if (k != VPT_STRATEGY_HALVING) CHECK(r.found); /* 25 full evaluations find an ok config */
+            vpt_search_result_free(&r);
+        }
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_search_respects_time_budget)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            TdCtx ctx = {0};
+            VptSearchOptions o = opts((VptStrategy)k, seed, 0, 30.0);
+            VptSearchResult r;
+            REQUIRE(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &r) == 0);
+            CHECK(r.stop == VPT_STOP_BUDGET);
+            REQUIRE(r.n_evals >= 2);
+            /* an evaluation starts only while under budget: the last one may overrun */
+            CHECK(r.trace[r.n_evals - 2].seconds < 30.0);
+            CHECK(r.seconds >= 30.0);
+            CHECK(r.seconds == r.trace[r.n_evals - 1].seconds);
+            check_result(s, &r);
+            vpt_search_result_free(&r);
+        }
+    vpt_space_destroy(s);
+}
+
+/* A small space: streamingSK at ppt 1 and block 128/256, sortkey off. */
+static VptSpace *small_space(void)
+{
+    VptSpace *s = vpt_space_create();
+    if (!s || vpt_space_restrict(s, "schedule", "streamingSK,regenerationSK-warp") ||
+        vpt_space_restrict(s, "ppt", "1") || vpt_space_restrict(s, "block", "128,256") ||
+        vpt_space_restrict(s, "grid", "0,2") || vpt_space_restrict(s, "lookahead", "1")) {
+        vpt_space_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+TEST(tuner_search_unbounded_runs_cover_the_space_once)
+{
+    VptSpace *s = small_space();
+    REQUIRE(s);
+    size_t n = vpt_space_size(s);
+    REQUIRE(n > 50 && n < 1000);
+    /* the optimum, computed independently */
+    double opt = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        VptEvalRecord r;
+        vpt_eval_record_init(&r, vpt_space_point(s, i), 1);
+        td_fill(vpt_space_point(s, i), 1, &r);
+        if (vpt_eval_objective(&r) < opt) opt = vpt_eval_objective(&r);
+    }
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++) {
+        TdCtx ctx = {0};
+        VptSearchOptions o = opts((VptStrategy)k, 3, 0, 0);
+        o.stall_limit = 5000;
+        VptSearchResult r;
+        REQUIRE(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &r) == 0);
+        check_result(s, &r);
+        if (k == VPT_STRATEGY_EXHAUSTIVE || k == VPT_STRATEGY_RANDOM || k == VPT_STRATEGY_LOCAL) {
+            CHECK_MSG(r.stop == VPT_STOP_DONE, "%s: %s", vpt_strategy_name(k), vpt_stop_reason_name(r.stop));
+            CHECK_EQ_INT(r.n_evals, n); /* all of it (local search restarts until none is left) */
+            CHECK(r.best.time_ms == opt);
+        } else if (k == VPT_STRATEGY_HALVING) {
+            CHECK(r.stop == VPT_STOP_DONE);
+            size_t f0 = 0;
+            for (size_t i = 0; i < r.n_evals; i++) f0 += r.evals[i].fidelity == 0;
+            CHECK_EQ_INT(f0, n); /* every member screened once */
+            CHECK(r.best.time_ms == opt); /* the test double's cheap times rank exactly */
+        } else {
+            CHECK(r.stop == VPT_STOP_DONE || r.stop == VPT_STOP_STALLED);
+        }
+        CHECK_EQ_INT(ctx.calls, r.n_evals);
+        if (k == VPT_STRATEGY_EXHAUSTIVE)
+            for (size_t i = 0; i < n; i++) CHECK(vpt_config_equal(&r.evals[i].config, vpt_space_point(s, i)));
+        vpt_search_result_free(&r);
+    }
+    vpt_space_destroy(s);
+}
+
+static int same_trajectory(const VptSearchResult *a, const VptSearchResult *b)
+{
+    if (a->n_evals != b->n_evals) return 0;
+    for (size_t i = 0; i < a->n_evals; i++)
+        if (!vpt_config_equal(&a->evals[i].config, &b->evals[i].config) || a->evals[i].fidelity != b->evals[i].fidelity)
+            return 0;
+    return 1;
+}
+
+TEST(tuner_search_is_deterministic_in_the_seed)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    for (int k = VPT_STRATEGY_RANDOM; k < VPT_STRATEGY_COUNT; k++) {
+        VptSearchResult a, b, c;
+        TdCtx ctx = {0};
+        VptSearchOptions o = opts((VptStrategy)k, 11, 40, 0);
+        REQUIRE(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &a) == 0);
+        REQUIRE(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &b) == 0);
+        o.seed = 12;
+        REQUIRE(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &c) == 0);
+        CHECK_MSG(same_trajectory(&a, &b), "%s: same seed, different paths", vpt_strategy_name(k));
+        CHECK_MSG(!same_trajectory(&a, &c), "%s: different seeds, same path", vpt_strategy_name(k));
+        vpt_search_result_free(&a);
+        vpt_search_result_free(&b);
+        vpt_search_result_free(&c);
+    }
+    vpt_space_destroy(s);
+}
+
+static volatile sig_atomic_t g_interrupt;
+
+static void interrupt_after_5(void *user, const VptSearchProgress *p)
+{
+    (void)user;
+    if (p->evals == 5) g_interrupt = 1;
+}
+
+TEST(tuner_search_interrupt_and_errors_stop_cleanly)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptSearchOptions o = opts(VPT_STRATEGY_LOCAL, 1, 100, 0);
+    o.interrupt = &g_interrupt;
+    o.progress = interrupt_after_5;
+    VptSearchResult r;
+    CHECK(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &r) == 0);
+    CHECK(r.stop == VPT_STOP_INTERRUPTED);
+    CHECK_EQ_INT(r.n_evals, 5);
+    vpt_search_result_free(&r);
+
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++) {
+        TdCtx failing = {.fail_after = 3};
+        VptSearchOptions f = opts((VptStrategy)k, 1, 100, 0);
+        CHECK(vpt_search_run(s, td_evaluate, &failing, NULL, &f, &r) == -1);
+        CHECK(r.stop == VPT_STOP_ERROR);
+        CHECK_STR_CONTAINS(vpt_errmsg(), "GPU lost");
+        CHECK_EQ_INT(r.n_evals, 3); /* what was found before the failure is kept */
+        check_result(s, &r);
+        vpt_search_result_free(&r);
+    }
+    vpt_space_destroy(s);
+}
+
+/* An evaluator that claims ok without a time, and one with a bad cost. */
+static int sloppy_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    (void)ctx;
+    (void)c;
+    (void)fidelity;
+    out->status = VPT_STATUS_OK;
+    out->cost_s = NAN;
+    return 0;
+}
+
+TEST(tuner_search_never_ranks_a_config_without_a_time)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptSearchOptions o = opts(VPT_STRATEGY_RANDOM, 1, 10, 0);
+    VptSearchResult r;
+    REQUIRE(vpt_search_run(s, sloppy_evaluate, NULL, NULL, &o, &r) == 0);
+    CHECK_EQ_INT(r.n_evals, 10);
+    CHECK(!r.found);
+    for (size_t i = 0; i < r.n_evals; i++) {
+        CHECK(r.evals[i].status == VPT_STATUS_RUNTIME);
+        CHECK_STR_CONTAINS(r.evals[i].reason, "without a time");
+        CHECK(r.evals[i].cost_s == 0);
+        CHECK(r.evals[i].time[0] != '\0'); /* stamped */
+    }
+    CHECK(isinf(vpt_search_best_at_evals(&r, 10)));
+    vpt_search_result_free(&r);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_search_halving_promotes_the_best_fraction)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptSearchOptions o = opts(VPT_STRATEGY_HALVING, 5, 4 * 36, 0);
+    VptSearchResult r;
+    REQUIRE(vpt_search_run(s, td_evaluate, &ctx, NULL, &o, &r) == 0);
+    check_result(s, &r);
+    /* brackets: 27 at fidelity 0, then the best ceil(27/3) = 9 ok ones at fidelity 1 */
+    size_t i = 0;
+    int brackets = 0;
+    while (i < r.n_evals) {
+        size_t start = i;
+        while (i < r.n_evals && r.evals[i].fidelity == 0) i++;
+        size_t n0 = i - start;
+        CHECK_EQ_INT(n0, 27);
+        double obj[27];
+        for (size_t j = 0; j < n0; j++) obj[j] = vpt_eval_objective(&r.evals[start + j]);
+        while (i < r.n_evals && r.evals[i].fidelity == 1) {
+            /* promoted: screened in this bracket, and among its 9 best */
+            long at = -1;
+            for (size_t j = 0; j < n0; j++)
+                if (vpt_config_equal(&r.evals[start + j].config, &r.evals[i].config)) at = (long)j;
+            REQUIRE(at >= 0);
+            int better = 0;
+            for (size_t j = 0; j < n0; j++) better += obj[j] < obj[at];
+            CHECK(better < 9);
+            CHECK(isfinite(obj[at]));
+            i++;
+        }
+        brackets++;
+    }
+    CHECK_EQ_INT(brackets, 4);
+    /* the curve helpers */
+    CHECK(vpt_search_best_at_evals(&r, r.n_evals) == r.best.time_ms);
+    CHECK(vpt_search_best_at_evals(&r, 1000000) == r.best.time_ms);
+    CHECK(isinf(vpt_search_best_at_evals(&r, 27))); /* no full-fidelity result before the first promotion */
+    CHECK(isinf(vpt_search_best_at_seconds(&r, 0.0)));
+    CHECK(vpt_search_best_at_seconds(&r, r.seconds) == r.best.time_ms);
+    vpt_search_result_free(&r);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_search_names)
+{
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++) {
+        VptStrategy back;
+        CHECK(vpt_strategy_parse(vpt_strategy_name((VptStrategy)k), &back) == 0 && (int)back == k);
+    }
+    VptStrategy x;
+    CHECK(vpt_strategy_parse("bayes", &x) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "annealing");
+    for (int st = 0; st < VPT_STATUS_COUNT; st++) {
+        VptStatus back;
+        CHECK(vpt_status_parse(vpt_status_name((VptStatus)st), &back) == 0 && (int)back == st);
+    }
+}
+
+typedef struct {
+    VptConfig cfg[2048];
+    int fidelity[2048];
+    size_t n;
+} Hints;
+
+static void record_hints(void *user, const VptConfig *c, size_t n, int fidelity)
+{
+    Hints *h = user;
+    for (size_t i = 0; i < n && h->n < 2048; i++) {
+        h->cfg[h->n] = c[i];
+        h->fidelity[h->n++] = fidelity;
+    }
+}
+
+typedef struct {
+    TdCtx td;
+    const Hints *hints;
+    size_t unhinted;
+} HintCheck;
+
+/* The test double, counting the evaluations that were not announced first. */
+static int checking_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    HintCheck *hc = ctx;
+    int found = 0;
+    for (size_t i = 0; i < hc->hints->n && !found; i++)
+        found = hc->hints->fidelity[i] == fidelity && vpt_config_equal(&hc->hints->cfg[i], c);
+    hc->unhinted += !found;
+    return td_evaluate(&hc->td, c, fidelity, out);
+}
+
+TEST(tuner_search_prefetch_hints_never_change_the_search)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    static Hints hints;
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++) {
+        VptSearchOptions o = opts((VptStrategy)k, 21, 70, 0);
+        o.ga_population = 10;
+        VptSearchResult plain, hinted;
+        TdCtx td = {0};
+        REQUIRE(vpt_search_run(s, td_evaluate, &td, NULL, &o, &plain) == 0);
+        memset(&hints, 0, sizeof hints);
+        HintCheck hc = {.hints = &hints};
+        o.prefetch = record_hints;
+        o.prefetch_user = &hints;
+        REQUIRE(vpt_search_run(s, checking_evaluate, &hc, NULL, &o, &hinted) == 0);
+        CHECK_MSG(same_trajectory(&plain, &hinted), "%s: hints changed the search", vpt_strategy_name(k));
+        switch (k) {
+        case VPT_STRATEGY_ANNEALING:
+            CHECK_EQ_INT(hints.n, 0);
+            break;
+        case VPT_STRATEGY_LOCAL:
+            CHECK(hints.n > 0);
+            CHECK_MSG(hc.unhinted * 2 < hinted.n_evals, "local: %zu of %zu evaluations unannounced", hc.unhinted,
+                      hinted.n_evals);
+            break;
+        default:
+            CHECK_MSG(hc.unhinted == 0, "%s: %zu evaluations unannounced", vpt_strategy_name(k), hc.unhinted);
+            CHECK_MSG(hints.n <= 70, "%s: %zu announced for a budget of 70", vpt_strategy_name(k), hints.n);
+        }
+        vpt_search_result_free(&plain);
+        vpt_search_result_free(&hinted);
+    }
+    vpt_space_destroy(s);
+}

@@ -1,0 +1,259 @@
+#include "tests/harness/test.h"
+
+#include "base/error.h"
+#include "tuner/space.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The default space, stated independently of tuner/space.c: the product of
+ * the issue's domains, filtered by codegen's rules. */
+static const int D_MR[] = {0, 32, 40, 48, 64, 80, 96, 128, 168, 255};
+static const int D_PPT[] = {1, 2, 4};
+static const int D_BLOCK[] = {32, 64, 128, 256, 512, 1024};
+static const int D_GRID[] = {0, 1, 2, 4, 8};
+static const int D_THR[] = {0, 25, 50, 75, 100};
+static const int D_LA[] = {1, 2, 4};
+
+static size_t brute_count(int (*keep)(const VptConfig *))
+{
+    size_t n = 0;
+    for (int r = 0; r < 5; r++)
+        for (int o = 0; o < 4; o++)
+            for (int k = 0; k < 2; k++)
+                for (int a = 0; a < 10; a++)
+                    for (int b = 0; b < 3; b++)
+                        for (int c = 0; c < 6; c++)
+                            for (int d = 0; d < 5; d++)
+                                for (int e = 0; e < 5; e++)
+                                    for (int f = 0; f < 2; f++)
+                                        for (int g = 0; g < 3; g++) {
+                                            VptConfig x = {(VptRegen)r,     (VptReorder)o, (VptKernels)k,
+                                                           D_MR[a],         D_PPT[b],      D_BLOCK[c],
+                                                           D_GRID[d],       D_THR[e],      (VptSortKey)f,
+                                                           D_LA[g]};
+                                            if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
+                                        }
+    return n;
+}
+
+TEST(tuner_space_default_members)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    size_t n = vpt_space_size(s);
+    CHECK_EQ_INT(n, brute_count(NULL));
+    CHECK_EQ_INT(n, 87291); /* the number the header states */
+    for (size_t i = 0; i < n; i++) {
+        const VptConfig *c = vpt_space_point(s, i);
+        CHECK(vpt_config_check(c) == 0);
+        CHECK_EQ_INT(vpt_space_index_of(s, c), (long)i); /* also: all distinct */
+    }
+    CHECK_EQ_INT(vpt_space_domain_size(s, VPT_DIM_SCHEDULE), 9);
+    CHECK_EQ_INT(vpt_space_domain_size(s, VPT_DIM_MAXRREGCOUNT), 10);
+    CHECK_EQ_INT(vpt_space_domain_value(s, VPT_DIM_BLOCK, 5), 1024);
+    VptConfig out = vpt_config_default();
+    out.block = 96; /* a valid config outside the domains */
+    CHECK_EQ_INT(vpt_space_index_of(s, &out), -1);
+    char buf[4096];
+    vpt_space_describe(s, buf, sizeof buf);
+    CHECK_STR_CONTAINS(buf, "maxrregcount  0,32,40,48,64,80,96,128,168,255");
+    CHECK_STR_CONTAINS(buf, "87291 valid configs");
+    vpt_space_destroy(s);
+}
+
+/* Dimensions in which a and b differ, as a bit mask over VptDim. */
+static unsigned diff_mask(const VptConfig *a, const VptConfig *b)
+{
+    unsigned m = 0;
+    if (vpt_config_schedule_index(a) != vpt_config_schedule_index(b)) m |= 1u << VPT_DIM_SCHEDULE;
+    if (a->maxrregcount != b->maxrregcount) m |= 1u << VPT_DIM_MAXRREGCOUNT;
+    if (a->ppt != b->ppt) m |= 1u << VPT_DIM_PPT;
+    if (a->block != b->block) m |= 1u << VPT_DIM_BLOCK;
+    if (a->grid != b->grid) m |= 1u << VPT_DIM_GRID;
+    if (a->threshold != b->threshold) m |= 1u << VPT_DIM_THRESHOLD;
+    if (a->sortkey != b->sortkey) m |= 1u << VPT_DIM_SORTKEY;
+    return m;
+}
+
+TEST(tuner_space_neighbours_are_one_move_away)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    const unsigned repairable = (1u << VPT_DIM_MAXRREGCOUNT) | (1u << VPT_DIM_GRID) | (1u << VPT_DIM_THRESHOLD) |
+                                (1u << VPT_DIM_SORTKEY);
+    size_t total = 0;
+    for (size_t i = 0; i < vpt_space_size(s); i += 7) {
+        size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+        size_t n = vpt_space_neighbours(s, i, nb, VPT_SPACE_MAX_NEIGHBOURS);
+        CHECK(n >= 1 && n <= 21);
+        total += n;
+        const VptConfig *c = vpt_space_point(s, i);
+        for (size_t j = 0; j < n; j++) {
+            REQUIRE(nb[j] < vpt_space_size(s));
+            CHECK(nb[j] != i);
+            for (size_t k = 0; k < j; k++) CHECK(nb[k] != nb[j]);
+            const VptConfig *d = vpt_space_point(s, nb[j]);
+            unsigned m = diff_mask(c, d);
+            /* one primary move, plus only repairs that switch a dimension off */
+            unsigned primary = m & ~repairable;
+            CHECK(primary == 0 || (primary & (primary - 1)) == 0);
+            unsigned repaired = m & repairable;
+            int off_moves = 0;
+            if ((repaired & (1u << VPT_DIM_MAXRREGCOUNT)) && d->maxrregcount != 0) off_moves++;
+            if ((repaired & (1u << VPT_DIM_GRID)) && d->grid != 0) off_moves++;
+            if ((repaired & (1u << VPT_DIM_THRESHOLD)) && d->threshold != 0) off_moves++;
+            if ((repaired & (1u << VPT_DIM_SORTKEY)) && d->sortkey != VPT_SORTKEY_POSITION) off_moves++;
+            /* a repairable dimension may also be the move itself, to its adjacent value */
+            CHECK(off_moves <= (primary == 0 ? 1 : 0));
+        }
+    }
+    CHECK(total > 0);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_space_neighbours_repair_conditional_dims)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,grid=4,block=128", &c) == 0);
+    long i = vpt_space_index_of(s, &c);
+    REQUIRE(i >= 0);
+    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t n = vpt_space_neighbours(s, (size_t)i, nb, VPT_SPACE_MAX_NEIGHBOURS);
+    int saw_thread = 0, saw_naive = 0, saw_sorting = 0;
+    for (size_t j = 0; j < n; j++) {
+        const VptConfig *d = vpt_space_point(s, nb[j]);
+        const char *name = vpt_config_schedule_name(d);
+        if (strcmp(name, "regenerationSK-thread") == 0) {
+            saw_thread = 1; /* threshold switched off, grid kept (thread is persistent) */
+            CHECK_EQ_INT(d->threshold, 0);
+            CHECK_EQ_INT(d->grid, 4);
+        }
+        if (strcmp(name, "naiveSK") == 0) {
+            saw_naive = 1; /* both off */
+            CHECK_EQ_INT(d->threshold, 0);
+            CHECK_EQ_INT(d->grid, 0);
+        }
+        if (strcmp(name, "sortingSK") == 0) {
+            saw_sorting = 1; /* nothing to repair */
+            CHECK_EQ_INT(d->threshold, 50);
+            CHECK_EQ_INT(d->grid, 4);
+        }
+        CHECK_EQ_INT(d->block == 128 || d->block == 64 || d->block == 256, 1);
+    }
+    CHECK(saw_thread && saw_naive && saw_sorting);
+    /* too small an output buffer: the count is still the full one */
+    size_t few[2];
+    CHECK_EQ_INT(vpt_space_neighbours(s, (size_t)i, few, 2), n);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_space_random_mutate_crossover_stay_inside)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptRng rng;
+    vpt_rng_seed(&rng, 42);
+    size_t n = vpt_space_size(s);
+    size_t hist[9] = {0};
+    int changed = 0;
+    for (int t = 0; t < 20000; t++) {
+        size_t a = vpt_space_random(s, &rng), b = vpt_space_random(s, &rng);
+        REQUIRE(a < n && b < n);
+        hist[vpt_config_schedule_index(vpt_space_point(s, a))]++;
+        size_t m = vpt_space_mutate(s, a, 1.0 / 7, &rng);
+        REQUIRE(m < n);
+        changed += m != a;
+        size_t x = vpt_space_crossover(s, a, b, &rng);
+        REQUIRE(x < n);
+        /* the child takes every dimension from a parent, or an off value */
+        const VptConfig *ca = vpt_space_point(s, a), *cb = vpt_space_point(s, b), *cx = vpt_space_point(s, x);
+        CHECK(cx->block == ca->block || cx->block == cb->block);
+        CHECK(cx->ppt == ca->ppt || cx->ppt == cb->ppt);
+        CHECK(vpt_config_schedule_index(cx) == vpt_config_schedule_index(ca) ||
+              vpt_config_schedule_index(cx) == vpt_config_schedule_index(cb));
+    }
+    CHECK(changed > 19000); /* a mutation changes the point unless it had to fall back */
+    /* uniform over members: schedules appear in proportion to their member counts */
+    CHECK(hist[0] > 50 && hist[0] < 300);    /* naiveSK: 159 of 23532 before lookahead and threshold 100 (x3): same share */
+    CHECK(hist[8] > 5000 && hist[8] < 5800); /* sortingSK: 6360 -> ~5405 */
+    vpt_space_destroy(s);
+}
+
+static int keep_restricted(const VptConfig *c)
+{
+    return (c->block == 128 || c->block == 256) &&
+           (c->reorder == VPT_REORDER_COMPACT && c->regen == VPT_REGEN_BLOCK) && c->ppt == 1;
+}
+
+TEST(tuner_space_restrict)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    CHECK(vpt_space_restrict(s, "block", "128,256") == 0);
+    CHECK(vpt_space_restrict(s, "schedule", "streamingSK") == 0);
+    CHECK(vpt_space_restrict(s, "ppt", "1") == 0);
+    CHECK_EQ_INT(vpt_space_size(s), brute_count(keep_restricted));
+    for (size_t i = 0; i < vpt_space_size(s); i++) {
+        CHECK(keep_restricted(vpt_space_point(s, i)));
+        CHECK_EQ_INT(vpt_space_index_of(s, vpt_space_point(s, i)), (long)i);
+    }
+    CHECK_EQ_INT(vpt_space_domain_size(s, VPT_DIM_BLOCK), 2);
+    /* errors leave the space as it was */
+    size_t before = vpt_space_size(s);
+    CHECK(vpt_space_restrict(s, "colour", "red") == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "unknown space dimension 'colour'");
+    CHECK(vpt_space_restrict(s, "block", "512") == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "512 is not in the domain (128,256)");
+    CHECK(vpt_space_restrict(s, "schedule", "fastSK") == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "fastSK");
+    CHECK(vpt_space_restrict(s, "ppt", "x") == -1);
+    CHECK(vpt_space_restrict(s, "block", "") == -1);
+    CHECK_EQ_INT(vpt_space_size(s), before);
+    vpt_space_destroy(s);
+
+    s = vpt_space_create();
+    REQUIRE(s);
+    /* sortkey=termination exists only with Morton schedules */
+    CHECK(vpt_space_restrict(s, "schedule", "naiveSK,streamingSK") == 0);
+    CHECK(vpt_space_restrict(s, "sortkey", "termination") == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "leaves no valid config");
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_space_from_configs)
+{
+    const char *texts[] = {
+        "streamingSK,block=128", "streamingSK,block=256", "sortingSK,block=128,maxrregcount=40",
+        "streamingSK,block=128", /* duplicate */
+        "naiveSK,grid=3",        /* violates a rule: left out */
+        "regenerationSK-warp,threshold=33,block=96",
+    };
+    VptConfig cfgs[6];
+    for (int i = 0; i < 6; i++) REQUIRE(vpt_config_parse(texts[i], &cfgs[i]) == 0);
+    size_t rejected = 99;
+    VptSpace *s = vpt_space_create_from_configs(cfgs, 6, &rejected);
+    REQUIRE(s);
+    CHECK_EQ_INT(rejected, 1);
+    CHECK_EQ_INT(vpt_space_size(s), 4);
+    CHECK_EQ_INT(vpt_space_domain_size(s, VPT_DIM_BLOCK), 3); /* 96, 128, 256 */
+    CHECK_EQ_INT(vpt_space_domain_value(s, VPT_DIM_BLOCK, 0), 96);
+    CHECK_EQ_INT(vpt_space_domain_size(s, VPT_DIM_SCHEDULE), 3);
+    for (int i = 0; i < 6; i++)
+        if (i != 4) CHECK(vpt_space_index_of(s, &cfgs[i]) >= 0);
+    CHECK(vpt_space_index_of(s, &cfgs[4]) == -1);
+    /* moves stay among the recorded configs */
+    VptRng rng;
+    vpt_rng_seed(&rng, 1);
+    for (size_t i = 0; i < vpt_space_size(s); i++) {
+        size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+        size_t n = vpt_space_neighbours(s, i, nb, VPT_SPACE_MAX_NEIGHBOURS);
+        for (size_t j = 0; j < n; j++) CHECK(nb[j] < vpt_space_size(s));
+        CHECK(vpt_space_mutate(s, i, 0.5, &rng) < vpt_space_size(s));
+    }
+    vpt_space_destroy(s);
+    CHECK(vpt_space_create_from_configs(&cfgs[4], 1, NULL) == NULL);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "no valid config");
+}

@@ -1,0 +1,185 @@
+/* The tune driver and the T4 export, end to end on the test double. */
+#include "tests/harness/test.h"
+#include "tests/test_tuner_double.h"
+
+#include "base/error.h"
+#include "base/file.h"
+#include "tuner/cache.h"
+#include "tuner/t4.h"
+#include "tuner/tune.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int calls;
+    size_t n;
+    VptConfig seen[16];
+} Remeasure;
+
+/* Re-measures in reverse order of the search's ranking, by making the
+ * search's best slower: the driver must rank by the new times. */
+static int remeasure_reversed(void *ctx, const VptConfig *cfgs, size_t n, VptEvalRecord *out)
+{
+    Remeasure *rm = ctx;
+    rm->calls++;
+    rm->n = n;
+    for (size_t i = 0; i < n && i < 16; i++) {
+        rm->seen[i] = cfgs[i];
+        td_fill(&cfgs[i], 1, &out[i]);
+        out[i].time_ms = 10.0 - (double)i; /* the last finalist becomes the fastest */
+    }
+    return 0;
+}
+
+TEST(tuner_tune_run_end_to_end)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    char cache_path[600], progress_path[600], report_path[600], t4_path[600];
+    snprintf(cache_path, sizeof cache_path, "%s/tune.jsonl", vpt_test_tmpdir());
+    snprintf(progress_path, sizeof progress_path, "%s/progress.txt", vpt_test_tmpdir());
+    snprintf(report_path, sizeof report_path, "%s/report.txt", vpt_test_tmpdir());
+    snprintf(t4_path, sizeof t4_path, "%s/t4.json", vpt_test_tmpdir());
+    VptTuneProvenance prov = td_provenance();
+    VptCache *cache = vpt_cache_open(cache_path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE(cache);
+    FILE *progress = fopen(progress_path, "w"), *report = fopen(report_path, "w");
+    REQUIRE(progress && report);
+    TdCtx ctx = {0};
+    Remeasure rm = {0};
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = td_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.cache = cache;
+    o.search.strategy = VPT_STRATEGY_GENETIC;
+    o.search.max_evals = 60;
+    o.top_k = 5;
+    o.progress = progress;
+    o.report = report;
+    o.remeasure = remeasure_reversed;
+    o.remeasure_ctx = &rm;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    fclose(progress);
+    fclose(report);
+    CHECK_EQ_INT(r.search.n_evals, 60);
+    CHECK_EQ_INT(vpt_cache_count(cache), 60);
+    /* finalists: the search's 5 best, re-measured and re-ranked */
+    CHECK_EQ_INT(rm.calls, 1);
+    CHECK_EQ_INT(rm.n, 5);
+    CHECK(vpt_config_equal(&rm.seen[0], &r.search.best.config));
+    REQUIRE(r.have_winner);
+    CHECK(vpt_config_equal(&r.winner.config, &rm.seen[4]));
+    CHECK(r.winner.time_ms == 6.0);
+    CHECK_EQ_INT(r.n_top, 5);
+    for (size_t i = 1; i < r.n_top; i++) CHECK(r.top[i - 1].time_ms <= r.top[i].time_ms);
+
+    char *text;
+    size_t size;
+    REQUIRE(vpt_read_file(progress_path, 1 << 20, &text, &size) == 0);
+    CHECK_STR_CONTAINS(text, "[tune genetic] 60 evals (0 cached)");
+    CHECK_STR_CONTAINS(text, "stopped: budget reached");
+    CHECK_STR_CONTAINS(text, "ETA 0s");
+    free(text);
+    REQUIRE(vpt_read_file(report_path, 1 << 20, &text, &size) == 0);
+    char winner[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&r.winner.config, winner, sizeof winner);
+    CHECK_STR_CONTAINS(text, "finalists re-measured");
+    CHECK_STR_CONTAINS(text, winner);
+    CHECK_STR_CONTAINS(text, "   1     6.0000");
+    free(text);
+
+    /* T4 export of the cache: valid JSON, one result per evaluation */
+    size_t n = vpt_cache_count(cache);
+    VptEvalRecord *recs = malloc(n * sizeof *recs);
+    REQUIRE(recs);
+    for (size_t i = 0; i < n; i++) recs[i] = *vpt_cache_record(cache, i);
+    REQUIRE_MSG(vpt_t4_write(t4_path, recs, n) == 0, "%s", vpt_errmsg());
+    json_error_t jerr;
+    json_t *root = json_load_file(t4_path, 0, &jerr);
+    REQUIRE_MSG(root, "T4 export is not JSON: %s", jerr.text);
+    CHECK(strcmp(json_string_value(json_object_get(root, "schema_version")), "1.0.0") == 0);
+    json_t *results = json_object_get(root, "results");
+    REQUIRE(json_is_array(results));
+    CHECK_EQ_INT(json_array_size(results), n);
+    const char *allowed[] = {"timeout", "compile", "runtime", "correctness", "constraints", "correct"};
+    int saw_failure = 0;
+    for (size_t i = 0; i < json_array_size(results); i++) {
+        json_t *e = json_array_get(results, i);
+        /* the schema's required keys */
+        CHECK(json_is_object(json_object_get(e, "configuration")));
+        CHECK(json_is_object(json_object_get(e, "times")));
+        CHECK(json_is_number(json_object_get(e, "correctness")));
+        const char *inv = json_string_value(json_object_get(e, "invalidity"));
+        REQUIRE(inv);
+        int known = 0;
+        for (int k = 0; k < 6; k++) known |= strcmp(inv, allowed[k]) == 0;
+        CHECK(known);
+        CHECK(strcmp(inv, vpt_t4_invalidity(recs[i].status)) == 0);
+        saw_failure |= strcmp(inv, "correct") != 0;
+        json_t *cfg = json_object_get(e, "configuration");
+        CHECK_EQ_INT(json_object_size(cfg), 10);
+        CHECK_EQ_INT(json_integer_value(json_object_get(cfg, "block")), recs[i].config.block);
+        CHECK(strcmp(json_string_value(json_object_get(cfg, "regen")), vpt_regen_name(recs[i].config.regen)) == 0);
+        json_t *runtimes = json_object_get(json_object_get(e, "times"), "runtimes");
+        REQUIRE(json_is_array(runtimes));
+        if (recs[i].status == VPT_STATUS_OK) {
+            CHECK_EQ_INT(json_array_size(runtimes), 1);
+            CHECK(json_real_value(json_array_get(runtimes, 0)) == recs[i].time_ms);
+        } else {
+            CHECK_EQ_INT(json_array_size(runtimes), 0);
+        }
+        CHECK(strcmp(json_string_value(json_array_get(json_object_get(e, "objectives"), 0)), "time") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(e, "timestamp")), recs[i].time) == 0);
+    }
+    CHECK(saw_failure); /* the double fails some configs: they are exported too */
+    json_decref(root);
+    /* straight from the cache: the same document */
+    char t4_cache[600];
+    snprintf(t4_cache, sizeof t4_cache, "%s/t4-cache.json", vpt_test_tmpdir());
+    REQUIRE(vpt_t4_write_cache(t4_cache, cache) == 0);
+    char *a, *b;
+    size_t na, nb;
+    REQUIRE(vpt_read_file(t4_path, 1 << 24, &a, &na) == 0 && vpt_read_file(t4_cache, 1 << 24, &b, &nb) == 0);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    free(a);
+    free(b);
+    free(recs);
+    vpt_tune_result_free(&r);
+    vpt_cache_close(cache);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_tune_without_remeasure_ranks_the_search)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = td_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_seconds = 40;
+    VptTuneResult r;
+    REQUIRE(vpt_tune_run(&o, &r) == 0);
+    REQUIRE(r.have_winner);
+    CHECK(r.winner.time_ms == r.search.best.time_ms);
+    CHECK(vpt_config_equal(&r.winner.config, &r.search.best.config));
+    CHECK(r.n_top <= 10);
+    vpt_tune_result_free(&r);
+    /* an evaluator failure: -1 with the message, what was found kept */
+    TdCtx failing = {.fail_after = 4};
+    o.evaluate_ctx = &failing;
+    CHECK(vpt_tune_run(&o, &r) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "GPU lost");
+    CHECK_EQ_INT(r.search.n_evals, 4);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}

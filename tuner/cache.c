@@ -1,0 +1,345 @@
+/* The results cache (JSON lines, resumable). */
+#include "tuner/cache.h"
+
+#include "base/error.h"
+#include "base/file.h"
+#include "tuner/rows.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* A cache row is under 1 KB; a tune of a whole space is some 25 MB. */
+#define CACHE_MAX_BYTES ((size_t)1 << 30)
+
+struct VptCache {
+    char path[1024];
+    char moved_to[1100];
+    unsigned flags;
+    int fd;
+    VptTuneProvenance prov;
+    VptEvalRecord *rec;
+    size_t n, cap;
+    /* open addressing: slot holds record index + 1, 0 = empty */
+    size_t *slots;
+    size_t n_slots;
+    size_t dropped;
+};
+
+static uint64_t slot_key(const VptConfig *c, int fidelity)
+{
+    return (vpt_rows_config_key(c) << 1) | (uint64_t)(fidelity != 0);
+}
+
+static size_t hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static int index_insert(VptCache *c, size_t idx);
+
+static int index_grow(VptCache *c)
+{
+    size_t n = c->n_slots ? 2 * c->n_slots : 1024;
+    size_t *s = vpt_calloc(n, sizeof *s);
+    if (!s) return -1;
+    free(c->slots);
+    c->slots = s;
+    c->n_slots = n;
+    for (size_t i = 0; i < c->n; i++)
+        if (index_insert(c, i)) return -1;
+    return 0;
+}
+
+/* Indexes record idx unless its (config, fidelity) is already indexed. */
+static int index_insert(VptCache *c, size_t idx)
+{
+    uint64_t key = slot_key(&c->rec[idx].config, c->rec[idx].fidelity);
+    size_t mask = c->n_slots - 1;
+    for (size_t h = hash64(key) & mask;; h = (h + 1) & mask) {
+        if (c->slots[h] == 0) {
+            c->slots[h] = idx + 1;
+            return 0;
+        }
+        const VptEvalRecord *r = &c->rec[c->slots[h] - 1];
+        if (slot_key(&r->config, r->fidelity) == key) return 0; /* first row wins */
+    }
+}
+
+const VptEvalRecord *vpt_cache_find(const VptCache *c, const VptConfig *cfg, int fidelity)
+{
+    if (c->n_slots == 0) return NULL;
+    uint64_t key = slot_key(cfg, fidelity);
+    size_t mask = c->n_slots - 1;
+    for (size_t h = hash64(key) & mask; c->slots[h]; h = (h + 1) & mask) {
+        const VptEvalRecord *r = &c->rec[c->slots[h] - 1];
+        if (slot_key(&r->config, r->fidelity) == key) return r;
+    }
+    return NULL;
+}
+
+static int add_record(VptCache *c, const VptEvalRecord *r)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 256;
+        VptEvalRecord *p = vpt_realloc(c->rec, cap * sizeof *p);
+        if (!p) return -1;
+        c->rec = p;
+        c->cap = cap;
+    }
+    c->rec[c->n++] = *r;
+    /* keep the load factor under 1/2 */
+    if (2 * c->n > c->n_slots) return index_grow(c);
+    return index_insert(c, c->n - 1);
+}
+
+void vpt_cache_close(VptCache *c)
+{
+    if (!c) return;
+    if (c->fd >= 0) close(c->fd); /* releases the lock */
+    free(c->rec);
+    free(c->slots);
+    free(c);
+}
+
+const VptTuneProvenance *vpt_cache_provenance(const VptCache *c)
+{
+    return &c->prov;
+}
+
+size_t vpt_cache_count(const VptCache *c)
+{
+    return c->n;
+}
+
+const VptEvalRecord *vpt_cache_record(const VptCache *c, size_t i)
+{
+    VPT_ASSERT(i < c->n);
+    return &c->rec[i];
+}
+
+size_t vpt_cache_dropped_bytes(const VptCache *c)
+{
+    return c->dropped;
+}
+
+const char *vpt_cache_moved_to(const VptCache *c)
+{
+    return c->moved_to;
+}
+
+/* Writes all of buf at the end of the file (O_APPEND), then syncs. */
+static int write_all(VptCache *c, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(c->fd, buf, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return vpt_fail_errno("cache %s: write failed", c->path);
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    if (!(c->flags & VPT_CACHE_NOSYNC) && fsync(c->fd) != 0)
+        return vpt_fail_errno("cache %s: fsync failed", c->path);
+    return 0;
+}
+
+static int write_row(VptCache *c, json_t *row)
+{
+    char *line = vpt_rows_dump_line(row);
+    json_decref(row);
+    if (!line) return -1;
+    int rc = write_all(c, line, strlen(line));
+    free(line);
+    return rc;
+}
+
+int vpt_cache_append(VptCache *c, const VptEvalRecord *r)
+{
+    if (c->flags & VPT_CACHE_READONLY) return vpt_fail("cache %s: opened read-only", c->path);
+    VptEvalRecord copy = *r;
+    if (!copy.time[0]) vpt_timestamp_now(copy.time, sizeof copy.time);
+    json_t *row = vpt_rows_record_json(&copy);
+    if (!row || write_row(c, row)) return -1;
+    return add_record(c, &copy);
+}
+
+/* Parses one complete line: line 1 the header, the rest eval rows. */
+static int parse_line(VptCache *c, const char *line, size_t line_no, const VptTuneProvenance *want)
+{
+    json_error_t jerr;
+    json_t *row = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+    if (!row) return vpt_fail("not valid JSON (%s)", jerr.text);
+    const char *kind = json_string_value(json_object_get(row, "kind"));
+    int rc = 0;
+    if (!json_is_object(row) || !kind) {
+        rc = vpt_fail("not a row object with a \"kind\"");
+    } else if (line_no == 1) {
+        const char *schema = json_string_value(json_object_get(row, "schema"));
+        if (strcmp(kind, "header") != 0) rc = vpt_fail("expected the header row, got kind \"%s\"", kind);
+        else if (!schema || strcmp(schema, VPT_TUNE_SCHEMA) != 0)
+            rc = vpt_fail("header schema is '%.64s', expected '%s'", schema ? schema : "(none)", VPT_TUNE_SCHEMA);
+        else if (vpt_rows_provenance_parse(row, &c->prov)) rc = -1;
+        else if (want && vpt_tune_provenance_match(&c->prov, want)) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", vpt_errmsg());
+            rc = vpt_fail("recorded by another run (%s); rows of another GPU, commit, NVRTC version, scene or "
+                          "workload are never mixed in: use another cache file, or start a new one",
+                          why);
+        }
+    } else if (strcmp(kind, "eval") != 0) {
+        rc = vpt_fail("expected an eval row, got kind \"%s\"", kind);
+    } else {
+        VptEvalRecord r;
+        rc = vpt_rows_record_parse(row, 1, &r);
+        if (rc == 0) rc = add_record(c, &r);
+    }
+    json_decref(row);
+    return rc;
+}
+
+static int load(VptCache *c, const char *path, const VptTuneProvenance *want)
+{
+    char *data = NULL;
+    size_t size = 0;
+    if (vpt_read_file(path, CACHE_MAX_BYTES, &data, &size)) return -1;
+    int readonly = (c->flags & VPT_CACHE_READONLY) != 0;
+
+    /* complete lines end at the last newline; what follows is a crash's tail */
+    size_t complete = 0;
+    for (size_t i = size; i > 0; i--)
+        if (data[i - 1] == '\n') {
+            complete = i;
+            break;
+        }
+    size_t line_no = 0;
+    int rc = 0;
+    for (size_t p = 0; p < complete && rc == 0;) {
+        char *nl = memchr(data + p, '\n', complete - p);
+        *nl = '\0';
+        line_no++;
+        if (memchr(data + p, '\0', (size_t)(nl - (data + p))))
+            rc = vpt_fail("NUL byte in the line");
+        else
+            rc = parse_line(c, data + p, line_no, want);
+        p = (size_t)(nl - data) + 1;
+    }
+    if (rc) {
+        free(data);
+        if (line_no == 1 && strncmp(vpt_errmsg(), "recorded by another run", 23) == 0)
+            vpt_error_prefix("cache %s", path);
+        else
+            vpt_error_prefix("cache %s:%zu", path, line_no);
+        return -1;
+    }
+
+    /* The tail after the last newline. Only a write cut short by a crash
+     * leaves one, and a cut-short JSON object is never valid JSON; so a tail
+     * that is valid JSON is a whole row that only lost its newline (kept if
+     * it is a valid row, an error if not), anything else is dropped. */
+    size_t tail = size - complete;
+    int keep_tail = 0;
+    if (tail > 0 && !memchr(data + complete, '\0', tail)) {
+        json_t *probe = json_loads(data + complete, 0, NULL);
+        if (probe) {
+            json_decref(probe);
+            if (parse_line(c, data + complete, line_no + 1, want)) {
+                free(data);
+                vpt_error_prefix("cache %s:%zu", path, line_no + 1);
+                return -1;
+            }
+            keep_tail = 1;
+            line_no++;
+        }
+    }
+    vpt_error_clear();
+    free(data);
+    if (!keep_tail) c->dropped = tail;
+    if (readonly) {
+        if (line_no == 0) return vpt_fail("cache %s: no header (empty or truncated file)", path);
+        return 0;
+    }
+    if (keep_tail) {
+        if (write_all(c, "\n", 1)) return -1;
+    } else if (tail > 0) {
+        if (ftruncate(c->fd, (off_t)complete) != 0) return vpt_fail_errno("cache %s: cannot truncate", path);
+    }
+    if (line_no == 0) { /* no header survived: a new file */
+        if (ftruncate(c->fd, 0) != 0) return vpt_fail_errno("cache %s: cannot truncate", path);
+        c->prov = *want;
+        json_t *h = vpt_rows_header_json(want);
+        if (!h || write_row(c, h)) return -1;
+    }
+    return 0;
+}
+
+/* Renames an existing cache to <path>.prev<N>, holding its lock meanwhile so
+ * that a tune still writing to it is not robbed of its file. */
+static int move_aside(VptCache *c, const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0; /* nothing to move */
+        return vpt_fail_errno("cache %s: cannot open", path);
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return vpt_fail("cache %s: in use by another process", path);
+    }
+    int rc = vpt_fail("cache %s: no free name to move it aside", path);
+    for (int n = 1; n < 10000; n++) {
+        snprintf(c->moved_to, sizeof c->moved_to, "%s.prev%d", path, n);
+        if (access(c->moved_to, F_OK) == 0) continue;
+        if (rename(path, c->moved_to) != 0) {
+            rc = vpt_fail_errno("cache %s: cannot move it to %s", path, c->moved_to);
+            c->moved_to[0] = '\0';
+        } else {
+            rc = 0;
+        }
+        break;
+    }
+    close(fd);
+    return rc;
+}
+
+VptCache *vpt_cache_open(const char *path, const VptTuneProvenance *prov, unsigned flags)
+{
+    int readonly = (flags & VPT_CACHE_READONLY) != 0;
+    if (!prov && !readonly) {
+        vpt_fail("cache %s: a provenance is required to write", path);
+        return NULL;
+    }
+    if (strlen(path) >= sizeof ((VptCache *)0)->path) {
+        vpt_fail("cache path too long: %.100s...", path);
+        return NULL;
+    }
+    VptCache *c = vpt_calloc(1, sizeof *c);
+    if (!c) return NULL;
+    strcpy(c->path, path);
+    c->flags = flags;
+    c->fd = -1;
+    if (!readonly && (flags & VPT_CACHE_FRESH) && move_aside(c, path)) goto fail;
+    c->fd = open(path, readonly ? O_RDONLY : (O_RDWR | O_APPEND | O_CREAT), 0644);
+    if (c->fd < 0) {
+        vpt_fail_errno("cache %s: cannot open", path);
+        goto fail;
+    }
+    if (flock(c->fd, (readonly ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) vpt_fail("cache %s: in use by another process", path);
+        else vpt_fail_errno("cache %s: cannot lock", path);
+        goto fail;
+    }
+    if (load(c, path, prov)) goto fail;
+    return c;
+fail:
+    vpt_cache_close(c);
+    return NULL;
+}

@@ -1,0 +1,68 @@
+/* Evaluation records, statuses and provenance. */
+#include "tuner/eval.h"
+
+#include "base/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define F(name) {#name, offsetof(VptEvalRecord, name)}
+const VptMetricField vpt_metric_fields[] = {
+    F(time_ms),          F(time_ms_spread),  F(reps),         F(mrays_per_s),
+    F(gsteps_per_s),     F(mpaths_per_s),    F(rays),         F(steps),
+    F(paths),            F(registers),       F(spill_bytes),  F(shared_bytes),
+    F(occupancy_theoretical), F(occupancy_achieved), F(simd_efficiency),
+    F(compile_s),        F(measure_s),       F(image_rel_err),
+};
+#undef F
+const int vpt_metric_field_count = (int)(sizeof vpt_metric_fields / sizeof vpt_metric_fields[0]);
+
+void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity)
+{
+    memset(r, 0, sizeof *r);
+    r->config = *c;
+    r->fidelity = fidelity;
+    r->status = VPT_STATUS_OK;
+    for (int i = 0; i < vpt_metric_field_count; i++)
+        *(double *)((char *)r + vpt_metric_fields[i].offset) = NAN;
+}
+
+double vpt_eval_objective(const VptEvalRecord *r)
+{
+    if (r->status != VPT_STATUS_OK || !isfinite(r->time_ms) || r->time_ms <= 0) return INFINITY;
+    return r->time_ms;
+}
+
+void vpt_timestamp_now(char *buf, size_t size)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int vpt_tune_provenance_match(const VptTuneProvenance *a, const VptTuneProvenance *b)
+{
+    struct { const char *field, *x, *y; } s[] = {
+        {"gpu.uuid", a->gpu_uuid, b->gpu_uuid},
+        {"commit", a->commit, b->commit},
+        {"nvrtc", a->nvrtc, b->nvrtc},
+        {"scene", a->scene, b->scene},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        if (strcmp(s[i].x, s[i].y) != 0)
+            return vpt_fail("%s: recorded '%s', this run '%s'", s[i].field, s[i].x, s[i].y);
+    struct { const char *field; long long x, y; } n[] = {
+        {"workload.width", a->width, b->width},
+        {"workload.height", a->height, b->height},
+        {"workload.spp", a->spp, b->spp},
+        {"workload.seed", (long long)a->seed, (long long)b->seed},
+        {"workload.max_depth", a->max_depth, b->max_depth},
+        {"workload.rr_depth", a->rr_depth, b->rr_depth},
+    };
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
+        if (n[i].x != n[i].y) return vpt_fail("%s: recorded %lld, this run %lld", n[i].field, n[i].x, n[i].y);
+    return 0;
+}

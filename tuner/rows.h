@@ -1,0 +1,42 @@
+/* JSON forms of the tuner's records (internal to tuner/: the cache, the
+ * replay evaluator and the T4 export share them).
+ *
+ * Cache rows (schema vptune.tune/1), one JSON object per line:
+ *   {"kind":"header","schema":"vptune.tune/1",
+ *    "gpu":{"name":..,"uuid":..},"driver":..,"nvrtc":..,"commit":..,"scene":..,
+ *    "workload":{"width":..,"height":..,"spp":..,"seed":..,"max_depth":..,"rr_depth":..}}
+ *   {"kind":"eval","config":"<canonical>","schedule":"streamingSK","fidelity":1,
+ *    "status":"ok","reason":"","cost_s":1.9,"metrics":{"time_ms":..,...},"time":"ISO-8601"}
+ * The harness' result rows (vptune.result/1) carry the provenance in every
+ * row ("gpu" with "driver" inside, "nvrtc", "commit", "scene", "workload")
+ * and no cost_s: their cost is compile_s + measure_s. */
+#ifndef VPT_TUNER_ROWS_H
+#define VPT_TUNER_ROWS_H
+
+#include "tuner/eval.h"
+
+#include <jansson.h>
+
+#define VPT_TUNE_SCHEMA "vptune.tune/1"
+#define VPT_RESULT_SCHEMA "vptune.result/1"
+
+/* A new JSON object (caller decrefs), or NULL on out-of-memory. */
+json_t *vpt_rows_record_json(const VptEvalRecord *r);
+json_t *vpt_rows_header_json(const VptTuneProvenance *p);
+
+/* Fills *r from a cache "eval" row (with_cost: cost_s required) or a result
+ * row (cost_s = compile_s + measure_s, NaN parts counting 0). -1 with a
+ * message naming the field on anything missing or malformed. */
+int vpt_rows_record_parse(json_t *row, int with_cost, VptEvalRecord *r);
+
+/* Provenance from a cache header (driver at the top level) or a result row
+ * (driver inside "gpu"); -1 naming the missing or malformed field. */
+int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p);
+
+/* A unique 64-bit key of a config (its fields packed), for lookups. */
+uint64_t vpt_rows_config_key(const VptConfig *c);
+
+/* The row as one compact line, '\n'-terminated, in a malloc'd string. */
+char *vpt_rows_dump_line(json_t *row);
+
+#endif

@@ -1,0 +1,617 @@
+/* The search engine and the strategies (contracts in tuner/search.h). */
+#include "tuner/search.h"
+
+#include "base/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const strategy_names[VPT_STRATEGY_COUNT] = {
+    "exhaustive", "random", "local", "annealing", "genetic", "halving",
+};
+
+const char *vpt_strategy_name(VptStrategy s)
+{
+    return (int)s >= 0 && s < VPT_STRATEGY_COUNT ? strategy_names[s] : "?";
+}
+
+int vpt_strategy_parse(const char *name, VptStrategy *out)
+{
+    for (int i = 0; i < VPT_STRATEGY_COUNT; i++)
+        if (strcmp(name, strategy_names[i]) == 0) {
+            *out = (VptStrategy)i;
+            return 0;
+        }
+    return vpt_fail("unknown strategy '%s' (exhaustive, random, local, annealing, genetic, halving)", name);
+}
+
+const char *vpt_stop_reason_name(VptStopReason r)
+{
+    switch (r) {
+    case VPT_STOP_BUDGET: return "budget reached";
+    case VPT_STOP_DONE: return "search complete";
+    case VPT_STOP_STALLED: return "stalled (no new configs proposed)";
+    case VPT_STOP_INTERRUPTED: return "interrupted";
+    case VPT_STOP_ERROR: return "error";
+    }
+    return "?";
+}
+
+void vpt_search_options_init(VptSearchOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strategy = VPT_STRATEGY_RANDOM;
+    o->seed = 1;
+    o->ga_population = 20;
+    o->ga_mutation = 1.0 / VPT_DIM_COUNT;
+    o->sa_t0 = 0.1;
+    o->sa_tmin = 0.001;
+    o->sa_alpha = 0.995;
+    o->sh_n0 = 27;
+    o->sh_eta = 3;
+    o->stall_limit = 100000;
+}
+
+/* ---- engine ----------------------------------------------------------- */
+
+typedef struct {
+    const VptSpace *space;
+    size_t n_members;
+    VptEvaluateFn fn;
+    void *ctx;
+    VptCache *cache;
+    const VptSearchOptions *o;
+    VptRng rng;
+    long *memo[2]; /* per fidelity: index into res->evals, or -1 */
+    size_t visited[2];
+    VptSearchResult *res;
+    size_t cap;
+    double best_obj;
+    size_t stalls;
+    int stopped;
+} Engine;
+
+/* Members in a random order, drawn lazily (incremental Fisher-Yates). */
+typedef struct {
+    size_t *perm;
+    size_t n, pos;
+} Shuffle;
+
+static int shuffle_init(Shuffle *s, size_t n)
+{
+    s->perm = vpt_malloc((n ? n : 1) * sizeof *s->perm);
+    if (!s->perm) return -1;
+    for (size_t i = 0; i < n; i++) s->perm[i] = i;
+    s->n = n;
+    s->pos = 0;
+    return 0;
+}
+
+/* The next member not yet evaluated at fidelity, or -1 when none is left. */
+static long shuffle_next_unvisited(Shuffle *s, Engine *e, int fidelity)
+{
+    while (s->pos < s->n) {
+        size_t j = s->pos + (size_t)vpt_rng_below(&e->rng, s->n - s->pos);
+        size_t t = s->perm[s->pos];
+        s->perm[s->pos] = s->perm[j];
+        s->perm[j] = t;
+        size_t m = s->perm[s->pos++];
+        if (e->memo[fidelity][m] < 0) return (long)m;
+    }
+    return -1;
+}
+
+static void stop(Engine *e, VptStopReason why)
+{
+    if (!e->stopped) {
+        e->stopped = 1;
+        e->res->stop = why;
+    }
+}
+
+static int push_eval(Engine *e, const VptEvalRecord *r)
+{
+    VptSearchResult *res = e->res;
+    if (res->n_evals == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 256;
+        VptEvalRecord *ev = vpt_realloc(res->evals, cap * sizeof *ev);
+        if (!ev) return -1;
+        res->evals = ev;
+        VptTracePoint *tr = vpt_realloc(res->trace, cap * sizeof *tr);
+        if (!tr) return -1;
+        res->trace = tr;
+        e->cap = cap;
+    }
+    res->evals[res->n_evals++] = *r;
+    return 0;
+}
+
+/* An evaluator's record made safe to cache and to rank: the config and
+ * fidelity asked for, a finite cost, and no "ok" without a time. */
+static void sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity)
+{
+    r->config = *c;
+    r->fidelity = fidelity;
+    r->reason[VPT_REASON_MAX - 1] = '\0';
+    r->time[VPT_TIMESTAMP_MAX - 1] = '\0';
+    if ((int)r->status < 0 || r->status >= VPT_STATUS_COUNT) {
+        r->status = VPT_STATUS_RUNTIME;
+        snprintf(r->reason, sizeof r->reason, "evaluator returned an unknown status");
+    }
+    if (!isfinite(r->cost_s) || r->cost_s < 0) r->cost_s = 0;
+    if (r->status == VPT_STATUS_OK && !(isfinite(r->time_ms) && r->time_ms > 0)) {
+        r->status = VPT_STATUS_RUNTIME;
+        snprintf(r->reason, sizeof r->reason, "evaluator reported ok without a time");
+    }
+    if (!r->time[0]) vpt_timestamp_now(r->time, sizeof r->time);
+}
+
+/* Evaluates member m at fidelity (see search.h for what counts). Returns 1
+ * with its objective in *obj, or 0 when the search must stop (budget,
+ * interrupt, stall, error: e->res->stop says which). */
+static int eval(Engine *e, size_t m, int fidelity, double *obj)
+{
+    if (e->stopped) return 0;
+    VptSearchResult *res = e->res;
+    long idx = e->memo[fidelity][m];
+    if (idx >= 0) {
+        if (++e->stalls >= e->o->stall_limit) {
+            stop(e, VPT_STOP_STALLED);
+            return 0;
+        }
+        *obj = vpt_eval_objective(&res->evals[idx]);
+        return 1;
+    }
+    if (e->o->interrupt && *e->o->interrupt) {
+        stop(e, VPT_STOP_INTERRUPTED);
+        return 0;
+    }
+    if ((e->o->max_evals && res->n_evals >= e->o->max_evals) ||
+        (e->o->max_seconds > 0 && res->seconds >= e->o->max_seconds)) {
+        stop(e, VPT_STOP_BUDGET);
+        return 0;
+    }
+    const VptConfig *cfg = vpt_space_point(e->space, m);
+    VptEvalRecord rec;
+    const VptEvalRecord *hit = e->cache ? vpt_cache_find(e->cache, cfg, fidelity) : NULL;
+    if (hit) {
+        rec = *hit;
+        res->cached++;
+    } else {
+        vpt_eval_record_init(&rec, cfg, fidelity);
+        if (e->fn(e->ctx, cfg, fidelity, &rec) != 0) {
+            stop(e, VPT_STOP_ERROR);
+            return 0;
+        }
+        res->evaluated++;
+        sanitize(&rec, cfg, fidelity);
+        if (e->cache && vpt_cache_append(e->cache, &rec)) {
+            stop(e, VPT_STOP_ERROR);
+            return 0;
+        }
+    }
+    if (push_eval(e, &rec)) {
+        stop(e, VPT_STOP_ERROR);
+        return 0;
+    }
+    idx = (long)res->n_evals - 1;
+    e->memo[fidelity][m] = idx;
+    e->visited[fidelity]++;
+    e->stalls = 0;
+    res->seconds += rec.cost_s;
+    *obj = vpt_eval_objective(&rec);
+    if (fidelity == 1 && *obj < e->best_obj) {
+        e->best_obj = *obj;
+        res->best = rec;
+        res->found = 1;
+    }
+    res->trace[idx] = (VptTracePoint){.evals = res->n_evals, .seconds = res->seconds, .best_ms = e->best_obj};
+    if (e->o->progress) {
+        VptSearchProgress p = {
+            .evals = res->n_evals,
+            .seconds = res->seconds,
+            .cached = res->cached,
+            .last = &res->evals[idx],
+            .best = res->found ? &res->best : NULL,
+        };
+        e->o->progress(e->o->progress_user, &p);
+    }
+    return 1;
+}
+
+static int visited(const Engine *e, size_t m, int fidelity)
+{
+    return e->memo[fidelity][m] >= 0;
+}
+
+/* Announces members the strategy will evaluate next (search.h: prefetch). */
+#define HINT_MAX 64
+static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
+{
+    const VptSearchOptions *o = e->o;
+    if (!o->prefetch || e->stopped) return;
+    size_t left = HINT_MAX;
+    if (o->max_evals) {
+        size_t rest = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
+        if (rest < left) left = rest;
+    }
+    VptConfig cfgs[HINT_MAX];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < left; i++) {
+        if (visited(e, members[i], fidelity)) continue;
+        const VptConfig *c = vpt_space_point(e->space, members[i]);
+        if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
+        int dup = 0;
+        for (size_t j = 0; j < k && !dup; j++) dup = vpt_config_equal(&cfgs[j], c);
+        if (!dup) cfgs[k++] = *c;
+    }
+    if (k) o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+}
+
+/* ---- strategies ------------------------------------------------------- */
+
+/* Batches in which exhaustive and random search announce what comes next. */
+#define BATCH 32
+
+static void run_exhaustive(Engine *e)
+{
+    double obj;
+    size_t batch[BATCH];
+    for (size_t m = 0; m < e->n_members; m++) {
+        if (m % BATCH == 0) {
+            size_t k = 0;
+            for (size_t j = m; j < e->n_members && k < BATCH; j++) batch[k++] = j;
+            hint(e, batch, k, 1);
+        }
+        if (!eval(e, m, 1, &obj)) return;
+    }
+    stop(e, VPT_STOP_DONE);
+}
+
+static void run_random(Engine *e)
+{
+    Shuffle sh;
+    if (shuffle_init(&sh, e->n_members)) {
+        stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    double obj;
+    size_t batch[BATCH];
+    for (;;) {
+        /* nothing else draws from the generator or visits members here, so
+         * drawing a batch ahead yields the same order as drawing one by one */
+        size_t k = 0;
+        long m;
+        while (k < BATCH && (m = shuffle_next_unvisited(&sh, e, 1)) >= 0) batch[k++] = (size_t)m;
+        if (k == 0) {
+            stop(e, VPT_STOP_DONE);
+            break;
+        }
+        hint(e, batch, k, 1);
+        size_t i = 0;
+        while (i < k && eval(e, batch[i], 1, &obj)) i++;
+        if (i < k) break;
+    }
+    free(sh.perm);
+}
+
+static void shuffle_array(Engine *e, size_t *a, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)vpt_rng_below(&e->rng, i);
+        size_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+static void run_local(Engine *e)
+{
+    Shuffle starts;
+    if (shuffle_init(&starts, e->n_members)) {
+        stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    for (;;) {
+        long start = shuffle_next_unvisited(&starts, e, 1);
+        if (start < 0) {
+            stop(e, VPT_STOP_DONE);
+            break;
+        }
+        size_t cur = (size_t)start;
+        double cur_obj, obj;
+        if (!eval(e, cur, 1, &cur_obj)) break;
+        int improved;
+        do {
+            size_t n = vpt_space_neighbours(e->space, cur, nb, VPT_SPACE_MAX_NEIGHBOURS);
+            shuffle_array(e, nb, n);
+            hint(e, nb, n, 1);
+            improved = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (!eval(e, nb[i], 1, &obj)) goto out;
+                if (obj < cur_obj) {
+                    cur = nb[i];
+                    cur_obj = obj;
+                    improved = 1;
+                    break;
+                }
+            }
+        } while (improved);
+    }
+out:
+    free(starts.perm);
+}
+
+/* Fraction of the budget used, 0..1 (the larger of evaluations and
+ * seconds), or -1 without a budget. */
+static double budget_used(const Engine *e)
+{
+    double f = -1;
+    if (e->o->max_evals) f = (double)e->res->n_evals / (double)e->o->max_evals;
+    if (e->o->max_seconds > 0) {
+        double g = e->res->seconds / e->o->max_seconds;
+        if (g > f) f = g;
+    }
+    return f > 1 ? 1 : f;
+}
+
+static void run_annealing(Engine *e)
+{
+    const VptSearchOptions *o = e->o;
+    double t0 = o->sa_t0 > 0 ? o->sa_t0 : 0.1;
+    double tmin = o->sa_tmin > 0 && o->sa_tmin < t0 ? o->sa_tmin : t0 * 1e-3;
+    double alpha = o->sa_alpha > 0 && o->sa_alpha < 1 ? o->sa_alpha : 0.995;
+    Shuffle starts;
+    if (shuffle_init(&starts, e->n_members)) {
+        stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    for (;;) { /* one walk per (re)heat */
+        long start = shuffle_next_unvisited(&starts, e, 1);
+        if (start < 0) {
+            stop(e, VPT_STOP_DONE);
+            break;
+        }
+        size_t cur = (size_t)start;
+        double cur_obj, obj, temp = t0;
+        double f_start = budget_used(e);
+        if (!eval(e, cur, 1, &cur_obj)) break;
+        size_t free_steps = 0;
+        while (temp > tmin) {
+            size_t n = vpt_space_neighbours(e->space, cur, nb, VPT_SPACE_MAX_NEIGHBOURS);
+            if (n == 0) break;
+            size_t next = nb[vpt_rng_below(&e->rng, n)];
+            size_t before = e->res->n_evals;
+            if (!eval(e, next, 1, &obj)) goto out;
+            if (e->res->n_evals > before) {
+                /* cool over what is left of the budget, else geometrically */
+                double f = budget_used(e);
+                if (f_start >= 0) temp = f_start < 1 ? t0 * pow(tmin / t0, (f - f_start) / (1 - f_start)) : tmin;
+                else temp *= alpha;
+                free_steps = 0;
+            } else if (++free_steps > 4 * n + 16) {
+                break; /* every neighbour seen, none taken: reheat elsewhere */
+            }
+            int accept;
+            if (!isfinite(cur_obj)) accept = 1;
+            else if (!isfinite(obj)) accept = 0;
+            else if (obj < cur_obj) accept = 1;
+            else accept = vpt_rng_uniform(&e->rng) < exp(-(obj / cur_obj - 1.0) / temp);
+            if (accept) {
+                cur = next;
+                cur_obj = obj;
+            }
+        }
+    }
+out:
+    free(starts.perm);
+}
+
+typedef struct {
+    size_t member;
+    double obj;
+} Individual;
+
+static int cmp_individual(const void *a, const void *b)
+{
+    const Individual *x = a, *y = b;
+    if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1; /* +inf sorts last */
+    return (x->member > y->member) - (x->member < y->member);
+}
+
+static size_t tournament(Engine *e, const Individual *pop, size_t n)
+{
+    const Individual *a = &pop[vpt_rng_below(&e->rng, n)], *b = &pop[vpt_rng_below(&e->rng, n)];
+    return cmp_individual(a, b) <= 0 ? a->member : b->member;
+}
+
+/* 1 when member m is among the first n of list. */
+static int in_list(const Individual *list, size_t n, size_t m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i].member == m) return 1;
+    return 0;
+}
+
+/* Announces the members of list[from..n) at fidelity. */
+static void hint_list(Engine *e, const Individual *list, size_t from, size_t n, int fidelity)
+{
+    size_t members[HINT_MAX];
+    for (size_t i = from; i < n; i += HINT_MAX) {
+        size_t k = 0;
+        for (size_t j = i; j < n && k < HINT_MAX; j++) members[k++] = list[j].member;
+        hint(e, members, k, fidelity);
+    }
+}
+
+/* Evaluates list[from..n) in order after announcing them; 0 when stopped. */
+static int eval_generation(Engine *e, Individual *list, size_t from, size_t n)
+{
+    hint_list(e, list, from, n, 1);
+    for (size_t i = from; i < n; i++)
+        if (!eval(e, list[i].member, 1, &list[i].obj)) return 0;
+    return 1;
+}
+
+static void run_genetic(Engine *e)
+{
+    const VptSearchOptions *o = e->o;
+    size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 20);
+    size_t p = want < e->n_members ? want : e->n_members;
+    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_COUNT;
+    /* chance that a per-dimension mutation changes anything at all */
+    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_COUNT);
+    Individual *pop = vpt_malloc(p * sizeof *pop), *next = vpt_malloc(p * sizeof *next);
+    Shuffle init;
+    if (!pop || !next || shuffle_init(&init, e->n_members)) {
+        free(pop);
+        free(next);
+        stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    for (size_t i = 0; i < p; i++) {
+        long m = shuffle_next_unvisited(&init, e, 1);
+        pop[i].member = m >= 0 ? (size_t)m : vpt_space_random(e->space, &e->rng);
+    }
+    if (!eval_generation(e, pop, 0, p)) goto out;
+    for (;;) {
+        if (e->visited[1] == e->n_members) {
+            stop(e, VPT_STOP_DONE);
+            break;
+        }
+        qsort(pop, p, sizeof *pop, cmp_individual);
+        size_t k = 0;
+        for (; k < 2 && k < p; k++) next[k] = pop[k]; /* elitism */
+        size_t elite = k;
+        /* the whole generation first (announced together), then measured */
+        for (; k < p; k++) {
+            size_t a = tournament(e, pop, p), b = tournament(e, pop, p);
+            size_t child = vpt_space_crossover(e->space, a, b, &e->rng);
+            if (vpt_rng_uniform(&e->rng) < p_mutate) child = vpt_space_mutate(e->space, child, rate, &e->rng);
+            for (int tries = 0; tries < 8 && (visited(e, child, 1) || in_list(next, k, child)); tries++)
+                child = vpt_space_mutate(e->space, child, rate, &e->rng);
+            next[k].member = child;
+        }
+        if (!eval_generation(e, next, elite, p)) goto out;
+        Individual *t = pop;
+        pop = next;
+        next = t;
+    }
+out:
+    free(init.perm);
+    free(pop);
+    free(next);
+}
+
+static void run_halving(Engine *e)
+{
+    const VptSearchOptions *o = e->o;
+    size_t n0 = (size_t)(o->sh_n0 > 0 ? o->sh_n0 : 27);
+    size_t eta = (size_t)(o->sh_eta > 1 ? o->sh_eta : 3);
+    Shuffle order;
+    Individual *bracket = vpt_malloc(n0 * sizeof *bracket);
+    if (!bracket || shuffle_init(&order, e->n_members)) {
+        free(bracket);
+        stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    for (;;) {
+        size_t n = 0;
+        long m;
+        while (n < n0 && (m = shuffle_next_unvisited(&order, e, 0)) >= 0) bracket[n++].member = (size_t)m;
+        if (n == 0) {
+            stop(e, VPT_STOP_DONE);
+            break;
+        }
+        hint_list(e, bracket, 0, n, 0);
+        for (size_t i = 0; i < n; i++)
+            if (!eval(e, bracket[i].member, 0, &bracket[i].obj)) goto out;
+        qsort(bracket, n, sizeof *bracket, cmp_individual);
+        size_t promote = (n + eta - 1) / eta;
+        while (promote > 0 && !isfinite(bracket[promote - 1].obj)) promote--; /* failures sort last */
+        hint_list(e, bracket, 0, promote, 1);
+        double obj;
+        for (size_t i = 0; i < promote; i++)
+            if (!eval(e, bracket[i].member, 1, &obj)) goto out;
+    }
+out:
+    free(order.perm);
+    free(bracket);
+}
+
+int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache *cache,
+                   const VptSearchOptions *o, VptSearchResult *out)
+{
+    memset(out, 0, sizeof *out);
+    Engine e = {
+        .space = space,
+        .n_members = vpt_space_size(space),
+        .fn = fn,
+        .ctx = ctx,
+        .cache = cache,
+        .o = o,
+        .res = out,
+        .best_obj = INFINITY,
+    };
+    VptSearchOptions local;
+    if (o->stall_limit == 0) {
+        local = *o;
+        local.stall_limit = 100000;
+        e.o = &local;
+    }
+    vpt_rng_seed(&e.rng, o->seed);
+    for (int f = 0; f < 2; f++) {
+        e.memo[f] = vpt_malloc(e.n_members * sizeof *e.memo[f]);
+        if (!e.memo[f]) {
+            free(e.memo[0]);
+            out->stop = VPT_STOP_ERROR;
+            return -1;
+        }
+        for (size_t i = 0; i < e.n_members; i++) e.memo[f][i] = -1;
+    }
+    switch (o->strategy) {
+    case VPT_STRATEGY_EXHAUSTIVE: run_exhaustive(&e); break;
+    case VPT_STRATEGY_RANDOM: run_random(&e); break;
+    case VPT_STRATEGY_LOCAL: run_local(&e); break;
+    case VPT_STRATEGY_ANNEALING: run_annealing(&e); break;
+    case VPT_STRATEGY_GENETIC: run_genetic(&e); break;
+    case VPT_STRATEGY_HALVING: run_halving(&e); break;
+    default:
+        vpt_fail("unknown strategy %d", (int)o->strategy);
+        stop(&e, VPT_STOP_ERROR);
+    }
+    if (!e.stopped) stop(&e, VPT_STOP_ERROR); /* every strategy ends through stop() */
+    free(e.memo[0]);
+    free(e.memo[1]);
+    return out->stop == VPT_STOP_ERROR ? -1 : 0;
+}
+
+void vpt_search_result_free(VptSearchResult *r)
+{
+    free(r->evals);
+    free(r->trace);
+    memset(r, 0, sizeof *r);
+}
+
+double vpt_search_best_at_evals(const VptSearchResult *r, size_t k)
+{
+    if (r->n_evals == 0 || k == 0) return INFINITY;
+    if (k > r->n_evals) k = r->n_evals;
+    return r->trace[k - 1].best_ms;
+}
+
+double vpt_search_best_at_seconds(const VptSearchResult *r, double t)
+{
+    /* last trace point with seconds <= t */
+    size_t lo = 0, hi = r->n_evals;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->trace[mid].seconds <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo == 0 ? INFINITY : r->trace[lo - 1].best_ms;
+}

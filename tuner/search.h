@@ -1,0 +1,174 @@
+/* Search strategies over a VptSpace.
+ *
+ * Every strategy runs against the same engine (vpt_search_run), which owns
+ * the evaluations:
+ *   - a point already evaluated in this run (same config and fidelity) is
+ *     answered from memory: free, not counted, not repeated;
+ *   - otherwise the results cache (when given) is asked first; a cached row
+ *     is used as if just measured: it counts as an evaluation and its
+ *     recorded cost_s is charged. Only then is the evaluator called, and its
+ *     record appended to the cache before the strategy sees it.
+ * Strategies are deterministic functions of the seed and of the records they
+ * receive, so a tune interrupted at any point and started again with the
+ * same strategy, seed and budget on the same cache retraces its path from
+ * the cache and continues where it stopped: no measurement lost, none
+ * repeated (except the one a crash interrupted before it was written).
+ *
+ * Budget: evaluations (counted as above, any fidelity) and/or seconds, where
+ * seconds are the sum of the charged cost_s (compile + measure; the replay
+ * evaluator's simulated clock, a real evaluator's measured cost). An
+ * evaluation starts only while both limits are unreached, so the last one may
+ * overrun a time budget by its own cost. 0 means no limit; with no limit at
+ * all a strategy runs until it has seen the whole space (exhaustive,
+ * random, local search, successive halving) or, for annealing and the GA,
+ * until its stall guard stops it (VPT_STOP_STALLED).
+ *
+ * Best: the ok fidelity-1 record with the least time_ms; records of any
+ * other status are never the best, and fidelity-0 times never compete.
+ *
+ * The strategies (defaults in VptSearchOptions):
+ *   exhaustive   every member in member order.
+ *   random       uniform sampling without replacement.
+ *   local        local search with restarts: first-improvement hill climbing
+ *                over vpt_space_neighbours (visited in a random order); at a
+ *                local optimum (no neighbour improves) restart from a random
+ *                unvisited member.
+ *   annealing    simulated annealing: a random neighbour is accepted when
+ *                better, else with probability exp(-(t_new/t_cur - 1) / T);
+ *                T falls geometrically from sa_t0 to sa_tmin over what is
+ *                left of the budget (the larger used fraction of evaluations
+ *                and seconds), or by sa_alpha per evaluation without a
+ *                budget. The walk restarts (reheat, random unvisited member)
+ *                when T reaches sa_tmin or when every neighbour of the
+ *                current point has been seen and none taken. Failed configs
+ *                are never accepted (from a failed start any move is).
+ *   genetic      a generational GA: population ga_population, tournament
+ *                selection of 2, uniform crossover (vpt_space_crossover),
+ *                per-dimension mutation rate ga_mutation (vpt_space_mutate),
+ *                elitism of 2. A generation is bred whole, then measured; a
+ *                child equal to an already evaluated member or to a sibling
+ *                is mutated again (a few tries) to spend the budget on new
+ *                points.
+ *   halving      multi-fidelity successive halving: repeated brackets of
+ *                sh_n0 random unvisited members measured at fidelity 0, of
+ *                which the best 1/sh_eta (failures excluded) are measured at
+ *                fidelity 1. */
+#ifndef VPT_TUNER_SEARCH_H
+#define VPT_TUNER_SEARCH_H
+
+#include "tuner/cache.h"
+#include "tuner/eval.h"
+#include "tuner/space.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    VPT_STRATEGY_EXHAUSTIVE,
+    VPT_STRATEGY_RANDOM,
+    VPT_STRATEGY_LOCAL,
+    VPT_STRATEGY_ANNEALING,
+    VPT_STRATEGY_GENETIC,
+    VPT_STRATEGY_HALVING,
+    VPT_STRATEGY_COUNT
+} VptStrategy;
+
+/* "exhaustive", "random", "local", "annealing", "genetic", "halving". */
+const char *vpt_strategy_name(VptStrategy s);
+int vpt_strategy_parse(const char *name, VptStrategy *out);
+
+typedef enum {
+    VPT_STOP_BUDGET,      /* evaluation or time budget reached */
+    VPT_STOP_DONE,        /* the strategy saw everything it would look at */
+    VPT_STOP_STALLED,     /* the stall guard: too many proposals in a row that
+                             were all already evaluated */
+    VPT_STOP_INTERRUPTED, /* *interrupt became non-zero */
+    VPT_STOP_ERROR        /* the evaluator or the cache failed (see message) */
+} VptStopReason;
+const char *vpt_stop_reason_name(VptStopReason r);
+
+/* Progress after each counted evaluation. */
+typedef struct {
+    size_t evals;                  /* counted evaluations so far */
+    double seconds;                /* charged seconds so far */
+    size_t cached;                 /* how many of them came from the cache */
+    const VptEvalRecord *last;     /* the evaluation just counted */
+    const VptEvalRecord *best;     /* best so far, NULL while none */
+} VptSearchProgress;
+
+typedef struct {
+    VptStrategy strategy;
+    uint64_t seed;
+    size_t max_evals;   /* 0: no limit */
+    double max_seconds; /* 0: no limit */
+
+    /* Strategy knobs; vpt_search_options_init sets the defaults. They are
+     * provisional (chosen on synthetic landscapes) until scored on recorded
+     * spaces with tuner/score.h. */
+    int ga_population;   /* 20 */
+    double ga_mutation;  /* 1 / 7: one dimension per child on average */
+    double sa_t0;        /* 0.1: a 10% worse move is first taken with p 0.37 */
+    double sa_tmin;      /* 0.001 */
+    double sa_alpha;     /* 0.995 per evaluation when max_evals is 0 */
+    int sh_n0;           /* 27 */
+    int sh_eta;          /* 3 */
+    /* Proposals in a row that are all already evaluated before the search
+     * gives up (VPT_STOP_STALLED); 0: 100000. */
+    size_t stall_limit;
+
+    /* A hint, never a request: configs the strategy is about to evaluate at
+     * `fidelity`, in order, so that an evaluator can compile them in
+     * background threads while the GPU measures. Configs already evaluated in
+     * this run or found in the cache are left out, and no more than the
+     * evaluation budget has left. Exhaustive and random search, the GA (a
+     * generation at a time) and halving (a bracket at a time) announce every
+     * config before evaluating it; local search announces each neighbour
+     * list (of which first improvement may use only a part); annealing, one
+     * step at a time, announces nothing. Setting it never changes the
+     * search. NULL: no hints. */
+    void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
+    void *prefetch_user;
+
+    /* Polled between evaluations (e.g. set by a SIGINT handler); NULL: none. */
+    const volatile sig_atomic_t *interrupt;
+    void (*progress)(void *user, const VptSearchProgress *p);
+    void *progress_user;
+} VptSearchOptions;
+
+void vpt_search_options_init(VptSearchOptions *o);
+
+/* One point of the best-so-far trace, after each counted evaluation. */
+typedef struct {
+    size_t evals;
+    double seconds;
+    double best_ms; /* +inf while no ok fidelity-1 record */
+} VptTracePoint;
+
+typedef struct {
+    int found;                 /* best is set */
+    VptEvalRecord best;
+    VptEvalRecord *evals;      /* the counted evaluations, in order */
+    VptTracePoint *trace;      /* trace[i] after evals[i] */
+    size_t n_evals;
+    double seconds;            /* charged seconds in all */
+    size_t cached;             /* counted evaluations answered by the cache */
+    size_t evaluated;          /* evaluator calls */
+    VptStopReason stop;
+} VptSearchResult;
+
+/* Runs o->strategy on space with evaluator fn(ctx) and the cache (NULL:
+ * none). Fills *out (free it with vpt_search_result_free) in every case, a
+ * partial result included. Returns 0, or -1 when stopped by an error (the
+ * message says which; the evaluations made so far are in *out and in the
+ * cache). */
+int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache *cache,
+                   const VptSearchOptions *o, VptSearchResult *out);
+void vpt_search_result_free(VptSearchResult *r);
+
+/* The best-so-far of a result after its first k counted evaluations (k >= 1;
+ * k beyond the end: the final best), and at charged time t. +inf when none. */
+double vpt_search_best_at_evals(const VptSearchResult *r, size_t k);
+double vpt_search_best_at_seconds(const VptSearchResult *r, double t);
+
+#endif

@@ -1,0 +1,539 @@
+/* The search space: domains, members, and the moves strategies make. */
+#include "tuner/space.h"
+
+#include "base/error.h"
+#include "base/parse.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The largest domain a space can have: enough for every value codegen allows
+ * in any dimension (maxrregcount has 233), so a recorded run never overflows. */
+#define DOM_MAX 256
+
+struct VptSpace {
+    int dom_n[VPT_DIM_COUNT];
+    int dom[VPT_DIM_COUNT][DOM_MAX]; /* ascending */
+    uint64_t stride[VPT_DIM_COUNT];
+    size_t n;
+    VptConfig *points;
+    uint8_t (*coords)[VPT_DIM_COUNT];
+    uint64_t *ids; /* ascending: member i has the i-th smallest id */
+};
+
+static const char *const dim_names[VPT_DIM_COUNT] = {
+    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
+};
+
+/* The default domains (issue 4). */
+static const int def_maxrreg[] = {0, 32, 40, 48, 64, 80, 96, 128, 168, 255};
+static const int def_ppt[] = {1, 2, 4};
+static const int def_block[] = {32, 64, 128, 256, 512, 1024};
+static const int def_grid[] = {0, 1, 2, 4, 8};
+static const int def_threshold[] = {0, 25, 50, 75, 100};
+static const int def_sortkey[] = {VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION};
+static const int def_lookahead[] = {1, 2, 4};
+
+/* Dimensions with an "off" value that repairs may fall back to. */
+static const VptDim repairable[] = {VPT_DIM_MAXRREGCOUNT, VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
+#define N_REPAIRABLE 4
+
+const char *vpt_space_dim_name(VptDim d)
+{
+    return (int)d >= 0 && d < VPT_DIM_COUNT ? dim_names[d] : "?";
+}
+
+int vpt_space_dim_parse(const char *name, VptDim *out)
+{
+    for (int d = 0; d < VPT_DIM_COUNT; d++)
+        if (strcmp(name, dim_names[d]) == 0) {
+            *out = (VptDim)d;
+            return 0;
+        }
+    return vpt_fail("unknown space dimension '%s' (dimensions: schedule, maxrregcount, ppt, block, grid, "
+                    "threshold, sortkey, lookahead)",
+                    name);
+}
+
+static int config_value(const VptConfig *c, VptDim d)
+{
+    switch (d) {
+    case VPT_DIM_SCHEDULE: return vpt_config_schedule_index(c);
+    case VPT_DIM_MAXRREGCOUNT: return c->maxrregcount;
+    case VPT_DIM_PPT: return c->ppt;
+    case VPT_DIM_BLOCK: return c->block;
+    case VPT_DIM_GRID: return c->grid;
+    case VPT_DIM_THRESHOLD: return c->threshold;
+    case VPT_DIM_SORTKEY: return (int)c->sortkey;
+    case VPT_DIM_LOOKAHEAD: return c->lookahead;
+    default: VPT_ASSERT(0);
+    }
+}
+
+static VptConfig coords_config(const VptSpace *s, const uint8_t *co)
+{
+    const VptSchedule *sch;
+    vpt_config_schedules(&sch);
+    const VptSchedule *x = &sch[s->dom[VPT_DIM_SCHEDULE][co[VPT_DIM_SCHEDULE]]];
+    VptConfig c = {
+        .regen = x->regen,
+        .reorder = x->reorder,
+        .kernels = x->kernels,
+        .maxrregcount = s->dom[VPT_DIM_MAXRREGCOUNT][co[VPT_DIM_MAXRREGCOUNT]],
+        .ppt = s->dom[VPT_DIM_PPT][co[VPT_DIM_PPT]],
+        .block = s->dom[VPT_DIM_BLOCK][co[VPT_DIM_BLOCK]],
+        .grid = s->dom[VPT_DIM_GRID][co[VPT_DIM_GRID]],
+        .threshold = s->dom[VPT_DIM_THRESHOLD][co[VPT_DIM_THRESHOLD]],
+        .sortkey = (VptSortKey)s->dom[VPT_DIM_SORTKEY][co[VPT_DIM_SORTKEY]],
+        .lookahead = s->dom[VPT_DIM_LOOKAHEAD][co[VPT_DIM_LOOKAHEAD]],
+    };
+    return c;
+}
+
+static int domain_pos(const VptSpace *s, VptDim d, int value)
+{
+    int lo = 0, hi = s->dom_n[d] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (s->dom[d][mid] == value) return mid;
+        if (s->dom[d][mid] < value) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+static void compute_strides(VptSpace *s)
+{
+    uint64_t st = 1;
+    for (int d = VPT_DIM_COUNT - 1; d >= 0; d--) {
+        s->stride[d] = st;
+        st *= (uint64_t)s->dom_n[d];
+    }
+}
+
+static uint64_t coords_id(const VptSpace *s, const uint8_t *co)
+{
+    uint64_t id = 0;
+    for (int d = 0; d < VPT_DIM_COUNT; d++) id += co[d] * s->stride[d];
+    return id;
+}
+
+static long find_id(const VptSpace *s, uint64_t id)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ids[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < s->n && s->ids[lo] == id ? (long)lo : -1;
+}
+
+static long find_coords(const VptSpace *s, const uint8_t *co)
+{
+    return find_id(s, coords_id(s, co));
+}
+
+static VptSpace *space_alloc(size_t cap)
+{
+    VptSpace *s = vpt_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    if (cap == 0) cap = 1;
+    s->points = vpt_calloc(cap, sizeof *s->points);
+    s->coords = vpt_calloc(cap, sizeof *s->coords);
+    s->ids = vpt_calloc(cap, sizeof *s->ids);
+    if (!s->points || !s->coords || !s->ids) {
+        vpt_space_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+void vpt_space_destroy(VptSpace *s)
+{
+    if (!s) return;
+    free(s->points);
+    free(s->coords);
+    free(s->ids);
+    free(s);
+}
+
+static void set_domain(VptSpace *s, VptDim d, const int *vals, int n)
+{
+    memcpy(s->dom[d], vals, (size_t)n * sizeof *vals);
+    s->dom_n[d] = n;
+}
+
+VptSpace *vpt_space_create(void)
+{
+    int sched[VPT_SCHEDULE_COUNT];
+    for (int i = 0; i < VPT_SCHEDULE_COUNT; i++) sched[i] = i;
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+    int n_max = VPT_SCHEDULE_COUNT * N(def_maxrreg) * N(def_ppt) * N(def_block) * N(def_grid) *
+                N(def_threshold) * N(def_sortkey) * N(def_lookahead);
+    VptSpace *s = space_alloc((size_t)n_max);
+    if (!s) return NULL;
+    set_domain(s, VPT_DIM_SCHEDULE, sched, VPT_SCHEDULE_COUNT);
+    set_domain(s, VPT_DIM_MAXRREGCOUNT, def_maxrreg, N(def_maxrreg));
+    set_domain(s, VPT_DIM_PPT, def_ppt, N(def_ppt));
+    set_domain(s, VPT_DIM_BLOCK, def_block, N(def_block));
+    set_domain(s, VPT_DIM_GRID, def_grid, N(def_grid));
+    set_domain(s, VPT_DIM_THRESHOLD, def_threshold, N(def_threshold));
+    set_domain(s, VPT_DIM_SORTKEY, def_sortkey, N(def_sortkey));
+    set_domain(s, VPT_DIM_LOOKAHEAD, def_lookahead, N(def_lookahead));
+#undef N
+    compute_strides(s);
+    /* Walk the product in id order, keeping what codegen accepts. */
+    uint8_t co[VPT_DIM_COUNT] = {0};
+    for (;;) {
+        VptConfig c = coords_config(s, co);
+        if (vpt_config_check(&c) == 0) {
+            s->points[s->n] = c;
+            memcpy(s->coords[s->n], co, sizeof co);
+            s->ids[s->n] = coords_id(s, co);
+            s->n++;
+        }
+        int d = VPT_DIM_COUNT - 1;
+        while (d >= 0 && ++co[d] == s->dom_n[d]) co[d--] = 0;
+        if (d < 0) break;
+    }
+    vpt_error_clear();
+    return s;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+VptSpace *vpt_space_create_from_configs(const VptConfig *configs, size_t n, size_t *rejected)
+{
+    size_t bad = 0;
+    VptSpace *s = space_alloc(n);
+    if (!s) return NULL;
+    int *vals = vpt_malloc((n ? n : 1) * sizeof *vals);
+    if (!vals) {
+        vpt_space_destroy(s);
+        return NULL;
+    }
+    /* Valid configs only; their values per dimension make the domains. */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vpt_config_check(&configs[i]) != 0) {
+            bad++;
+            continue;
+        }
+        s->points[m++] = configs[i];
+    }
+    vpt_error_clear();
+    if (rejected) *rejected = bad;
+    if (m == 0) {
+        free(vals);
+        vpt_space_destroy(s);
+        vpt_fail("no valid config among the %zu given", n);
+        return NULL;
+    }
+    for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        for (size_t i = 0; i < m; i++) vals[i] = config_value(&s->points[i], (VptDim)d);
+        qsort(vals, m, sizeof *vals, cmp_int);
+        int k = 0;
+        for (size_t i = 0; i < m; i++)
+            if (i == 0 || vals[i] != vals[i - 1]) {
+                VPT_ASSERT(k < DOM_MAX); /* codegen's domains are smaller */
+                s->dom[d][k++] = vals[i];
+            }
+        s->dom_n[d] = k;
+    }
+    free(vals);
+    compute_strides(s);
+    /* Ids, sorted and deduplicated; points and coords rebuilt from ids. */
+    for (size_t i = 0; i < m; i++) {
+        uint8_t co[VPT_DIM_COUNT];
+        for (int d = 0; d < VPT_DIM_COUNT; d++)
+            co[d] = (uint8_t)domain_pos(s, (VptDim)d, config_value(&s->points[i], (VptDim)d));
+        s->ids[i] = coords_id(s, co);
+    }
+    qsort(s->ids, m, sizeof *s->ids, cmp_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (i == 0 || s->ids[i] != s->ids[i - 1]) s->ids[u++] = s->ids[i];
+    s->n = u;
+    for (size_t i = 0; i < u; i++) {
+        uint64_t id = s->ids[i];
+        for (int d = 0; d < VPT_DIM_COUNT; d++) {
+            s->coords[i][d] = (uint8_t)(id / s->stride[d]);
+            id %= s->stride[d];
+        }
+        s->points[i] = coords_config(s, s->coords[i]);
+    }
+    return s;
+}
+
+static int parse_dim_value(VptDim d, const char *tok, int *out)
+{
+    if (d == VPT_DIM_SCHEDULE) {
+        const VptSchedule *sch;
+        int n = vpt_config_schedules(&sch);
+        for (int i = 0; i < n; i++)
+            if (strcasecmp(tok, sch[i].name) == 0) {
+                *out = i;
+                return 0;
+            }
+        return vpt_fail("schedule '%s' is not one of naiveSK, naiveMK, regenerationSK-thread, "
+                        "regenerationSK-warp, regenerationSK-block, streamingSK, streamingMK, "
+                        "streamingSK-morton, sortingSK",
+                        tok);
+    }
+    if (d == VPT_DIM_SORTKEY) {
+        if (strcmp(tok, "position") == 0) *out = VPT_SORTKEY_POSITION;
+        else if (strcmp(tok, "termination") == 0) *out = VPT_SORTKEY_TERMINATION;
+        else return vpt_fail("sortkey '%s' is not position or termination", tok);
+        return 0;
+    }
+    return vpt_parse_int(tok, 0, 1 << 20, dim_names[d], out);
+}
+
+static void format_value(const VptSpace *s, VptDim d, int i, char *buf, size_t size)
+{
+    int v = s->dom[d][i];
+    if (d == VPT_DIM_SCHEDULE) {
+        const VptSchedule *sch;
+        vpt_config_schedules(&sch);
+        snprintf(buf, size, "%s", sch[v].name);
+    } else if (d == VPT_DIM_SORTKEY) {
+        snprintf(buf, size, "%s", vpt_sortkey_name((VptSortKey)v));
+    } else {
+        snprintf(buf, size, "%d", v);
+    }
+}
+
+static void format_domain(const VptSpace *s, VptDim d, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < s->dom_n[d]; i++) {
+        char v[64];
+        format_value(s, d, i, v, sizeof v);
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s", i ? "," : "", v);
+    }
+}
+
+int vpt_space_restrict(VptSpace *s, const char *dim, const char *values)
+{
+    VptDim d = VPT_DIM_SCHEDULE;
+    if (vpt_space_dim_parse(dim, &d)) return -1;
+    char buf[1024];
+    if (!values || !*values) return vpt_fail("--space %s: empty value list", dim);
+    if (strlen(values) >= sizeof buf) return vpt_fail("--space %s: value list too long", dim);
+    strcpy(buf, values);
+    int keep[DOM_MAX] = {0};
+    int any = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int v, pos;
+        if (parse_dim_value(d, tok, &v)) {
+            vpt_error_prefix("--space %s", dim);
+            return -1;
+        }
+        if ((pos = domain_pos(s, d, v)) < 0) {
+            char dom[2048];
+            format_domain(s, d, dom, sizeof dom);
+            return vpt_fail("--space %s: %s is not in the domain (%s)", dim, tok, dom);
+        }
+        keep[pos] = 1;
+        any = 1;
+    }
+    if (!any) return vpt_fail("--space %s: empty value list", dim);
+    size_t left = 0;
+    for (size_t i = 0; i < s->n; i++) left += keep[s->coords[i][d]];
+    if (left == 0) return vpt_fail("--space %s=%s leaves no valid config in the space", dim, values);
+
+    /* New domain and coordinates; the member order is preserved. */
+    int remap[DOM_MAX], k = 0;
+    for (int i = 0; i < s->dom_n[d]; i++) {
+        remap[i] = keep[i] ? k : -1;
+        if (keep[i]) s->dom[d][k++] = s->dom[d][i];
+    }
+    s->dom_n[d] = k;
+    compute_strides(s);
+    size_t m = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!keep[s->coords[i][d]]) continue;
+        s->points[m] = s->points[i];
+        memcpy(s->coords[m], s->coords[i], sizeof s->coords[i]);
+        s->coords[m][d] = (uint8_t)remap[s->coords[i][d]];
+        s->ids[m] = coords_id(s, s->coords[m]);
+        m++;
+    }
+    s->n = m;
+    return 0;
+}
+
+size_t vpt_space_size(const VptSpace *s)
+{
+    return s->n;
+}
+
+const VptConfig *vpt_space_point(const VptSpace *s, size_t member)
+{
+    VPT_ASSERT(member < s->n);
+    return &s->points[member];
+}
+
+long vpt_space_index_of(const VptSpace *s, const VptConfig *c)
+{
+    uint8_t co[VPT_DIM_COUNT];
+    for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        int pos = domain_pos(s, (VptDim)d, config_value(c, (VptDim)d));
+        if (pos < 0) return -1;
+        co[d] = (uint8_t)pos;
+    }
+    long i = find_coords(s, co);
+    /* the schedule dimension folds three fields: confirm the exact config */
+    return i >= 0 && vpt_config_equal(&s->points[i], c) ? i : -1;
+}
+
+int vpt_space_domain_size(const VptSpace *s, VptDim d)
+{
+    return s->dom_n[d];
+}
+
+int vpt_space_domain_value(const VptSpace *s, VptDim d, int i)
+{
+    VPT_ASSERT(i >= 0 && i < s->dom_n[d]);
+    return s->dom[d][i];
+}
+
+void vpt_space_describe(const VptSpace *s, char *buf, size_t size)
+{
+    if (size == 0) return;
+    buf[0] = '\0';
+    for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        char dom[2048];
+        format_domain(s, (VptDim)d, dom, sizeof dom);
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%-13s %s\n", dim_names[d], dom);
+    }
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%zu valid configs\n", s->n);
+}
+
+/* ---- moves -------------------------------------------------------------- */
+
+/* Subsets of the repairable dimensions, fewest first. */
+static const unsigned repair_masks[] = {0x1, 0x2, 0x4, 0x8, 0x3, 0x5, 0x6, 0x9, 0xA, 0xC,
+                                        0x7, 0xB, 0xD, 0xE, 0xF};
+
+/* Member for co, repaired without touching the dimensions in `fixed` (a bit
+ * mask over VptDim), or -1. */
+static long repair(const VptSpace *s, const uint8_t *co, unsigned fixed)
+{
+    long m = find_coords(s, co);
+    if (m >= 0) return m;
+    int off[N_REPAIRABLE];
+    for (int r = 0; r < N_REPAIRABLE; r++) off[r] = domain_pos(s, repairable[r], 0);
+    for (size_t k = 0; k < sizeof repair_masks / sizeof repair_masks[0]; k++) {
+        unsigned mask = repair_masks[k];
+        uint8_t c2[VPT_DIM_COUNT];
+        memcpy(c2, co, sizeof c2);
+        int usable = 1;
+        for (int r = 0; r < N_REPAIRABLE && usable; r++) {
+            if (!(mask & (1u << r))) continue;
+            VptDim d = repairable[r];
+            /* a dimension already off, fixed, or without an off value cannot help */
+            if ((fixed & (1u << d)) || off[r] < 0 || c2[d] == off[r]) usable = 0;
+            else c2[d] = (uint8_t)off[r];
+        }
+        if (usable && (m = find_coords(s, c2)) >= 0) return m;
+    }
+    return -1;
+}
+
+static int is_categorical(VptDim d)
+{
+    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY;
+}
+
+size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_t max)
+{
+    VPT_ASSERT(member < s->n);
+    const uint8_t *co = s->coords[member];
+    /* At most 8 other schedules, 1 other sort key and 2 steps in each of the
+     * 5 ordered dimensions: 19 candidates, always below the buffer's size. */
+    size_t found[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t count = 0;
+    for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        int n = s->dom_n[d];
+        for (int v = 0; v < n; v++) {
+            if (v == co[d]) continue;
+            if (!is_categorical((VptDim)d) && v != co[d] - 1 && v != co[d] + 1) continue;
+            uint8_t c2[VPT_DIM_COUNT];
+            memcpy(c2, co, sizeof c2);
+            c2[d] = (uint8_t)v;
+            long m = repair(s, c2, 1u << d);
+            if (m < 0 || (size_t)m == member) continue;
+            int dup = 0;
+            for (size_t i = 0; i < count && !dup; i++) dup = found[i] == (size_t)m;
+            if (dup) continue;
+            VPT_ASSERT(count < VPT_SPACE_MAX_NEIGHBOURS);
+            found[count++] = (size_t)m;
+        }
+    }
+    memcpy(out, found, (count < max ? count : max) * sizeof *out);
+    return count;
+}
+
+size_t vpt_space_random(const VptSpace *s, VptRng *rng)
+{
+    return (size_t)vpt_rng_below(rng, s->n);
+}
+
+size_t vpt_space_mutate(const VptSpace *s, size_t member, double rate, VptRng *rng)
+{
+    VPT_ASSERT(member < s->n);
+    int movable[VPT_DIM_COUNT], n_movable = 0;
+    for (int d = 0; d < VPT_DIM_COUNT; d++)
+        if (s->dom_n[d] > 1) movable[n_movable++] = d;
+    if (n_movable == 0) return member;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        uint8_t c2[VPT_DIM_COUNT];
+        memcpy(c2, s->coords[member], sizeof c2);
+        unsigned changed = 0;
+        for (int i = 0; i < n_movable; i++) {
+            int d = movable[i];
+            if (vpt_rng_uniform(rng) >= rate) continue;
+            int v = (int)vpt_rng_below(rng, (uint64_t)s->dom_n[d] - 1);
+            c2[d] = (uint8_t)(v >= c2[d] ? v + 1 : v);
+            changed |= 1u << d;
+        }
+        if (!changed) {
+            int d = movable[vpt_rng_below(rng, (uint64_t)n_movable)];
+            int v = (int)vpt_rng_below(rng, (uint64_t)s->dom_n[d] - 1);
+            c2[d] = (uint8_t)(v >= c2[d] ? v + 1 : v);
+            changed |= 1u << d;
+        }
+        long m = repair(s, c2, changed);
+        if (m >= 0) return (size_t)m;
+    }
+    return vpt_space_random(s, rng);
+}
+
+size_t vpt_space_crossover(const VptSpace *s, size_t a, size_t b, VptRng *rng)
+{
+    VPT_ASSERT(a < s->n && b < s->n);
+    uint8_t c2[VPT_DIM_COUNT];
+    for (int d = 0; d < VPT_DIM_COUNT; d++)
+        c2[d] = (vpt_rng_next(rng) >> 63) ? s->coords[b][d] : s->coords[a][d];
+    long m = repair(s, c2, 0);
+    if (m >= 0) return (size_t)m;
+    return (vpt_rng_next(rng) >> 63) ? b : a;
+}

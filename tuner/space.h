@@ -1,0 +1,116 @@
+/* The tuner's search space: the parameters, their domains and which
+ * combinations exist, declared here once.
+ *
+ * Dimensions (VptDim), each with an ordered domain of values:
+ *   schedule      the (regen, reorder, kernels) triple, one of the nine named
+ *                 schedules of codegen/config.h (naiveSK ... sortingSK). It
+ *                 is one dimension, not three, because the constraints couple
+ *                 its parts so tightly that changing one alone is almost never
+ *                 valid; as one categorical dimension every schedule is one
+ *                 step from every other.
+ *   maxrregcount  0 (compiler's choice), 32, 40, 48, 64, 80, 96, 128, 168, 255
+ *   ppt           1, 2, 4
+ *   block         32, 64, 128, 256, 512, 1024
+ *   grid          0 (all resident blocks), 1, 2, 4, 8 blocks per SM
+ *   threshold     0, 25, 50, 75 percent
+ *   sortkey       position, termination
+ * The members of the space are the points of the domains' product that pass
+ * vpt_config_check (so the constraints are codegen's, not restated here):
+ * grid only varies for persistent kernels, threshold for warp/block
+ * regeneration, sortkey for Morton reordering, and maxrregcount x block must
+ * fit the register file. The default space has 87,291 members.
+ *
+ * Members are numbered 0..size-1 in the mixed-radix order of their domain
+ * indices (schedule slowest, sortkey fastest); that order is stable for a
+ * given space, and strategies refer to points by member number.
+ *
+ * Operators for the search strategies (neighbours, random point, mutation,
+ * crossover) only ever return members. When a move lands on a non-member
+ * (say, from regenerationSK-warp with threshold=50 to regenerationSK-thread),
+ * it is repaired by setting the fewest of the dimensions that have an "off"
+ * value (maxrregcount 0, grid 0, threshold 0, sortkey position) to that value,
+ * never touching the dimension the move changed; a move no repair rescues
+ * is dropped.
+ *
+ * A VptSpace is immutable after creation and restriction, so strategies may
+ * share it; the caller owns it and frees it with vpt_space_destroy. */
+#ifndef VPT_TUNER_SPACE_H
+#define VPT_TUNER_SPACE_H
+
+#include "codegen/config.h"
+#include "tuner/rng.h"
+
+#include <stddef.h>
+
+typedef enum {
+    VPT_DIM_SCHEDULE,
+    VPT_DIM_MAXRREGCOUNT,
+    VPT_DIM_PPT,
+    VPT_DIM_BLOCK,
+    VPT_DIM_GRID,
+    VPT_DIM_THRESHOLD,
+    VPT_DIM_SORTKEY,
+    VPT_DIM_LOOKAHEAD,
+    VPT_DIM_COUNT
+} VptDim;
+
+typedef struct VptSpace VptSpace;
+
+/* The default space above. NULL with a message on out-of-memory. */
+VptSpace *vpt_space_create(void);
+
+/* The space of a recorded run: each domain is the set of values that occur in
+ * configs, and the members are exactly the configs (duplicates merged) that
+ * pass vpt_config_check. Configs that fail it are left out; *rejected (may be
+ * NULL) receives their number. Fails when no config is valid. */
+VptSpace *vpt_space_create_from_configs(const VptConfig *configs, size_t n, size_t *rejected);
+
+void vpt_space_destroy(VptSpace *s);
+
+/* Narrows one dimension to the listed values, e.g. ("block", "128,256"),
+ * ("schedule", "streamingSK,sortingSK"), ("sortkey", "position"). Each value
+ * must be in the dimension's current domain; members with other values leave
+ * the space. Fails (space unchanged) on an unknown dimension or value, or
+ * when no member would be left. */
+int vpt_space_restrict(VptSpace *s, const char *dim, const char *values);
+
+/* "schedule", "maxrregcount", ... ; vpt_space_dim_parse is its inverse. */
+const char *vpt_space_dim_name(VptDim d);
+int vpt_space_dim_parse(const char *name, VptDim *out);
+
+size_t vpt_space_size(const VptSpace *s);
+const VptConfig *vpt_space_point(const VptSpace *s, size_t member);
+/* Member number of c, or -1 when c is not a member. */
+long vpt_space_index_of(const VptSpace *s, const VptConfig *c);
+
+int vpt_space_domain_size(const VptSpace *s, VptDim d);
+/* The value at position i of d's domain: the schedule's index in
+ * vpt_config_schedules() for VPT_DIM_SCHEDULE, the VptSortKey for
+ * VPT_DIM_SORTKEY, the number itself otherwise. */
+int vpt_space_domain_value(const VptSpace *s, VptDim d, int i);
+/* One line per dimension, "block: 32,64,128" style, plus the member count. */
+void vpt_space_describe(const VptSpace *s, char *buf, size_t size);
+
+/* Members one step from `member`: for each dimension, the adjacent domain
+ * values (the other values for the categorical schedule and sortkey), each
+ * repaired as above, without duplicates and without `member` itself, in a
+ * fixed order. Writes at most max member numbers and returns how many there
+ * are in all (a result > max means out was too small; VPT_SPACE_MAX_NEIGHBOURS
+ * always suffices). */
+#define VPT_SPACE_MAX_NEIGHBOURS 64
+size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_t max);
+
+/* A member drawn uniformly. */
+size_t vpt_space_random(const VptSpace *s, VptRng *rng);
+
+/* GA mutation: each dimension with probability rate takes another value of
+ * its domain (at least one dimension changes when any can), then repair; a
+ * mutation that cannot be repaired is redrawn (a few times, then a random
+ * member is returned). */
+size_t vpt_space_mutate(const VptSpace *s, size_t member, double rate, VptRng *rng);
+
+/* GA uniform crossover: each dimension from a or b with equal probability,
+ * then repair; when the child cannot be repaired, a or b at random. */
+size_t vpt_space_crossover(const VptSpace *s, size_t a, size_t b, VptRng *rng);
+
+#endif

@@ -1,0 +1,240 @@
+/* The tune driver (contract in tuner/tune.h). */
+#include "tuner/tune.h"
+
+#include "base/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void vpt_tune_options_init(VptTuneOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    vpt_search_options_init(&o->search);
+    o->top_k = 10;
+}
+
+typedef struct {
+    const VptTuneOptions *o;
+    int tty;
+    double last_print; /* monotonic seconds */
+    size_t printed_len;
+} Progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void format_duration(double s, char *buf, size_t size)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, size, "?");
+        return;
+    }
+    long t = lround(s);
+    if (t >= 3600) snprintf(buf, size, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, size, "%lds", t);
+}
+
+/* "streamingSK maxrregcount=64,ppt=1,..." : the schedule's name, then the
+ * canonical text without the three fields the name already says. */
+static void short_config(const VptConfig *c, char *buf, size_t size)
+{
+    char text[VPT_CONFIG_STR_MAX];
+    vpt_config_format(c, text, sizeof text);
+    const char *rest = strstr(text, "maxrregcount=");
+    snprintf(buf, size, "%s %s", vpt_config_schedule_name(c), rest ? rest : text);
+}
+
+static double eta_seconds(const VptTuneOptions *o, const VptSearchProgress *p)
+{
+    const VptSearchOptions *s = &o->search;
+    double per_eval = p->evals ? p->seconds / (double)p->evals : NAN;
+    double eta = INFINITY;
+    if (s->max_seconds > 0) eta = fmax(0, s->max_seconds - p->seconds);
+    if (s->max_evals) eta = fmin(eta, (double)(s->max_evals > p->evals ? s->max_evals - p->evals : 0) * per_eval);
+    if (!s->max_seconds && !s->max_evals &&
+        (s->strategy == VPT_STRATEGY_EXHAUSTIVE || s->strategy == VPT_STRATEGY_RANDOM)) {
+        size_t n = vpt_space_size(o->space);
+        eta = (double)(n > p->evals ? n - p->evals : 0) * per_eval;
+    }
+    return eta;
+}
+
+static void print_progress(Progress *pr, const VptSearchProgress *p, int final)
+{
+    const VptTuneOptions *o = pr->o;
+    double t = now_s();
+    if (!final && t - pr->last_print < (pr->tty ? 0.1 : 10.0)) return;
+    pr->last_print = t;
+    char spent[32], eta[32], best[VPT_CONFIG_STR_MAX + 64] = "none yet";
+    format_duration(p->seconds, spent, sizeof spent);
+    format_duration(eta_seconds(o, p), eta, sizeof eta);
+    if (p->best) {
+        char cfg[VPT_CONFIG_STR_MAX + 32];
+        short_config(&p->best->config, cfg, sizeof cfg);
+        snprintf(best, sizeof best, "%.4f ms %s", p->best->time_ms, cfg);
+    }
+    char line[1024];
+    int n = snprintf(line, sizeof line, "[tune %s] %zu evals (%zu cached) %s | ETA %s | best %s",
+                     vpt_strategy_name(o->search.strategy), p->evals, p->cached, spent, eta, best);
+    if (n < 0) return;
+    size_t len = strlen(line);
+    if (pr->tty) {
+        /* pad over the previous, longer line */
+        fprintf(o->progress, "\r%s%*s", line, len < pr->printed_len ? (int)(pr->printed_len - len) : 0, "");
+        if (final) fputc('\n', o->progress);
+    } else {
+        fprintf(o->progress, "%s\n", line);
+    }
+    pr->printed_len = len;
+    fflush(o->progress);
+}
+
+static void on_progress(void *user, const VptSearchProgress *p)
+{
+    print_progress(user, p, 0);
+}
+
+static int cmp_record(const void *a, const void *b)
+{
+    double x = vpt_eval_objective(a), y = vpt_eval_objective(b);
+    if (x != y) return x < y ? -1 : 1;
+    char ta[VPT_CONFIG_STR_MAX], tb[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&((const VptEvalRecord *)a)->config, ta, sizeof ta);
+    vpt_config_format(&((const VptEvalRecord *)b)->config, tb, sizeof tb);
+    return strcmp(ta, tb);
+}
+
+/* The ok full-fidelity records of recs, best first, at most k, in a new array. */
+static VptEvalRecord *best_ok(const VptEvalRecord *recs, size_t n, size_t k, size_t *n_out)
+{
+    VptEvalRecord *ok = vpt_malloc((n ? n : 1) * sizeof *ok);
+    if (!ok) return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].fidelity == 1 && isfinite(vpt_eval_objective(&recs[i]))) ok[m++] = recs[i];
+    qsort(ok, m, sizeof *ok, cmp_record);
+    *n_out = m < k ? m : k;
+    return ok;
+}
+
+/* x with the given width and precision, or "-" when not measured. */
+static const char *num(char *buf, size_t size, double x, int width, int prec)
+{
+    if (isfinite(x)) snprintf(buf, size, "%*.*f", width, prec, x);
+    else snprintf(buf, size, "%*s", width, "-");
+    return buf;
+}
+
+void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k)
+{
+    size_t m;
+    VptEvalRecord *top = best_ok(recs, n, k > 0 ? (size_t)k : 0, &m);
+    if (!top) return;
+    fprintf(f, "%4s %10s %9s %9s %5s %6s  %-22s %s\n", "rank", "time_ms", "spread", "Mrays/s", "regs", "occ",
+            "schedule", "config");
+    for (size_t i = 0; i < m; i++) {
+        const VptEvalRecord *r = &top[i];
+        char text[VPT_CONFIG_STR_MAX];
+        vpt_config_format(&r->config, text, sizeof text);
+        char a[32], b[32], c[32], d[32];
+        fprintf(f, "%4zu %10.4f %s %s %s %s  %-22s %s\n", i + 1, r->time_ms, num(a, sizeof a, r->time_ms_spread, 9, 4),
+                num(b, sizeof b, r->mrays_per_s, 9, 2), num(c, sizeof c, r->registers, 5, 0),
+                num(d, sizeof d, r->occupancy_theoretical, 6, 2), vpt_config_schedule_name(&r->config), text);
+    }
+    if (m == 0) fprintf(f, "   (no config passed every gate)\n");
+    free(top);
+}
+
+int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
+{
+    memset(out, 0, sizeof *out);
+    Progress pr = {.o = o, .tty = o->progress && isatty(fileno(o->progress)), .last_print = -1e9};
+    VptSearchOptions so = o->search;
+    if (o->progress) {
+        so.progress = on_progress;
+        so.progress_user = &pr;
+    } else {
+        so.progress = NULL;
+    }
+    int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &out->search);
+    const VptSearchResult *s = &out->search;
+    if (o->progress) {
+        VptSearchProgress p = {
+            .evals = s->n_evals,
+            .seconds = s->seconds,
+            .cached = s->cached,
+            .last = s->n_evals ? &s->evals[s->n_evals - 1] : NULL,
+            .best = s->found ? &s->best : NULL,
+        };
+        print_progress(&pr, &p, 1);
+        fprintf(o->progress, "[tune %s] stopped: %s\n", vpt_strategy_name(o->search.strategy),
+                vpt_stop_reason_name(s->stop));
+    }
+    char saved[1024] = "";
+    if (rc) snprintf(saved, sizeof saved, "%s", vpt_errmsg());
+
+    size_t k = o->top_k > 0 ? (size_t)o->top_k : 10, m;
+    out->top = best_ok(s->evals, s->n_evals, k, &m);
+    if (!out->top) return -1;
+    out->n_top = m;
+    if (rc == 0 && o->remeasure && m > 0) {
+        VptConfig *cfgs = vpt_malloc(m * sizeof *cfgs);
+        VptEvalRecord *again = vpt_malloc(m * sizeof *again);
+        if (!cfgs || !again) {
+            free(cfgs);
+            free(again);
+            return -1;
+        }
+        for (size_t i = 0; i < m; i++) {
+            cfgs[i] = out->top[i].config;
+            vpt_eval_record_init(&again[i], &cfgs[i], 1);
+        }
+        if (o->remeasure(o->remeasure_ctx, cfgs, m, again)) {
+            snprintf(saved, sizeof saved, "re-measuring the finalists: %s", vpt_errmsg());
+            rc = -1;
+        } else {
+            for (size_t i = 0; i < m; i++) {
+                again[i].config = cfgs[i];
+                again[i].fidelity = 1;
+            }
+            size_t m2;
+            VptEvalRecord *ranked = best_ok(again, m, m, &m2);
+            if (!ranked) rc = -1;
+            else {
+                free(out->top);
+                out->top = ranked;
+                out->n_top = m2;
+            }
+        }
+        free(cfgs);
+        free(again);
+    }
+    if (out->n_top > 0) {
+        out->have_winner = 1;
+        out->winner = out->top[0];
+    }
+    if (o->report) {
+        fprintf(o->report, "%s: %zu evaluations (%zu from the cache), %.1f s charged, %s\n",
+                vpt_strategy_name(o->search.strategy), s->n_evals, s->cached, s->seconds,
+                vpt_stop_reason_name(s->stop));
+        if (o->remeasure && rc == 0) fprintf(o->report, "finalists re-measured:\n");
+        vpt_tune_print_top(o->report, out->top, out->n_top, (int)out->n_top);
+    }
+    if (rc) vpt_fail("%s", saved);
+    return rc;
+}
+
+void vpt_tune_result_free(VptTuneResult *r)
+{
+    vpt_search_result_free(&r->search);
+    free(r->top);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,72 @@
+/* The tune driver: one call that runs a search with a live progress line,
+ * optionally re-measures the finalists, and prints the top-k table, so that
+ * bin/tune is flag parsing around it.
+ *
+ *   VptTuneOptions o;
+ *   vpt_tune_options_init(&o);
+ *   o.space = space; o.evaluate = harness_evaluate; o.evaluate_ctx = h;
+ *   o.cache = cache; o.search.strategy = VPT_STRATEGY_LOCAL; o.search.max_seconds = 600;
+ *   o.progress = stderr; o.report = stdout;
+ *   VptTuneResult r;
+ *   if (vpt_tune_run(&o, &r)) ...;   // r holds what was found even then
+ *   ... r.winner ...
+ *   vpt_tune_result_free(&r);
+ *
+ * The progress line (after each counted evaluation, at most ten times a
+ * second on a terminal, every ten seconds otherwise, and once at the end):
+ *   [tune local] 123 evals (40 cached) 4m05s | ETA 5m55s | best 1.2345 ms streamingSK maxrregcount=64,...
+ * ETA is the budget left: seconds left of a time budget, or evaluations left
+ * times the mean cost so far, whichever comes first; for exhaustive and random
+ * search without a budget, the unseen part of the space.
+ *
+ * Finalists: with a remeasure callback, the top_k ok full-fidelity configs
+ * are measured again together (the harness interleaves them, so drifts of
+ * clock and temperature hit all alike) and ranked by the new times; the
+ * winner is the best re-measured ok config. Re-measurements are not written
+ * to the cache (they would repeat its keys); they are in the result. */
+#ifndef VPT_TUNER_TUNE_H
+#define VPT_TUNER_TUNE_H
+
+#include "tuner/cache.h"
+#include "tuner/search.h"
+
+#include <stdio.h>
+
+/* Measures configs[0..n) again, interleaved, filling out[i] for configs[i]
+ * (full fidelity); -1 only when the tune cannot go on. */
+typedef int (*VptRemeasureFn)(void *ctx, const VptConfig *configs, size_t n, VptEvalRecord *out);
+
+typedef struct {
+    const VptSpace *space;
+    VptEvaluateFn evaluate;
+    void *evaluate_ctx;
+    VptCache *cache;          /* NULL: no cache */
+    VptSearchOptions search;  /* its progress callback is the driver's own */
+    int top_k;                /* table rows and finalists; default 10 */
+    FILE *progress;           /* NULL: no progress line */
+    FILE *report;             /* NULL: no table */
+    VptRemeasureFn remeasure; /* NULL: rank by the search's measurements */
+    void *remeasure_ctx;
+} VptTuneOptions;
+
+void vpt_tune_options_init(VptTuneOptions *o);
+
+typedef struct {
+    VptSearchResult search;
+    VptEvalRecord *top;    /* best first: the finalists as ranked (re-measured
+                              when a remeasure callback was given) */
+    size_t n_top;
+    int have_winner;
+    VptEvalRecord winner;  /* top[0] */
+} VptTuneResult;
+
+/* Returns 0, or -1 on an evaluator, cache or remeasure failure (message set;
+ * *out holds what was found before it). */
+int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out);
+void vpt_tune_result_free(VptTuneResult *r);
+
+/* The table vpt_tune_run prints, for any records (ok fidelity-1 ones are
+ * listed, best first, at most k). */
+void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k);
+
+#endif
