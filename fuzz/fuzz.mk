@@ -27,7 +27,7 @@ FUZZ_LDLIBS  := -ljansson -lpng16 -lz -lm -pthread
 # The parsers the targets reach (and what those call). Sources of modules
 # that are not there yet are simply absent from the wildcards.
 FUZZ_LIB_SRCS := $(wildcard base/*.c) $(wildcard scenes/volume*.c) image/image.c codegen/config.c \
-                 harness/results.c $(wildcard tuner/cache*.c) $(wildcard experiments/spec*.c)
+                 harness/results.c $(wildcard $(addprefix tuner/,cache.c rows.c eval.c replay.c space.c))
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB      := $(FUZZ_BUILD)/libvptune-fuzz.a
 FUZZ_SRCS     := $(wildcard fuzz/fuzz_*.c)

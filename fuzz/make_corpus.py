@@ -249,6 +249,47 @@ def results_seeds():
     }
 
 
+def tuner_cache_seeds(bench_rows):
+    header = (b'{"kind":"header","schema":"vptune.tune/1","gpu":{"name":"NVIDIA H100 80GB HBM3",'
+              b'"uuid":"GPU-437ab01b"},"driver":"580.159.04","nvrtc":"13.0","commit":"b07d5f88bf82",'
+              b'"scene":"manix","workload":{"width":400,"height":400,"spp":100,"seed":1,"max_depth":0,'
+              b'"rr_depth":-1}}')
+
+    def ev(cfg, status=b"ok", fid=1, t=b"12.5"):
+        m = b'{"time_ms":' + t + b',"registers":64,"occupancy_achieved":0.5}' if status == b"ok" else b"{}"
+        return (b'{"kind":"eval","config":"' + cfg + b'","schedule":"x","fidelity":' + str(fid).encode() +
+                b',"status":"' + status + b'","reason":"","cost_s":1.9,"metrics":' + m +
+                b',"time":"2026-11-21T06:18:38Z"}')
+    rows = [ev(b"streamingSK,block=128"), ev(b"naiveSK", fid=0), ev(b"sortingSK,ppt=2", b"timeout"),
+            ev(b"regenerationSK-warp,threshold=50", b"compile")]
+    s = {
+        "cache_rows": b"\n".join([header] + rows) + b"\n",
+        "cache_header_only": header + b"\n",
+        "cache_tail_without_newline": b"\n".join([header] + rows[:2]) + b"\n" + rows[2],
+        "cache_cut_tail": b"\n".join([header] + rows[:2]) + b"\n" + rows[2][:50],
+        "cache_cut_header": header[:60],
+        "bad_cache_second_header": b"\n".join([header, rows[0], header]) + b"\n",
+        "bad_cache_status": header + b"\n" + rows[0].replace(b'"ok"', b'"great"') + b"\n",
+        "bad_cache_schema": header.replace(b"tune/1", b"tune/9") + b"\n",
+        "empty": b"",
+    }
+    if bench_rows:
+        s["replay_bench_rows"] = b"".join(bench_rows)
+    return s
+
+
+def bench_result_rows(path, n):
+    """The first n rows of kind "result" (and one roofline row) of a bench file."""
+    try:
+        with open(path, "rb") as f:
+            lines = f.readlines()
+    except OSError:
+        return []
+    out = [l for l in lines if b'"kind":"roofline"' in l][:1]
+    out += [l for l in lines if b'"kind":"result"' in l][:n]
+    return out
+
+
 def write(root, target, seeds):
     d = os.path.join(root, target)
     shutil.rmtree(d, ignore_errors=True)
@@ -267,6 +308,9 @@ def main():
     write(root, "config", config_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
+    here = os.path.dirname(os.path.abspath(__file__))
+    bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
+    write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))
 
 
 if __name__ == "__main__":

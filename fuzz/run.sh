@@ -7,14 +7,14 @@
 # (read only) plus what earlier local runs found (build-fuzz/corpus/<name>/,
 # where new inputs go). Prints libFuzzer's final stats per target, appends
 # one JSON line per target to $FUZZ_BUILD/fuzz-summary.jsonl:
-#   {"target", "executions", "seconds", "execs_per_sec", "new_units",
-#    "peak_rss_mb", "crashes", "exit", "passed"}
+#   {"target", "executions", "seconds", "execs_per_sec", "edges_covered",
+#    "corpus", "new_units", "peak_rss_mb", "crashes", "exit", "passed"}
 # and ends with "N passed, N failed"; exits 1 if any target failed (a crash,
 # a leak, a timeout, an out-of-memory, or no executions at all).
 set -u
 B=${FUZZ_BUILD:-build-fuzz}
 S=${FUZZ_SECONDS:-20}
-SUMMARY=$B/fuzz-summary.jsonl
+SUMMARY=${FUZZ_SUMMARY:-$B/fuzz-summary.jsonl}
 mkdir -p "$B/logs"
 : > "$SUMMARY"
 # Scratch files of the targets (results_load writes and fsyncs one per
@@ -39,12 +39,15 @@ for t in "$@"; do
     # target's stderr closed (libFuzzer and the sanitizers still report).
     mask=0
     [ "$t" = results_load ] && mask=2
+    # Command-line values are short: long inputs only repeat pieces, slower.
+    extra=""
+    [ "$t" = parse_numbers ] && extra="-max_len=512"
     echo "== fuzz $t: ${S}s, seeds:${seeds:- none}"
     before=$(ls "$art" | wc -l)
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     "$bin" -max_total_time="$S" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 \
-        -close_fd_mask=$mask -artifact_prefix="$art/" "$work" $seeds > "$log" 2>&1
+        -close_fd_mask=$mask -artifact_prefix="$art/" $extra "$work" $seeds > "$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
     after=$(ls "$art" | wc -l)
@@ -52,6 +55,9 @@ for t in "$@"; do
     eps=$(stat_of average_exec_per_sec "$log")
     newu=$(stat_of new_units_added "$log")
     rss=$(stat_of peak_rss_mb "$log")
+    # edges covered and corpus size at the end ("#N DONE cov: C ft: F corp: U/S")
+    cov=$(sed -n 's/^#[0-9]*[[:space:]]*DONE *cov: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    corp=$(sed -n 's/^#[0-9]*[[:space:]]*DONE .* corp: \([0-9]*\)\/.*/\1/p' "$log" | tail -n 1)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     crashes=$((after - before))
     [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1
@@ -67,8 +73,8 @@ for t in "$@"; do
         tail -n 40 "$log" | sed 's/^/   | /'
         ls "$art" | sed "s|^|   artifact: $art/|"
     fi
-    printf '{"target":"%s","executions":%s,"seconds":%s,"execs_per_sec":%s,"new_units":%s,"peak_rss_mb":%s,"crashes":%s,"exit":%s,"passed":%s}\n' \
-        "$t" "${execs:-0}" "$secs" "${eps:-0}" "${newu:-0}" "${rss:-0}" "$crashes" "$rc" "$ok" >> "$SUMMARY"
+    printf '{"target":"%s","executions":%s,"seconds":%s,"execs_per_sec":%s,"edges_covered":%s,"corpus":%s,"new_units":%s,"peak_rss_mb":%s,"crashes":%s,"exit":%s,"passed":%s}\n' \
+        "$t" "${execs:-0}" "$secs" "${eps:-0}" "${cov:-0}" "${corp:-0}" "${newu:-0}" "${rss:-0}" "$crashes" "$rc" "$ok" >> "$SUMMARY"
 done
 echo "fuzz summary: $SUMMARY"
 echo "$passed passed, $failed failed"

@@ -38,6 +38,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_results_load
 #include "fuzz/fuzz_results_load.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_tuner_cache
+#include "fuzz/fuzz_tuner_cache.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*FuzzOne)(const uint8_t *data, size_t size);
 
@@ -87,13 +90,14 @@ TEST(fuzz_regressions_pfm) { replay("pfm", fuzz_one_pfm); }
 TEST(fuzz_regressions_config) { replay("config", fuzz_one_config); }
 TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_numbers); }
 TEST(fuzz_regressions_results_load) { replay("results_load", fuzz_one_results_load); }
+TEST(fuzz_regressions_tuner_cache) { replay("tuner_cache", fuzz_one_tuner_cache); }
 
 /* Each fuzz/fuzz_<t>.c must be replayed above: a target added without its
  * replay fails here. */
 TEST(fuzz_regressions_cover_every_target)
 {
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
-                                           "config", "parse_numbers", "results_load"};
+                                           "config", "parse_numbers", "results_load", "tuner_cache"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;
