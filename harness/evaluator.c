@@ -16,9 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-/* A config submitted for compilation ahead of its evaluation. */
+/* A config submitted for compilation ahead of its evaluation. It is matched
+ * by its whole source text, not its name: process-wide codegen state (fault
+ * injection) changes the source of a config between submit and run. */
 typedef struct {
-    char canon[VPT_CONFIG_STR_MAX];
     VptKernelSource ks;
     int ticket;
 } Pending;
@@ -40,6 +41,9 @@ struct VptEvaluator {
     int have_scene;
     float *ref_image;
     unsigned long long ref_rays, ref_steps, ref_paths;
+    /* set when the context became unusable (see evaluator.h) */
+    int broken;
+    char broken_why[600];
 };
 
 static double now_s(void)
@@ -56,16 +60,32 @@ VptEvaluatorOptions vpt_evaluator_options_default(void)
     o.policy = vpt_measure_policy_default();
     o.timeout_s = 60.0;
     o.gate = 1;
+    o.recover_in_process = 1;
     return o;
 }
 
-VptEvaluator *vpt_evaluator_create(const VptEvaluatorOptions *opt)
+const char *vpt_eval_phase_name(int phase)
 {
+    static const char *const names[VPT_EVAL_PHASE_COUNT] = {"compile", "load", "upload", "render", "measure", "roofline"};
+    return phase >= 0 && phase < VPT_EVAL_PHASE_COUNT ? names[phase] : "unknown";
+}
+
+static void phase(VptEvaluator *e, VptEvalPhase p)
+{
+    if (e->opt.progress) e->opt.progress(e->opt.progress_ctx, p);
+}
+
+VptEvaluator *vpt_evaluator_create(const VptEvaluatorOptions *opt) { return vpt_evaluator_create_ex(opt, NULL); }
+
+VptEvaluator *vpt_evaluator_create_ex(const VptEvaluatorOptions *opt, int *no_gpu)
+{
+    if (no_gpu) *no_gpu = 0;
     VptEvaluator *e = vpt_calloc(1, sizeof *e);
     if (!e) return NULL;
     e->opt = *opt;
     if (e->opt.timeout_s <= 0) e->opt.timeout_s = 60.0;
     if (vpt_gpu_open(opt->device, &e->gpu)) {
+        if (no_gpu) *no_gpu = 1;
         free(e);
         return NULL;
     }
@@ -108,6 +128,7 @@ void vpt_evaluator_destroy(VptEvaluator *e)
 }
 
 const VptGpu *vpt_evaluator_gpu(const VptEvaluator *e) { return &e->gpu; }
+const char *vpt_evaluator_broken(const VptEvaluator *e) { return e->broken ? e->broken_why : NULL; }
 const VptProvenance *vpt_evaluator_provenance(const VptEvaluator *e) { return &e->prov; }
 const VptParams *vpt_evaluator_params(const VptEvaluator *e) { return &e->params; }
 const float *vpt_evaluator_reference_image(const VptEvaluator *e) { return e->ref_image; }
@@ -139,7 +160,6 @@ static int submit(VptEvaluator *e, const VptConfig *c)
     }
     Pending *p = &e->pending[e->npending];
     memset(p, 0, sizeof *p);
-    vpt_config_format(c, p->canon, sizeof p->canon);
     if (vpt_kernel_source_build(c, &p->ks)) return -1;
     VptCompileRequest r = request_of(e, &p->ks);
     p->ticket = vpt_compile_pool_submit(e->pool, &r);
@@ -163,11 +183,12 @@ void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
 /* Takes the compile of c out of the queue (submitting it first if needed). */
 static int compiled(VptEvaluator *e, const VptConfig *c, VptKernelSource *ks, VptCompileResult *cr)
 {
-    char canon[VPT_CONFIG_STR_MAX];
-    vpt_config_format(c, canon, sizeof canon);
+    VptKernelSource want;
+    if (vpt_kernel_source_build(c, &want)) return -1;
     int i;
     for (i = 0; i < e->npending; i++)
-        if (!strcmp(e->pending[i].canon, canon)) break;
+        if (!strcmp(e->pending[i].ks.source, want.source)) break;
+    vpt_kernel_source_free(&want);
     if (i == e->npending) {
         if (submit(e, c)) return -1;
         i = e->npending - 1;
@@ -179,7 +200,8 @@ static int compiled(VptEvaluator *e, const VptConfig *c, VptKernelSource *ks, Vp
     return vpt_compile_pool_wait(e->pool, p.ticket, cr);
 }
 
-/* After a sticky error the context is gone: reset it and rebuild the scene. */
+/* After a sticky error the context is gone: reset it and rebuild the scene.
+ * With current drivers the reset fails (see vpt_cu_is_sticky). */
 static int recover(VptEvaluator *e)
 {
     vpt_render_buffers_destroy(&e->buffers);
@@ -187,6 +209,74 @@ static int recover(VptEvaluator *e)
     if (vpt_gpu_reset(&e->gpu)) return -1;
     if (vpt_gpu_scene_create(e->scene, &e->gscene)) return -1;
     return vpt_render_buffers_create(&e->params, &e->gpu, &e->buffers);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Whether the context still works after a failure: 1 when no sticky error
+ * was seen and the default stream drains; 0 (why written) when it is
+ * corrupted; -1 (why written) when a kernel that ignored the abort flag still
+ * keeps it busy. */
+static int context_usable(char *why, size_t n)
+{
+    char text[300];
+    CUresult last = vpt_cu_last_error();
+    if (vpt_cu_is_sticky(last)) {
+        vpt_cu_error_text(last, text, sizeof text);
+        snprintf(why, n, "sticky CUDA error %s", text);
+        return 0;
+    }
+    double t0 = now_s();
+    for (;;) {
+        CUresult r = vpt_cu.cuStreamQuery(NULL);
+        if (r == CUDA_SUCCESS) return 1;
+        if (r != CUDA_ERROR_NOT_READY) {
+            vpt_cu_error_text(r, text, sizeof text);
+            snprintf(why, n, "%sCUDA error %s", vpt_cu_is_sticky(r) ? "sticky " : "", text);
+            return 0;
+        }
+        if (now_s() - t0 > 5.0) {
+            snprintf(why, n, "a kernel is still running 5 s after its render was given up");
+            return -1;
+        }
+        sleep_ms(1);
+    }
+}
+
+/* Called after a step failed with status st (variant already unloaded);
+ * r (may be NULL) is the failed result: a kernel that would not stop makes it
+ * a timeout. Returns 0 when the session can go on, or when it is broken and
+ * the caller only reports the result; -1 when it broke and in-process
+ * recovery failed (message set). */
+static int check_context(VptEvaluator *e, VptStatus st, VptEvalResult *r)
+{
+    if (st != VPT_STATUS_RUNTIME && st != VPT_STATUS_TIMEOUT) return 0;
+    char why[400];
+    int u = context_usable(why, sizeof why);
+    if (u == 1) return 0;
+    if (u < 0 && r) r->status = VPT_STATUS_TIMEOUT;
+    if (e->opt.recover_in_process) {
+        if (recover(e) == 0) {
+            vpt_cu_clear_last_error();
+            return 0;
+        }
+        snprintf(e->broken_why, sizeof e->broken_why, "%s; in-process recovery failed: %s", why, vpt_errmsg());
+        e->broken = 1;
+        return vpt_fail("%s", e->broken_why);
+    }
+    snprintf(e->broken_why, sizeof e->broken_why, "%s", why);
+    e->broken = 1;
+    return 0;
+}
+
+static int fail_if_broken(const VptEvaluator *e)
+{
+    if (!e->broken) return 0;
+    return vpt_fail("the GPU context is unusable after %s: the process must be restarted", e->broken_why);
 }
 
 static void fill_rates(VptEvalResult *r, double ms)
@@ -206,6 +296,7 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
     r->config = *c;
     vpt_config_format(c, r->canon, sizeof r->canon);
     r->spill_stores = r->spill_loads = -1;
+    vpt_cu_clear_last_error();
     if (vpt_config_check(c)) {
         r->status = VPT_STATUS_COMPILE;
         snprintf(r->reason, sizeof r->reason, "constraint: %s", vpt_errmsg());
@@ -214,6 +305,8 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
     VptKernelSource ks;
     VptCompileResult cr;
     memset(&cr, 0, sizeof cr);
+    memset(&ks, 0, sizeof ks);
+    phase(e, VPT_EVAL_PHASE_COMPILE);
     if (compiled(e, c, &ks, &cr)) {
         r->status = VPT_STATUS_COMPILE;
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
@@ -223,6 +316,7 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
     }
     r->compile_s = cr.seconds;
     r->from_cache = cr.from_cache;
+    phase(e, VPT_EVAL_PHASE_LOAD);
     VptStatus st;
     int rc = vpt_variant_load(&e->gpu, c, &ks, &cr, v, &st);
     vpt_compile_result_free(&cr);
@@ -238,19 +332,15 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
     if (rc) {
         r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
-        if (st == VPT_STATUS_RUNTIME && vpt_cu_is_sticky(vpt_cu_last_error()) && recover(e)) return -1;
-        return 1;
+        return check_context(e, st, r) ? -1 : 1;
     }
+    phase(e, VPT_EVAL_PHASE_RENDER);
     VptRunStats rs;
     if (vpt_render_run(&e->gpu, v, &e->gscene, &e->params, &e->buffers, e->opt.timeout_s, img, &rs, &st)) {
         r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
-        CUresult last = vpt_cu_last_error();
         vpt_variant_unload(v);
-        if ((st == VPT_STATUS_RUNTIME && vpt_cu_is_sticky(last)) || st == VPT_STATUS_TIMEOUT) {
-            if (recover(e)) return -1;
-        }
-        return 1;
+        return check_context(e, st, r) ? -1 : 1;
     }
     r->rays = rs.rays;
     r->steps = rs.steps;
@@ -266,10 +356,12 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
 
 int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderSettings *rset)
 {
+    if (fail_if_broken(e)) return -1;
     drop_scene(e);
     e->scene = s;
     e->settings = *rset;
     vpt_params_init(&e->params, s, rset);
+    phase(e, VPT_EVAL_PHASE_UPLOAD);
     if (vpt_gpu_scene_create(s, &e->gscene)) return -1;
     if (vpt_render_buffers_create(&e->params, &e->gpu, &e->buffers)) {
         vpt_gpu_scene_destroy(&e->gscene);
@@ -323,6 +415,7 @@ static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
 
 int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
 {
+    if (fail_if_broken(e)) return -1;
     if (!e->have_scene) return vpt_fail("internal error: no scene set");
     double t0 = now_s();
     size_t npix = (size_t)e->params.width * e->params.height;
@@ -348,16 +441,13 @@ int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
     VptStatus st = VPT_STATUS_OK;
     while (n < maxn && !vpt_measure_done(&e->opt.policy, samples, n, now_s() - tm)) {
         VptRunStats rs;
+        phase(e, VPT_EVAL_PHASE_MEASURE);
         if (vpt_render_run(&e->gpu, &v, &e->gscene, &e->params, &e->buffers, e->opt.timeout_s, NULL, &rs, &st)) {
             r->status = st;
             snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
-            CUresult last = vpt_cu_last_error();
             vpt_variant_unload(&v);
-            if ((st == VPT_STATUS_RUNTIME && vpt_cu_is_sticky(last)) || st == VPT_STATUS_TIMEOUT) {
-                if (recover(e)) return -1;
-            }
             r->measure_s = now_s() - t0;
-            return 0;
+            return check_context(e, st, r);
         }
         samples[n++] = rs.ms;
         if (rs.rays != r->rays || rs.steps != r->steps) {
@@ -382,6 +472,7 @@ int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
 
 float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
 {
+    if (fail_if_broken(e)) return NULL;
     if (!e->have_scene) {
         vpt_fail("internal error: no scene set");
         return NULL;
@@ -404,6 +495,9 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, do
                            unsigned long long *steps)
 {
     const int block = 256, nsteps = 2000;
+    if (fail_if_broken(e)) return -1;
+    if (!e->have_scene) return vpt_fail("internal error: no scene set");
+    vpt_cu_clear_last_error();
     VptKernelSource ks;
     if (vpt_kernel_source_build_roofline(block, &ks)) return -1;
     VptCompileRequest req = request_of(e, &ks);
@@ -413,7 +507,9 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, do
     CUmodule mod = NULL;
     CUfunction f;
     CUevent e0 = NULL, e1 = NULL;
+    phase(e, VPT_EVAL_PHASE_COMPILE);
     if (vpt_compile_cached(e->cache, &req, &cr)) goto out;
+    phase(e, VPT_EVAL_PHASE_ROOFLINE);
     if (VPT_CU_TRY(cuModuleLoadData, &mod, cr.cubin) || VPT_CU_TRY(cuModuleGetFunction, &f, mod, "vpt_roofline"))
         goto out;
     int per_sm = 0;
@@ -455,6 +551,13 @@ out:
     if (mod) vpt_cu.cuModuleUnload(mod);
     vpt_compile_result_free(&cr);
     vpt_kernel_source_free(&ks);
+    if (rc && vpt_cu_last_error() != CUDA_SUCCESS) {
+        /* keep the probe's message; the check may replace it */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", vpt_errmsg());
+        check_context(e, VPT_STATUS_RUNTIME, NULL);
+        vpt_fail("%s", msg);
+    }
     return rc;
 }
 
@@ -468,15 +571,21 @@ static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_
 
 json_t *vpt_eval_result_json(const VptEvaluator *e, const char *scene, const VptEvalResult *r)
 {
+    return vpt_eval_result_row(&e->prov, &e->params, &e->settings, scene, r);
+}
+
+json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const VptRenderSettings *rs,
+                            const char *scene, const VptEvalResult *r)
+{
     char when[64];
     vpt_iso8601_now(when, sizeof when);
-    json_t *row = vpt_provenance_json(&e->prov);
+    json_t *row = vpt_provenance_json(pv);
     if (!row) return NULL;
     json_object_set_new(row, "kind", json_string("result"));
     json_object_set_new(row, "schema", json_string("vptune.result/1"));
     json_object_set_new(row, "time", json_string(when));
     json_object_set_new(row, "scene", json_string(scene));
-    json_object_set_new(row, "workload", vpt_workload_json(&e->params, e->settings.max_depth, e->settings.rr_depth));
+    json_object_set_new(row, "workload", vpt_workload_json(P, rs->max_depth, rs->rr_depth));
     json_object_set_new(row, "config", json_string(r->canon));
     json_object_set_new(row, "schedule", json_string(vpt_config_schedule_name(&r->config)));
     json_object_set_new(row, "status", json_string(vpt_status_name(r->status)));

@@ -6,8 +6,18 @@
  *      seed: identical counters, image equal up to summation order)
  *   -> timed renders until the 95% CI half-width is small
  * and describes each result as a JSON row with full provenance. Failures are
- * results with a status and a reason, never crashes; after a sticky CUDA
- * error the session resets the context and reloads the scene by itself.
+ * results with a status and a reason, never crashes.
+ *
+ * After a failed render the session checks that its context still works.
+ * When it does not (a sticky CUDA error such as an illegal address, or a
+ * kernel that would not stop), the session is broken: with current drivers
+ * only a new process can use the GPU again (see vpt_cu_is_sticky). By
+ * default the session still tries an in-process reset and, when that fails,
+ * vpt_evaluator_run returns -1; with recover_in_process = 0 (what the worker
+ * process of harness/eval_worker.h uses) it returns the failed result, and
+ * vpt_evaluator_broken() tells the caller to end the process. Code that
+ * runs variants which may crash should use harness/eval_worker.h, which
+ * runs this session in a child process and restarts it.
  *
  * Lifecycle: vpt_evaluator_create (opens the GPU; fails with VPT_EXIT_NO_GPU
  * semantics when there is none), vpt_evaluator_set_scene, any number of
@@ -27,6 +37,23 @@
 
 typedef struct VptEvaluator VptEvaluator;
 
+/* What a session is about to do, reported through the progress hook so that
+ * a watcher (the worker's parent) can tell a long phase from a stuck one.
+ * Every phase but COMPILE is bounded by the render watchdog (timeout_s, plus
+ * the abort grace period) or is short. */
+typedef enum {
+    VPT_EVAL_PHASE_COMPILE,  /* waiting for NVRTC (or the cache): not bounded by timeout_s */
+    VPT_EVAL_PHASE_LOAD,     /* loading a module, reading its resources */
+    VPT_EVAL_PHASE_UPLOAD,   /* uploading a scene, allocating buffers */
+    VPT_EVAL_PHASE_RENDER,   /* an untimed render: reference or warm-up */
+    VPT_EVAL_PHASE_MEASURE,  /* one timed render */
+    VPT_EVAL_PHASE_ROOFLINE  /* the roofline probe's launches */
+} VptEvalPhase;
+#define VPT_EVAL_PHASE_COUNT 6
+
+/* "compile", "load", "upload", "render", "measure", "roofline"; "unknown". */
+const char *vpt_eval_phase_name(int phase);
+
 typedef struct {
     int device;                  /* GPU ordinal */
     const char *cache_dir;       /* NULL: default cubin cache */
@@ -35,6 +62,10 @@ typedef struct {
     double timeout_s;            /* per render (0: 60 s) */
     int gate;                    /* check every variant against the reference (default on) */
     int quiet;
+    int recover_in_process;      /* on a broken context try vpt_gpu_reset (default on); see above */
+    /* Called on the session's thread as each phase begins (NULL: none). */
+    void (*progress)(void *ctx, VptEvalPhase phase);
+    void *progress_ctx;
 } VptEvaluatorOptions;
 
 VptEvaluatorOptions vpt_evaluator_options_default(void);
@@ -59,7 +90,17 @@ typedef struct {
 } VptEvalResult;
 
 VptEvaluator *vpt_evaluator_create(const VptEvaluatorOptions *opt);
+/* The same; on failure *no_gpu (may be NULL) is 1 when the GPU could not be
+ * opened (no driver, no device, no such ordinal, no context: a CLI exits
+ * VPT_EXIT_NO_GPU) and 0 for other failures (cache, threads, memory). */
+VptEvaluator *vpt_evaluator_create_ex(const VptEvaluatorOptions *opt, int *no_gpu);
 void vpt_evaluator_destroy(VptEvaluator *e);
+
+/* NULL while the session works; after a failure that left the context
+ * unusable, why (e.g. "sticky CUDA error CUDA_ERROR_ILLEGAL_ADDRESS (...)").
+ * A broken session fails every later call; only destroy is allowed, and the
+ * process should end (a new process can use the GPU). */
+const char *vpt_evaluator_broken(const VptEvaluator *e);
 
 const VptGpu *vpt_evaluator_gpu(const VptEvaluator *e);
 const VptProvenance *vpt_evaluator_provenance(const VptEvaluator *e);
@@ -74,7 +115,9 @@ const VptParams *vpt_evaluator_params(const VptEvaluator *e);
 void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n);
 
 /* Evaluates one config; the outcome is in *res (status ok or why not).
- * Returns -1 only when the session itself can no longer work. */
+ * Returns -1 only when the session itself can no longer work (not set up,
+ * out of memory, broken with in-process recovery failing: *res then still
+ * describes the config's failure when it had one). */
 int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *res);
 
 /* Renders once with a config and returns the mean image (3 floats per
@@ -89,8 +132,13 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, do
                            unsigned long long *steps);
 
 /* A result row: {"kind":"result","schema":"vptune.result/1", provenance,
- * "scene", "workload", "config", "schedule", "status", "reason", "metrics"}. */
+ * "scene", "workload", "config", "schedule", "status", "reason", "metrics"}.
+ * New reference; NULL only when out of memory. */
 json_t *vpt_eval_result_json(const VptEvaluator *e, const char *scene, const VptEvalResult *r);
+/* The same row from what a process without the session knows: the
+ * provenance, the parameter block and the render settings it came from. */
+json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const VptRenderSettings *rs,
+                            const char *scene, const VptEvalResult *r);
 json_t *vpt_workload_json(const VptParams *P, int max_depth, int rr_depth);
 
 #endif

@@ -259,7 +259,8 @@ VPT_FN float vpt_hg_eval(float g, float cos_theta)
  * (the thesis' code divided by |g| and so sampled -g as +g). */
 VPT_FN float vpt_hg_sample_cos(float g, float u)
 {
-    if (vpt_fabsf(g) < 1e-3f) return 1.0f - 2.0f * u;
+    /* isotropic limit, increasing in u like the general branch */
+    if (vpt_fabsf(g) < 1e-3f) return 2.0f * u - 1.0f;
     float s = (1.0f - g * g) / (1.0f - g + 2.0f * g * u);
     float c = (1.0f + g * g - s * s) / (2.0f * g);
     return vpt_fminf(1.0f, vpt_fmaxf(-1.0f, c));

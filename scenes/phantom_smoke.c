@@ -73,6 +73,11 @@ void vpt_phantom_smoke(VptScene *s)
     for (i = 0; i < n; i++) {
         float d = mx > 0.0f ? s->density[i] / mx : 0.0f; /* the maximum becomes exactly 1 */
         s->density[i] = d > 1.0f ? 1.0f : d;
-        s->albedo[4 * i + 0] = s->albedo[4 * i + 1] = s->albedo[4 * i + 2] = s->albedo[4 * i + 3] = 255;
+        /* Grey smoke, as in the thesis' figure 6.1 (its albedo is not
+         * stated). White albedo under the white environment would be a
+         * furnace: the plume would not show. Without Russian roulette the
+         * albedo changes the image only, not the paths' lengths. */
+        s->albedo[4 * i + 0] = s->albedo[4 * i + 1] = s->albedo[4 * i + 2] = 204;
+        s->albedo[4 * i + 3] = 255;
     }
 }

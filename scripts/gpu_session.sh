@@ -3,7 +3,7 @@
 # are built on the development machine and carried as bin/; this script
 # records the machine, then runs the requested stages, writing logs and
 # results under $OUT (or ./gpu-out when OUT is unset).
-#   scripts/gpu_session.sh test bench sanitize exhaustive
+#   scripts/gpu_session.sh test bench sanitize      (SAN_TOOLS="memcheck racecheck" to choose tools)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -26,7 +26,7 @@ for stage in "$@"; do
     bench)
       run ./bin/bench --thesis --roofline -o "$OUT/bench.jsonl" --max-time 3 2>&1 | tee "$OUT/bench.log" ;;
     sanitize)
-      for tool in memcheck racecheck synccheck initcheck; do
+      for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
         for c in naiveSK naiveMK regenerationSK-thread regenerationSK-warp regenerationSK-block streamingSK \
                  streamingMK streamingSK-morton sortingSK; do
           echo "== $tool $c"

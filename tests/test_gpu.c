@@ -1,14 +1,16 @@
 /* GPU tests: run on a machine with a CUDA GPU, skip with the reason
  * otherwise. Every schedule renders every scene and passes the correctness
  * gate; failures (launch limits, faults, hangs) become results and the
- * session goes on. */
+ * session goes on (faults and hangs through the worker process). */
 #include "tests/harness/test.h"
 
 #include "base/error.h"
 #include "codegen/config.h"
 #include "codegen/kernel_source.h"
+#include "harness/eval_worker.h"
 #include "harness/evaluator.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,41 +96,125 @@ TEST_TIMEOUT(gpu_launch_limits_detected_before_launch, 300)
     vpt_evaluator_destroy(e);
 }
 
+/* Faults run in a worker process: a sticky error poisons the process that
+ * saw it (vpt_cu_is_sticky), so recovery means a fresh worker. */
+static VptEvalWorker *worker_or_skip(const VptScene *s, double timeout_s, double hard_timeout_s)
+{
+    VptWorkerSpec spec = vpt_worker_spec_default();
+    spec.eval.quiet = 1;
+    spec.eval.timeout_s = timeout_s;
+    spec.eval.policy.min_reps = 2;
+    spec.eval.policy.max_reps = 3;
+    spec.eval.policy.max_seconds = 1.0;
+    spec.scene = s;
+    spec.settings = small;
+    spec.hard_timeout_s = hard_timeout_s;
+    int no_gpu = 0;
+    VptEvalWorker *w = vpt_eval_worker_start(&spec, &no_gpu);
+    if (!w && no_gpu) SKIP("no CUDA GPU: %s", vpt_errmsg());
+    REQUIRE_MSG(w, "starting the worker: %s", vpt_errmsg());
+    return w;
+}
+
 TEST_TIMEOUT(gpu_faulting_kernel_is_runtime_and_session_recovers, 300)
 {
-    VptEvaluator *e = open_or_skip(30);
     VptScene *s = vpt_scene_builtin("bucky");
-    REQUIRE(s && vpt_evaluator_set_scene(e, s, &small) == 0);
+    REQUIRE(s);
+    VptEvalWorker *w = worker_or_skip(s, 30, 0);
+    pid_t first = vpt_eval_worker_pid(w);
     VptEvalResult r;
-    vpt_codegen_inject_fault(VPT_FAULT_ILLEGAL_ADDRESS);
     VptConfig bad = cfg("regenerationSK-warp");
-    REQUIRE_MSG(vpt_evaluator_run(e, &bad, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_eval_worker_run_fault(w, &bad, VPT_FAULT_ILLEGAL_ADDRESS, &r) == 0, "%s", vpt_errmsg());
     CHECK_MSG(r.status == VPT_STATUS_RUNTIME, "status %s: %s", vpt_status_name(r.status), r.reason);
     CHECK_STR_CONTAINS(r.reason, "CUDA_ERROR");
-    vpt_codegen_inject_fault(VPT_FAULT_NONE);
+    vpt_test_log("fault: %s", r.reason);
     VptConfig ok = cfg("regenerationSK-warp,block=128");
-    REQUIRE_MSG(vpt_evaluator_run(e, &ok, &r) == 0, "%s", vpt_errmsg());
-    CHECK_MSG(r.status == VPT_STATUS_OK, "after recovery: %s", r.reason);
+    REQUIRE_MSG(vpt_eval_worker_run(w, &ok, &r) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(r.status == VPT_STATUS_OK, "after recovery: %s: %s", vpt_status_name(r.status), r.reason);
+    CHECK_MSG(vpt_eval_worker_pid(w) != first, "the poisoned worker should have been replaced");
+    CHECK_EQ_INT(vpt_eval_worker_restarts(w), 1);
+    /* the same config as the faulting one, now without the fault */
+    REQUIRE_MSG(vpt_eval_worker_run(w, &bad, &r) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(r.status == VPT_STATUS_OK, "%s: %s", vpt_status_name(r.status), r.reason);
+    vpt_eval_worker_stop(w);
     vpt_scene_destroy(s);
-    vpt_evaluator_destroy(e);
 }
 
 TEST_TIMEOUT(gpu_hanging_kernel_is_timeout_and_session_recovers, 300)
 {
-    VptEvaluator *e = open_or_skip(2.0);
     VptScene *s = vpt_scene_builtin("bucky");
-    REQUIRE(s && vpt_evaluator_set_scene(e, s, &small) == 0);
+    REQUIRE(s);
+    VptEvalWorker *w = worker_or_skip(s, 2.0, 0);
     VptEvalResult r;
-    vpt_codegen_inject_fault(VPT_FAULT_HANG);
     VptConfig bad = cfg("regenerationSK-block");
-    REQUIRE_MSG(vpt_evaluator_run(e, &bad, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_eval_worker_run_fault(w, &bad, VPT_FAULT_HANG, &r) == 0, "%s", vpt_errmsg());
     CHECK_MSG(r.status == VPT_STATUS_TIMEOUT, "status %s: %s", vpt_status_name(r.status), r.reason);
-    vpt_codegen_inject_fault(VPT_FAULT_NONE);
+    vpt_test_log("hang: %s (worker restarts: %d)", r.reason, vpt_eval_worker_restarts(w));
     VptConfig ok = cfg("regenerationSK-block,block=128");
-    REQUIRE_MSG(vpt_evaluator_run(e, &ok, &r) == 0, "%s", vpt_errmsg());
-    CHECK_MSG(r.status == VPT_STATUS_OK, "after the timeout: %s", r.reason);
+    REQUIRE_MSG(vpt_eval_worker_run(w, &ok, &r) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(r.status == VPT_STATUS_OK, "after the timeout: %s: %s", vpt_status_name(r.status), r.reason);
+    vpt_eval_worker_stop(w);
     vpt_scene_destroy(s);
-    vpt_evaluator_destroy(e);
+}
+
+/* A worker silent beyond its hard limit (here: a hang with the render
+ * watchdog far away) is killed by the parent; the next config runs on a
+ * fresh one. */
+TEST_TIMEOUT(gpu_worker_hard_deadline_kills_a_stuck_worker, 300)
+{
+    VptScene *s = vpt_scene_builtin("bucky");
+    REQUIRE(s);
+    VptEvalWorker *w = worker_or_skip(s, 120.0, 4.0);
+    pid_t first = vpt_eval_worker_pid(w);
+    VptEvalResult r;
+    VptConfig bad = cfg("regenerationSK-thread");
+    REQUIRE_MSG(vpt_eval_worker_run_fault(w, &bad, VPT_FAULT_HANG, &r) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(r.status == VPT_STATUS_TIMEOUT, "status %s: %s", vpt_status_name(r.status), r.reason);
+    CHECK_STR_CONTAINS(r.reason, "was killed");
+    VptConfig ok = cfg("naiveSK");
+    REQUIRE_MSG(vpt_eval_worker_run(w, &ok, &r) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(r.status == VPT_STATUS_OK, "after the kill: %s: %s", vpt_status_name(r.status), r.reason);
+    CHECK(vpt_eval_worker_pid(w) != first);
+    vpt_eval_worker_stop(w);
+    vpt_scene_destroy(s);
+}
+
+/* Render and roofline through the worker agree with the in-process
+ * session's rules: an image of the workload's size, counters filled. */
+TEST_TIMEOUT(gpu_worker_renders_measures_and_probes, 300)
+{
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    VptEvalWorker *w = worker_or_skip(s, 30, 0);
+    const VptParams *P = vpt_eval_worker_params(w);
+    REQUIRE(P && P->width == (unsigned)small.width && P->height == (unsigned)small.height);
+    CHECK(vpt_eval_worker_gpu(w)->sm_count > 0);
+    VptConfig cs[2] = {cfg("streamingSK"), cfg("naiveMK")};
+    vpt_eval_worker_prefetch(w, cs, 2);
+    VptEvalResult r;
+    for (int i = 0; i < 2; i++) {
+        REQUIRE_MSG(vpt_eval_worker_run(w, &cs[i], &r) == 0, "%s", vpt_errmsg());
+        CHECK_MSG(r.status == VPT_STATUS_OK, "%s: %s", vpt_status_name(r.status), r.reason);
+        CHECK(r.paths == (unsigned long long)small.width * small.height * small.spp);
+        json_t *row = vpt_eval_worker_result_json(w, s->name, &r);
+        REQUIRE(row);
+        CHECK_STR_CONTAINS(json_string_value(json_object_get(row, "status")), "ok");
+        json_decref(row);
+    }
+    float *img = vpt_eval_worker_render(w, &cs[0], &r);
+    REQUIRE_MSG(img, "%s", vpt_errmsg());
+    double sum = 0;
+    for (int i = 0; i < small.width * small.height * 3; i++) sum += img[i];
+    CHECK(sum > 0 && isfinite(sum));
+    free(img);
+    VptTimingStats ts;
+    double gs = 0;
+    unsigned long long steps = 0;
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
+    CHECK(gs > 1.0 && steps > 0);
+    CHECK_EQ_INT(vpt_eval_worker_restarts(w), 0);
+    vpt_eval_worker_stop(w);
+    vpt_scene_destroy(s);
 }
 
 TEST_TIMEOUT(gpu_roofline_probe_measures, 300)

@@ -6,11 +6,16 @@
  *   bench --scene manix --roofline              the divergence-free step loop
  *
  * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
- * with provenance and all metrics; a summary table goes to stdout. */
+ * with provenance and all metrics; a summary table goes to stdout.
+ *
+ * The GPU work runs in a worker process (harness/eval_worker.h), one per
+ * scene: a config that crashes or hangs it is recorded as a runtime or
+ * timeout result and a fresh worker measures the rest. */
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
 #include "codegen/config.h"
+#include "harness/eval_worker.h"
 #include "harness/evaluator.h"
 #include "harness/results.h"
 #include "image/image.h"
@@ -31,6 +36,7 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: bench [--scene NAME]... [--volume FILE] (--thesis | --configs FILE | --config STR)...\n"
             "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
+            "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
             "             [--timeout SEC] [--max-reps N] [--max-time SEC] [--target-ci FRACTION]\n"
             "             [--no-gate] [--cache DIR] [--jobs N] [--quiet]\n"
             "\n"
@@ -146,6 +152,12 @@ int main(int argc, char **argv)
             uint64_t s;
             if (vpt_parse_u64(v, 0xffffffffu, "--seed", &s)) goto usage_error;
             rs.seed = (uint32_t)s;
+        } else if (!strcmp(a, "--max-depth")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 0, 1 << 20, "--max-depth", &rs.max_depth)) goto usage_error;
+        } else if (!strcmp(a, "--rr")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, -1, 1 << 20, "--rr", &rs.rr_depth)) goto usage_error;
         } else if (!strcmp(a, "-o")) {
             NEED_VALUE();
             out_path = v;
@@ -234,16 +246,21 @@ int main(int argc, char **argv)
 
     eo.cache_dir = cache;
     eo.quiet = quiet;
-    VptEvaluator *ev = vpt_evaluator_create(&eo);
+    VptWorkerSpec spec = vpt_worker_spec_default();
+    spec.eval = eo;
+    spec.scene = built[0];
+    spec.settings = rs;
+    int no_gpu = 0;
+    VptEvalWorker *ev = vpt_eval_worker_start(&spec, &no_gpu);
     if (!ev) {
         vpt_report_error(prog);
         vpt_results_close(rf);
         /* Nothing was measured: leave no empty results file behind. */
         if (created && vpt_file_size(out_path) == 0) unlink(out_path);
         for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-        return VPT_EXIT_NO_GPU;
+        return no_gpu ? VPT_EXIT_NO_GPU : 1;
     }
-    const VptProvenance *pv = vpt_evaluator_provenance(ev);
+    const VptProvenance *pv = vpt_eval_worker_provenance(ev);
     char default_out[512];
     if (!out_path) {
         char dir[128];
@@ -254,29 +271,30 @@ int main(int argc, char **argv)
     if (!rf) rf = vpt_results_open(out_path);
     if (!rf) {
         vpt_report_error(prog);
-        vpt_evaluator_destroy(ev);
+        vpt_eval_worker_stop(ev);
         for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
         return 1;
     }
     printf("GPU %s (%d SMs, cc %s), driver %s, NVRTC %s, commit %s\n", pv->gpu_name, pv->sm_count, pv->cc,
            pv->driver_release, pv->nvrtc, pv->commit);
     int rc = 0;
-    vpt_evaluator_prefetch(ev, configs, nconfigs);
     for (int s = 0; s < nbuilt && rc == 0; s++) {
         VptScene *sc = built[s];
-        if (vpt_evaluator_set_scene(ev, sc, &rs)) {
+        /* the first scene's worker was started with it */
+        if (s > 0 && vpt_eval_worker_set_scene(ev, sc, &rs)) {
             vpt_report_error(prog);
             rc = 1;
             break;
         }
-        const VptParams *P = vpt_evaluator_params(ev);
+        vpt_eval_worker_prefetch(ev, configs, nconfigs);
+        const VptParams *P = vpt_eval_worker_params(ev);
         printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
         if (roofline) {
             for (int coh = 0; coh <= 1; coh++) {
                 VptTimingStats ts;
                 double gs;
                 unsigned long long steps;
-                if (vpt_evaluator_roofline(ev, coh, &ts, &gs, &steps)) {
+                if (vpt_eval_worker_roofline(ev, coh, &ts, &gs, &steps)) {
                     vpt_report_error(prog);
                     rc = 1;
                     break;
@@ -304,24 +322,23 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < nconfigs && rc == 0; i++) {
             VptEvalResult r;
-            if (vpt_evaluator_run(ev, &configs[i], &r)) {
+            if (vpt_eval_worker_run(ev, &configs[i], &r)) {
                 vpt_report_error(prog);
                 rc = 1;
                 break;
             }
             print_row(&r);
-            json_t *row = vpt_eval_result_json(ev, sc->name, &r);
+            json_t *row = vpt_eval_worker_result_json(ev, sc->name, &r);
             if (!row || vpt_results_append(rf, row)) {
                 vpt_report_error(prog);
                 rc = 1;
             }
             json_decref(row);
         }
-        if (s + 1 < nbuilt) vpt_evaluator_prefetch(ev, configs, nconfigs);
     }
     printf("\nresults: %s\n", out_path);
     vpt_results_close(rf);
-    vpt_evaluator_destroy(ev);
+    vpt_eval_worker_stop(ev);
     for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
     return rc;
 

@@ -19,6 +19,7 @@
 #include "harness/evaluator.h"
 #include "image/image.h"
 #include "scenes/scene.h"
+#include "tuner/best.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -61,7 +62,8 @@ static void usage(FILE *fp)
             "  --config CONFIG     GPU kernel configuration: a thesis name (naiveSK, naiveMK,\n"
             "                      regenerationSK-thread|warp|block, streamingSK, streamingMK,\n"
             "                      streamingSK-morton, sortingSK) and/or key=value pairs, e.g.\n"
-            "                      \"streamingSK,block=128,maxrregcount=64\" (default " DEFAULT_CONFIG ")\n"
+            "                      \"streamingSK,block=128,maxrregcount=64\" (default " DEFAULT_CONFIG "),\n"
+            "                      or best: the winner of `tune` for this scene on this GPU\n"
             "  --cpu               render on the CPU (the reference renderer)\n"
             "  --scene NAME        a built-in scene (list below)\n"
             "  --volume FILE       a volume file: .vol .mha .mhd .nrrd .nhdr .raw\n"
@@ -229,8 +231,11 @@ static int parse_args(int argc, char **argv, Options *o)
                         has_dims ? "dims" : has_type ? "type" : has_downsample ? "downsample"
                                           : has_transfer ? "transfer" : "like");
     if (o->cpu && o->config) return vpt_fail("--config chooses a GPU kernel; it does not apply with --cpu");
-    if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
-    if (vpt_config_check(&o->kernel)) return -1;
+    /* "best" is resolved once the GPU is known (results/<gpu>/best/<scene>.json). */
+    if (!(o->config && !strcmp(o->config, "best"))) {
+        if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
+        if (vpt_config_check(&o->kernel)) return -1;
+    }
     if (!o->out) return vpt_fail("an output file is required: -o OUT.png or -o OUT.pfm");
     if (!has_image_extension(o->out))
         return vpt_fail("-o %s: unknown image format; expected a .png or .pfm file name", o->out);
@@ -267,9 +272,19 @@ static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st, int 
     VptRenderSettings rs = {job->opt->width, job->opt->height, job->opt->spp, job->opt->seed, job->opt->max_depth,
                             job->opt->rr_depth};
     int rc = -1;
+    VptConfig kernel = job->opt->kernel;
+    if (job->opt->config && !strcmp(job->opt->config, "best")) {
+        char path[1024];
+        if (vpt_best_path("results", vpt_evaluator_provenance(e)->gpu_name, job->scene->name, path, sizeof path) ||
+            vpt_best_load(path, &kernel)) {
+            vpt_evaluator_destroy(e);
+            return -1;
+        }
+        if (!job->opt->quiet) printf("config best: %s\n", path);
+    }
     if (vpt_evaluator_set_scene(e, job->scene, &rs) == 0) {
         VptEvalResult r;
-        float *img = vpt_evaluator_render(e, &job->opt->kernel, &r);
+        float *img = vpt_evaluator_render(e, &kernel, &r);
         if (img) {
             size_t n = (size_t)job->params->width * job->params->height * 3;
             memcpy(rgb, img, n * sizeof(float));

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""report/check_report.py: checks a built report/report.pdf against results/.
+
+    python3 report/check_report.py [--root DIR] [--gpu NAME]
+
+Checks, each printed as PASS or FAIL with the reason:
+  - report/report.pdf exists, is a PDF, and pdftotext reads it;
+  - every \\input and \\includegraphics target of report/report.tex (and of
+    the files it inputs, recursively) exists, and every \\ref has a \\label;
+  - LaTeX's log reports no undefined reference and the text shows no '??';
+  - the key numbers in the PDF's text equal those computed here, directly
+    from the JSON rows (not through report/generate.py): for each scene, the
+    fastest Mrays/s at the thesis workload and the roofline Gsteps/s with
+    random and coherent rays, on the scene's line of the key-numbers table;
+    the abstract's slowest and fastest scene rates; the GPU name and driver;
+  - every number of report/thesis_tables.json appears in the PDF's text.
+Ends with "N passed, N failed"; exits 1 if any check failed.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
+import vptexp as vx  # noqa: E402
+
+WK_KEYS = ("width", "height", "spp", "seed", "max_depth", "rr_depth")
+
+
+class Checker:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, why=""):
+        if ok:
+            self.passed += 1
+            print("PASS  %s" % what)
+        else:
+            self.failed += 1
+            print("FAIL  %s%s" % (what, (": " + why) if why else ""))
+        return ok
+
+
+def strip_comments(text):
+    return "\n".join(re.sub(r"(?<!\\)%.*", "", line) for line in text.splitlines())
+
+
+def tex_files(report_dir, main):
+    """report.tex and every file it \\inputs, recursively: (path, text)."""
+    seen, order, missing = set(), [], []
+    stack = [main]
+    while stack:
+        name = stack.pop()
+        path = os.path.join(report_dir, name if name.endswith(".tex") else name + ".tex")
+        if path in seen:
+            continue
+        seen.add(path)
+        if not os.path.exists(path):
+            missing.append(name)
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = strip_comments(f.read())
+        order.append((path, text))
+        for m in re.finditer(r"\\input\{([^}]+)\}", text):
+            stack.append(m.group(1))
+    return order, missing
+
+
+def rows_of(results_dir):
+    rows = []
+    for fn in sorted(os.listdir(results_dir)):
+        if not fn.endswith(".jsonl"):
+            continue
+        with open(os.path.join(results_dir, fn), "rb") as f:
+            data = f.read()
+        for raw in data.split(b"\n")[:-1]:   # a last line without newline is incomplete
+            try:
+                r = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(r, dict):
+                rows.append(r)
+    return rows
+
+
+def newest(rows, key):
+    out = {}
+    for r in rows:
+        k = key(r)
+        if k is None:
+            continue
+        if k not in out or (r.get("time") or "") >= (out[k].get("time") or ""):
+            out[k] = r
+    return out
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="report/check_report.py")
+    ap.add_argument("--root", default=os.path.dirname(HERE))
+    ap.add_argument("--gpu", default=os.environ.get("REPORT_GPU") or None)
+    args = ap.parse_args(argv)
+    root = os.path.abspath(args.root)
+    rdir = os.path.join(root, "report")
+    c = Checker()
+
+    pdf = os.path.join(rdir, "report.pdf")
+    ok = os.path.exists(pdf)
+    if ok:
+        with open(pdf, "rb") as f:
+            ok = f.read(5) == b"%PDF-"
+    c.check(ok, "report/report.pdf exists and is a PDF")
+    text = layout = ""
+    if ok:
+        try:
+            text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+            layout = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True,
+                                    check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            c.check(False, "pdftotext reads the PDF", str(e))
+    c.check(bool(text.strip()), "the PDF has text")
+
+    # -- references
+    files, missing = tex_files(rdir, "report.tex")
+    c.check(not missing, "every \\input target exists (%d files)" % len(files), "missing: " + ", ".join(missing))
+    graphics, labels, refs = [], set(), set()
+    for path, t in files:
+        for m in re.finditer(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]+)\}", t):
+            graphics.append(m.group(1))
+        labels.update(re.findall(r"\\label\{([^}]+)\}", t))
+        refs.update(re.findall(r"\\ref\{([^}]+)\}", t))
+    bad = [g for g in graphics if not os.path.exists(os.path.join(rdir, g))]
+    c.check(graphics and not bad, "every \\includegraphics target exists (%d)" % len(graphics),
+            "missing: " + ", ".join(bad) if bad else "no figures")
+    unresolved = sorted(refs - labels)
+    c.check(not unresolved, "every \\ref has its \\label (%d refs)" % len(refs), ", ".join(unresolved))
+    log = os.path.join(rdir, "report.log")
+    logtext = open(log, encoding="latin-1").read() if os.path.exists(log) else ""
+    undefined = re.findall(r"(?:Reference|Citation) `[^']*' on page \d+ undefined|There were undefined references",
+                           logtext)
+    c.check(bool(logtext) and not undefined, "LaTeX log: no undefined references or citations",
+            "; ".join(undefined[:5]) if logtext else "no report/report.log")
+    c.check("??" not in text, "no '??' in the text")
+
+    # -- key numbers, straight from the JSON rows
+    gpu = args.gpu
+    vals_path = os.path.join(rdir, "generated", "values.json")
+    if gpu is None and os.path.exists(vals_path):
+        with open(vals_path) as f:
+            gpu = json.load(f).get("gpu_dir")
+    resdir = os.path.join(root, "results", gpu or "")
+    if not c.check(gpu and os.path.isdir(resdir), "results folder of the report (%s)" % gpu):
+        print("%d passed, %d failed" % (c.passed, c.failed))
+        return 1
+    rows = rows_of(resdir)
+    roof_spec = vx.load_spec(os.path.join(root, "experiments", "roofline.spec"))
+    results = newest(rows, lambda r: (r["scene"], vx.row_config(r), tuple(r.get("workload", {}).get(k) for k in WK_KEYS))
+                     if r.get("kind") == "result" else None)
+    roofs = newest(rows, lambda r: (r["scene"], r["rays"]) if r.get("kind") == "roofline" else None)
+    lines = layout.splitlines()
+    best_all = []
+    for scene in roof_spec.scenes:
+        w = vx.base_workload(roof_spec, scene)
+        wk = tuple(w[k] for k in WK_KEYS)
+        cands = [r["metrics"]["mrays_per_s"] for (s, cfg, k), r in results.items()
+                 if s == scene and k == wk and r.get("status") == "ok"
+                 and isinstance(r.get("metrics", {}).get("mrays_per_s"), (int, float))]
+        want = []
+        if cands:
+            best = "%.1f" % max(cands)
+            want.append(best)
+            best_all.append((max(cands), scene, best))
+        for rays in ("random", "coherent"):
+            r = roofs.get((scene, rays))
+            if r is not None:
+                want.append("%.2f" % r["metrics"]["gsteps_per_s"])
+        if not want:
+            continue
+        hit = [ln for ln in lines if ln.strip().startswith(scene + " ") and all(
+            re.search(r"(?<![\d.])%s(?![\d])" % re.escape(x), ln) for x in want)]
+        c.check(bool(hit), "key numbers of %s in the PDF: %s" % (scene, " ".join(want)),
+                "no line of the PDF text starts with '%s' and holds them all" % scene)
+    if best_all:
+        lo, hi = min(best_all), max(best_all)
+        flat = norm(text)
+        phrase = "between %s Mrays/s (%s) and %s Mrays/s (%s)" % (lo[2], lo[1], hi[2], hi[1])
+        c.check(phrase in flat, "abstract: '%s'" % phrase, "not in the PDF text")
+    prov = [r for r in rows if r.get("kind") in ("result", "roofline") and isinstance(r.get("gpu"), dict)]
+    prov.sort(key=lambda r: r.get("time") or "")
+    if prov:
+        g = prov[-1]["gpu"]
+        flat = norm(text)
+        c.check(g.get("name", "?") in flat, "GPU name '%s' in the PDF" % g.get("name"))
+        c.check(str(g.get("driver", "?")) in flat, "driver '%s' in the PDF" % g.get("driver"))
+
+    # -- the thesis' numbers
+    with open(os.path.join(rdir, "thesis_tables.json"), encoding="utf-8") as f:
+        thesis = json.load(f)
+    tokens = set(re.findall(r"[0-9]+(?:\.[0-9]+)?", text))
+    missing = []
+    n = 0
+    for tid, T in thesis["tables"].items():
+        for R in T["rows"]:
+            for v in R["values"].values():
+                if v is None:
+                    continue
+                n += 1
+                if v not in tokens:
+                    missing.append("%s:%s" % (tid, v))
+    c.check(not missing, "all %d thesis numbers appear in the PDF" % n, "missing: " + ", ".join(missing[:20]))
+
+    print("%d passed, %d failed" % (c.passed, c.failed))
+    return 0 if c.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Tests of the report pipeline on SYNTHETIC results (made up here, in a
+scratch copy of the repository; never written to results/): every
+experiment, including those with no committed results yet (occupancy sweep,
+register sweep, compaction against depth, tuner convergence, transfer,
+Nsight Compute profiles, CPU reference), gets rows, so that each optional
+section of the report is generated and typeset once before real data
+arrives. Then check_report.py must pass on the result, and must fail once a
+result changes after the PDF was built.
+
+    python3 report/test_report.py            (needs gnuplot and pdflatex for the
+                                              build tests; they skip without)
+"""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "experiments"))
+import vptexp as vx  # noqa: E402
+
+GPU = {"name": "Synthetic Test GPU", "uuid": "GPU-00000000-test", "sm_count": 7, "cc": "9.0", "driver": "1.2.3",
+       "cuda_driver_version": 13000}
+
+
+def fake(*key):
+    """A deterministic pseudo-random number in [0, 1) for key."""
+    return (zlib.crc32(repr(key).encode()) % 100003) / 100003.0
+
+
+def png(path, w=8, h=8):
+    rows = b"".join(b"\x00" + b"".join(bytes([(x * 30) % 256, (y * 30) % 256, 128]) for x in range(w))
+                    for y in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def result(scene, canon, w, t="2026-01-01T00:00:00Z"):
+    m = 10 + 1000 * fake(scene, canon, vx.workload_key(w))
+    return {"gpu": GPU, "nvrtc": "13.0", "commit": "synthetic", "host": "test", "kind": "result",
+            "schema": "vptune.result/1", "time": t, "scene": scene, "workload": w, "config": canon,
+            "schedule": vx.schedule_name(canon), "status": "ok", "reason": "",
+            "metrics": {"time_ms": 100.0 / m, "mrays_per_s": m, "gsteps_per_s": m / 100,
+                        "occupancy_theoretical": 0.25 + 0.5 * fake(canon, "t"),
+                        "occupancy_achieved": 0.2 + 0.5 * fake(scene, canon, "a"),
+                        "simd_efficiency": fake(scene, canon, "s"), "registers": 64}}
+
+
+def make_root(base):
+    """A scratch repository: the real specs and report sources, synthetic results."""
+    root = os.path.join(base, "repo")
+    os.makedirs(os.path.join(root, "experiments"))
+    for f in os.listdir(os.path.join(ROOT, "experiments")):
+        if f.endswith(".spec") or f == "vptexp.py":
+            shutil.copy(os.path.join(ROOT, "experiments", f), os.path.join(root, "experiments"))
+    os.makedirs(os.path.join(root, "report"))
+    for f in ("generate.py", "build.sh", "report.tex", "discussion.tex", "thesis_tables.json", "check_report.py"):
+        shutil.copy(os.path.join(HERE, f), os.path.join(root, "report"))
+    os.makedirs(os.path.join(root, "docs", "images"))
+    for s in ("manix", "bucky"):      # the others stay placeholders
+        png(os.path.join(root, "docs", "images", s + ".png"))
+    specs = vx.load_specs(os.path.join(root, "experiments"))
+    out = os.path.join(root, "results", "testgpu")
+    os.makedirs(out)
+    files = {}
+
+    def add(name, row):
+        files.setdefault(name, []).append(row)
+
+    for name in vx.run_order(specs):
+        sp = specs[name]
+        if not sp.implemented:
+            continue
+        if sp.kind == "bench":
+            configs, _ = vx.static_configs(sp)
+            for src in sp.get("configs_from", []):
+                dep = specs[src.split(":", 1)[1]]
+                rows = files.get(dep.output, [])
+                for r in vx.best_configs(rows, scenes=dep.scenes).values():
+                    if r["config"] not in configs:
+                        configs.append(r["config"])
+            for s in sp.scenes:
+                for w in vx.workloads(sp, s):
+                    for c in configs:
+                        add(sp.output, result(s, c, w))
+                if sp.flag("roofline"):
+                    for rays, g in (("random", 50.0), ("coherent", 400.0)):
+                        add(sp.output, {"gpu": GPU, "commit": "synthetic", "kind": "roofline", "time":
+                                        "2026-01-01T00:00:00Z", "scene": s, "rays": rays,
+                                        "workload": vx.base_workload(sp, s),
+                                        "metrics": {"gsteps_per_s": g + fake(s, rays), "time_ms": 1.0}})
+                if sp.flag("cpu_reference"):
+                    add(sp.output, {"kind": "cpu_reference", "commit": "synthetic", "time": "2026-01-01T00:00:00Z",
+                                    "scene": s, "workload": vx.cpu_workload(sp, s), "status": "ok",
+                                    "metrics": {"mrays_per_s": 2.5, "time_ms": 1000.0}})
+        elif sp.kind == "profile":
+            configs, _ = vx.static_configs(sp)
+            for s in sp.scenes:
+                for c in configs:
+                    add(sp.output, {"kind": "profile", "commit": "synthetic", "time": "2026-01-01T00:00:00Z",
+                                    "scene": s, "config": c, "workload": vx.base_workload(sp, s), "status": "ok",
+                                    "metrics": {m: 1 + 99 * fake(s, c, m) for m in sp.get("metrics")}})
+        elif sp.kind == "tune":
+            for s in sp.scenes:
+                for st in sp.get("strategies"):
+                    for seed in sp.get("seeds"):
+                        add(sp.output, {"kind": "header", "schema": "vptune.tune/1", "scene": s,
+                                        "experiment": name, "strategy": st, "seed": seed, "commit": "synthetic"})
+                        for i in range(30):
+                            add(sp.output, {"kind": "eval", "config": vx.canonical("naiveSK"), "fidelity": 1,
+                                            "status": "ok", "cost_s": 1.0,
+                                            "metrics": {"time_ms": 1 + 10 * fake(s, st, seed, i)}})
+    # degenerate rows, newer than the rest: a failed variant, a row without
+    # occupancy or SIMD metrics, and an incomplete last line (a crash mid-write)
+    w = vx.base_workload(specs["roofline"], "ad")
+    bad = result("ad", vx.canonical("streamingMK"), w, t="2026-02-01T00:00:00Z")
+    bad.update(status="launch_limits", reason="too many registers", metrics={})
+    add("thesis_schedules", bad)
+    thin = result("smoke", vx.canonical("naiveSK"), vx.base_workload(specs["roofline"], "smoke"),
+                  t="2026-02-01T00:00:00Z")
+    for k in ("occupancy_achieved", "occupancy_theoretical", "simd_efficiency"):
+        del thin["metrics"][k]
+    add("thesis_schedules", thin)
+    for name, rows in files.items():
+        with open(os.path.join(out, name + ".jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+            if name == "thesis_schedules":
+                f.write('{"kind": "result", "scene": "manix", "config": "naiveSK", "metr')
+    return root
+
+
+def have_tools():
+    return all(shutil.which(t) for t in ("gnuplot", "pdflatex", "pdftotext"))
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.base = tempfile.mkdtemp(prefix="vpt-report-test-")
+        cls.root = make_root(cls.base)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.base)
+
+    def generate(self):
+        p = subprocess.run([sys.executable, os.path.join(self.root, "report", "generate.py"), "--root", self.root],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return os.path.join(self.root, "report", "generated")
+
+    def test_generate_fills_every_section(self):
+        gen = self.generate()
+        for f in ("fig_occupancy.tex", "fig_simd.tex", "fig_registers.tex", "fig_depth.tex", "fig_tuner.tex",
+                  "tab_best.tex", "tab_transfer.tex", "tab_coherence.tex", "corr.tex", "tab_tuner.tex"):
+            with open(os.path.join(gen, f)) as fh:
+                self.assertNotIn("No results yet", fh.read(), f)
+        with open(os.path.join(gen, "figures.txt")) as fh:
+            figs = fh.read().split()
+        self.assertEqual(set(figs), {"fig_schedules", "fig_roofline", "fig_occupancy", "fig_simd", "fig_registers",
+                                     "fig_depth", "fig_tuner"})
+        with open(os.path.join(gen, "macros.tex")) as fh:
+            macros = fh.read()
+        self.assertIn("\\newcommand{\\gpuName}{Synthetic Test GPU}", macros)
+        # every claim is decided except the one whose variant failed (the launch_limits row)
+        self.assertIn("\\newcommand{\\claimsNoData}{1}", macros)
+        self.assertIn("\\newcommand{\\claimBlockCompaction}{no data}", macros)
+        with open(os.path.join(gen, "tab_t42.tex")) as fh:
+            self.assertIn("not implemented", fh.read())
+        with open(os.path.join(gen, "tab_t45.tex")) as fh:
+            self.assertIn("\\emph{launch\\_limits}", fh.read())
+        with open(os.path.join(gen, "scenes.tex")) as fh:
+            t = fh.read()
+        self.assertIn("docs/images/manix.png", t)
+        self.assertIn("image not rendered yet", t)
+
+    def test_values_match_rows(self):
+        gen = self.generate()
+        with open(os.path.join(gen, "values.json")) as fh:
+            values = json.load(fh)
+        rows = vx.read_rows(os.path.join(self.root, "results", "testgpu", "thesis_schedules.jsonl"))
+        spec = vx.load_spec(os.path.join(self.root, "experiments", "roofline.spec"))
+        wk = vx.workload_key(vx.base_workload(spec, "manix"))
+        best = max(r["metrics"]["mrays_per_s"] for r in rows if r.get("kind") == "result"
+                   and r["scene"] == "manix" and vx.workload_key(r["workload"]) == wk)
+        others = []
+        for f in os.listdir(os.path.join(self.root, "results", "testgpu")):
+            for r in vx.read_rows(os.path.join(self.root, "results", "testgpu", f)):
+                if r.get("kind") == "result" and r["scene"] == "manix" and vx.workload_key(r["workload"]) == wk:
+                    others.append(r["metrics"]["mrays_per_s"])
+        self.assertEqual(values["best_mrays/manix"], "%.1f" % max([best] + others))
+
+    @unittest.skipUnless(have_tools(), "gnuplot, pdflatex or pdftotext missing")
+    def test_build_and_check(self):
+        p = subprocess.run(["sh", os.path.join(self.root, "report", "build.sh")], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        check = [sys.executable, os.path.join(self.root, "report", "check_report.py"), "--root", self.root]
+        p = subprocess.run(check, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout.strip().splitlines()[-1], r"^\d+ passed, 0 failed$")
+        # a result that changes after the PDF was built must be caught
+        path = os.path.join(self.root, "results", "testgpu", "thesis_schedules.jsonl")
+        rows = vx.read_rows(path)
+        r = {k: v for k, v in rows[-1].items() if not k.startswith("_")}
+        r["time"] = "2027-01-01T00:00:00Z"
+        r["metrics"] = dict(r["metrics"], mrays_per_s=123456.7)
+        vx.append_row(path, r)   # cuts off the incomplete last line first
+        p = subprocess.run(check, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("FAIL  key numbers of %s" % r["scene"], p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# On the GPU machine: the exhaustive ground truth of the tuner's fixture
+# space for the given scenes (400x400, 16 spp), one bench file per scene.
+#   scripts/gpu_fixture.sh CONFIGS OUTDIR SCENE...
+set -uo pipefail
+configs=$1 outdir=$2; shift 2
+mkdir -p "$outdir"
+for s in "$@"; do
+  ./bin/bench --scene "$s" --configs "$configs" --width 400 --height 400 --spp 16 \
+      --max-time 1 --max-reps 20 --quiet -o "$outdir/${s}_exhaustive.jsonl" > "$outdir/${s}_exhaustive.log" 2>&1
+  echo "$s exhaustive: exit $? $(grep -c '"kind":"result"' "$outdir/${s}_exhaustive.jsonl") rows"
+done
