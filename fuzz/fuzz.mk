@@ -32,8 +32,10 @@ FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB      := $(FUZZ_BUILD)/libvptune-fuzz.a
 FUZZ_SRCS     := $(wildcard fuzz/fuzz_*.c)
 FUZZ_NAMES    := $(FUZZ_SRCS:fuzz/fuzz_%.c=%)
-FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/bin/fuzz_%)
-FUZZ_TARGETS  ?= $(FUZZ_NAMES)
+FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/bin/fuzz_%) $(FUZZ_BUILD)/bin/config_answer
+# Targets in Python (experiment specs) run through fuzz/run.sh as well.
+FUZZ_PY_NAMES := $(patsubst fuzz/fuzz_%.py,%,$(wildcard fuzz/fuzz_*.py))
+FUZZ_TARGETS  ?= $(FUZZ_NAMES) $(FUZZ_PY_NAMES)
 
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-clean
 fuzz-build: $(FUZZ_BINS)
@@ -60,7 +62,13 @@ $(FUZZ_BUILD)/bin/fuzz_%: $(FUZZ_BUILD)/obj/fuzz/fuzz_%.o $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SANS) $^ $(FUZZ_LDLIBS) -o $@
 
--include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/obj/fuzz/%.d)
+# The C config parser as a filter, for the differential check of the Python
+# one (experiments/vptexp.py) in fuzz_experiment_spec.py.
+$(FUZZ_BUILD)/bin/config_answer: $(FUZZ_BUILD)/obj/fuzz/config_answer.o $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -fsanitize=fuzzer-no-link,$(FUZZ_SANS) $^ $(FUZZ_LDLIBS) -o $@
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/obj/fuzz/%.d) $(FUZZ_BUILD)/obj/fuzz/config_answer.d
 
 # Keep the targets' objects (make would delete them as intermediates).
-.SECONDARY: $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/obj/fuzz/%.o)
+.SECONDARY: $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/obj/fuzz/%.o) $(FUZZ_BUILD)/obj/fuzz/config_answer.o

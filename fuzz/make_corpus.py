@@ -290,6 +290,26 @@ def bench_result_rows(path, n):
     return out
 
 
+def experiment_spec_seeds(spec_dir):
+    """The committed experiment specs, and a few near the checks."""
+    s = {}
+    for fn in sorted(os.listdir(spec_dir)) if os.path.isdir(spec_dir) else []:
+        if fn.endswith(".spec"):
+            with open(os.path.join(spec_dir, fn), "rb") as f:
+                s["spec_" + fn[:-5]] = f.read()
+    s["small_bench"] = (b"name = small\ntitle = Small\nscenes = bucky manix\nconfigs = naiveSK streamingSK,block=128\n"
+                        b"workload = width=64 height=64 spp=4 seed=1\nworkload.bucky = spp=8\n"
+                        b"cpu_reference = yes\ncpu_workload = spp=2\nsweep = max_depth=1,2\n")
+    s["small_space"] = (b"name = space\ntitle = Space\nscenes = bucky\n"
+                        b"space = schedule=naiveSK,streamingSK; block=64,128; maxrregcount=0,255\n"
+                        b"workload = width=8 height=8 spp=1 seed=1\n")
+    s["bad_no_title"] = b"name = x\nscenes = bucky\nconfigs = naiveSK\nworkload = width=8 height=8 spp=1 seed=1\n"
+    s["bad_config"] = (b"name = x\ntitle = X\nscenes = bucky\nconfigs = naiveSK,block=100\n"
+                       b"workload = width=8 height=8 spp=1 seed=1\n")
+    s["bad_workload"] = b"name = x\ntitle = X\nscenes = bucky\nconfigs = naiveSK\nworkload = width=8 depth=2\n"
+    return s
+
+
 def write(root, target, seeds):
     d = os.path.join(root, target)
     shutil.rmtree(d, ignore_errors=True)
@@ -311,6 +331,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
     write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))
+    write(root, "experiment_spec", experiment_spec_seeds(os.path.join(here, "..", "experiments")))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 # one JSON line per target to $FUZZ_BUILD/fuzz-summary.jsonl:
 #   {"target", "executions", "seconds", "execs_per_sec", "edges_covered",
 #    "corpus", "new_units", "peak_rss_mb", "crashes", "exit", "passed"}
+# (edges_covered: libFuzzer's "cov"; for the Python target, distinct outcomes)
 # and ends with "N passed, N failed"; exits 1 if any target failed (a crash,
 # a leak, a timeout, an out-of-memory, or no executions at all).
 set -u
@@ -29,6 +30,8 @@ passed=0
 failed=0
 for t in "$@"; do
     bin=$B/bin/fuzz_$t
+    # a target in Python takes the same flags (fuzz_experiment_spec.py)
+    [ -f "fuzz/fuzz_$t.py" ] && bin="python3 fuzz/fuzz_$t.py"
     log=$B/logs/$t.log
     work=$B/corpus/$t
     art=$B/artifacts/$t
@@ -46,7 +49,7 @@ for t in "$@"; do
     before=$(ls "$art" | wc -l)
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
-    "$bin" -max_total_time="$S" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 \
+    FUZZ_BUILD=$B $bin -max_total_time="$S" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 \
         -close_fd_mask=$mask -artifact_prefix="$art/" $extra "$work" $seeds > "$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
@@ -63,7 +66,7 @@ for t in "$@"; do
     [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1
     ok=true
     if [ "$rc" -ne 0 ] || [ -z "$execs" ] || [ "${execs:-0}" -eq 0 ]; then ok=false; fi
-    grep -E '^(stat::|Done [0-9]+ runs|INFO: Seed: )' "$log" | sed 's/^/   /'
+    grep -E '^(stat::|Done [0-9]+ runs|INFO: Seed: |INFO: differential)' "$log" | sed 's/^/   /'
     if [ "$ok" = true ]; then
         passed=$((passed + 1))
         echo "   ok: $t: ${execs} executions in ${secs}s, no crashes"

@@ -11,6 +11,8 @@
 
 #include <dirent.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +94,28 @@ TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_nu
 TEST(fuzz_regressions_results_load) { replay("results_load", fuzz_one_results_load); }
 TEST(fuzz_regressions_tuner_cache) { replay("tuner_cache", fuzz_one_tuner_cache); }
 
+/* The experiment-spec target is Python (fuzz/fuzz_experiment_spec.py): its
+ * --replay mode runs the same checks on the committed inputs, and compares
+ * config texts with the C parser when build-fuzz/bin/config_answer exists. */
+TEST(fuzz_regressions_experiment_spec)
+{
+    if (access("fuzz/fuzz_experiment_spec.py", R_OK) != 0 || access("experiments/vptexp.py", R_OK) != 0)
+        SKIP("fuzz/fuzz_experiment_spec.py or experiments/vptexp.py not found: run from the repository root");
+    if (system("python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' >/dev/null 2>&1") != 0)
+        SKIP("python3 (3.8 or newer) is not available");
+    FILE *p = popen("python3 fuzz/fuzz_experiment_spec.py --replay fuzz/corpus/experiment_spec "
+                    "fuzz/regressions/experiment_spec 2>&1",
+                    "r");
+    REQUIRE(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    vpt_test_log("%s", out);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "replay failed: %s", out);
+    CHECK_STR_CONTAINS(out, "replayed");
+}
+
 /* Each fuzz/fuzz_<t>.c must be replayed above: a target added without its
  * replay fails here. */
 TEST(fuzz_regressions_cover_every_target)
@@ -104,6 +128,11 @@ TEST(fuzz_regressions_cover_every_target)
     int n = 0;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "fuzz_", 5) == 0 && len > 8 && strcmp(e->d_name + len - 3, ".py") == 0) {
+            CHECK_MSG(strcmp(e->d_name, "fuzz_experiment_spec.py") == 0,
+                      "fuzz/%s has no replay in tests/test_fuzz_regressions.c", e->d_name);
+            continue;
+        }
         if (strncmp(e->d_name, "fuzz_", 5) != 0 || len < 8 || strcmp(e->d_name + len - 2, ".c") != 0) continue;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(len - 7), e->d_name + 5);
