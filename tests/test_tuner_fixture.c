@@ -1,8 +1,13 @@
 /* Strategy quality on a real recorded space: every strategy must beat random
  * search on an exhaustive GPU run replayed from
  * tests/fixtures/tuner/<scene>_exhaustive.jsonl (see the README there),
- * scored after Willemsen et al. (tuner/score.h) over 20 seeds. Skips until
- * such a recording is committed. */
+ * scored after Willemsen et al. (tuner/score.h), and the default strategy
+ * must meet issue 4's target. Skips until such a recording is committed.
+ *
+ * 1000 seeds (about a second per scene): random search scores 0 only in
+ * expectation, and at 20 or even 100 seeds its own score on these spaces is
+ * +0.1 to +0.25, which would let a strategy no better than random pass on
+ * lucky seeds. */
 #include "tests/harness/test.h"
 
 #include "base/error.h"
@@ -15,7 +20,7 @@
 
 #define FIXTURE_GLOB "tests/fixtures/tuner/*_exhaustive.jsonl"
 #define NO_FIXTURE "no recorded exhaustive run in tests/fixtures/tuner"
-#define SEEDS 20
+#define SEEDS 1000
 
 typedef struct {
     VptReplay *replay;
@@ -65,9 +70,10 @@ TEST_TIMEOUT(tuner_fixture_exhaustive_finds_the_recorded_optimum, 300)
         CHECK_EQ_INT(r.n_evals, vpt_space_size(fx.space));
         CHECK(r.stop == VPT_STOP_DONE);
         CHECK(r.found && r.best.time_ms == fx.stats.optimum);
-        vpt_test_log("%s: %zu configs, %zu ok, optimum %.4f ms (%s), median %.4f ms, mean cost %.2f s", path,
-                     fx.stats.n, fx.stats.n_ok, fx.stats.optimum, vpt_config_schedule_name(&r.best.config),
-                     fx.stats.median, fx.stats.mean_cost_s);
+        vpt_test_log("%s: %zu configs, %zu ok, optimum %.4f ms (%s), median %.4f ms, exhaustive search %.1f s "
+                     "simulated (%.1f s serial)",
+                     path, fx.stats.n, fx.stats.n_ok, fx.stats.optimum, vpt_config_schedule_name(&r.best.config),
+                     fx.stats.median, fx.stats.exhaustive_s, fx.stats.serial_s);
         vpt_search_result_free(&r);
     }
     globfree(&g_);
@@ -90,17 +96,45 @@ TEST_TIMEOUT(tuner_fixture_strategies_beat_random_search, 600)
                          "optimum found by %.0f%% of seeds",
                          vpt_strategy_name(k), sc.score_evals, sc.score_seconds, sc.mean_best_ms, sc.random_best_ms,
                          sc.optimum_ms, 100 * sc.found_optimum);
-            if (k == VPT_STRATEGY_HALVING) {
+            if (k == VPT_STRATEGY_RANDOM) {
+                /* the calculated baseline describes the strategy */
+                CHECK_MSG(fabs(sc.score_evals) < 0.1 && fabs(sc.score_seconds) < 0.1,
+                          "%s: random search scores %+.3f / %+.3f against its own baseline", path, sc.score_evals,
+                          sc.score_seconds);
+            } else if (k == VPT_STRATEGY_HALVING) {
                 /* its cheap screenings count as evaluations: compared on time */
                 CHECK_MSG(sc.score_seconds > 0, "%s: halving does not beat random search on time (%+.3f)", path,
                           sc.score_seconds);
-            } else if (k != VPT_STRATEGY_RANDOM) {
+            } else {
                 CHECK_MSG(sc.score_evals > 0 && sc.score_seconds > 0,
                           "%s: %s does not beat random search (score %+.3f by evaluations, %+.3f by time)", path,
                           vpt_strategy_name(k), sc.score_evals, sc.score_seconds);
             }
             vpt_score_free(&sc);
         }
+    }
+    globfree(&g_);
+}
+
+/* Issue 4: the default strategy (bin/tune's DEFAULT_STRATEGY, local search)
+ * reaches at least 98% of the optimum's throughput within 5% of the
+ * exhaustive search's wall time, on every scene, for every seed. */
+TEST_TIMEOUT(tuner_fixture_default_meets_the_target, 300)
+{
+    FOR_EACH_FIXTURE(fx, path)
+    {
+        VptSearchOptions o;
+        vpt_search_options_init(&o);
+        o.strategy = VPT_STRATEGY_LOCAL;
+        VptScore sc;
+        REQUIRE_MSG(vpt_score_strategy(fx.space, fx.replay, &fx.stats, &o, SEEDS, 0, &sc) == 0, "%s", vpt_errmsg());
+        vpt_test_log("%s: within %.1f s (5%% of %.1f s) %s reached %.0f%% of the optimum's throughput on average, "
+                     "98%% on %.0f%% of %d seeds",
+                     path, sc.target_seconds, fx.stats.exhaustive_s, vpt_strategy_name(o.strategy),
+                     100 * sc.target_rel_throughput, 100 * sc.reached_target, SEEDS);
+        CHECK_MSG(sc.reached_target == 1.0, "%s: the default reaches the target on %.0f%% of the seeds only", path,
+                  100 * sc.reached_target);
+        vpt_score_free(&sc);
     }
     globfree(&g_);
 }

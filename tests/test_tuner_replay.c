@@ -48,6 +48,32 @@ static VptSpace *small_space(void)
     return s;
 }
 
+/* The median of the test double's compile_s over the members of s with c's
+ * schedule: at full fidelity, plus the cheap rows write_recording adds (every
+ * fifth member), as the replay takes it. */
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double schedule_median(const VptSpace *s, const VptConfig *c)
+{
+    static double v[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < vpt_space_size(s) && k + 2 <= 4096; i++) {
+        const VptConfig *x = vpt_space_point(s, i);
+        if (vpt_config_schedule_index(x) != vpt_config_schedule_index(c)) continue;
+        VptEvalRecord r;
+        vpt_eval_record_init(&r, x, 1);
+        td_fill(x, 1, &r);
+        v[k++] = r.compile_s;
+        if (i % 5 == 0) v[k++] = r.compile_s; /* its cheap row */
+    }
+    qsort(v, k, sizeof *v, cmp_dbl);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
 /* A recording of every member of small_space() at full fidelity, plus a
  * recorded cheap row for every fifth one. */
 static void write_recording(const char *path, const VptSpace *s)
@@ -94,7 +120,9 @@ TEST(tuner_replay_answers_and_charges)
     for (size_t i = 0; i < vpt_space_size(s); i++) CHECK(vpt_space_index_of(rs, vpt_space_point(s, i)) >= 0);
     vpt_space_destroy(rs);
 
-    /* full fidelity: the recorded row; compile charged once */
+    /* full fidelity: the recorded row; compile charged once: without hints
+     * a compile is queued when asked for and waited for, lasting (serial
+     * model) the front plus the body of its schedule's median compile_s */
     const VptConfig *c = vpt_space_point(s, 1); /* no recorded cheap row */
     VptEvalRecord want, got;
     vpt_eval_record_init(&want, c, 1);
@@ -102,7 +130,9 @@ TEST(tuner_replay_answers_and_charges)
     REQUIRE(vpt_replay_evaluate(r, c, 1, &got) == 0);
     CHECK(got.status == want.status && got.fidelity == 1);
     if (want.status == VPT_STATUS_OK) CHECK(got.time_ms == want.time_ms);
-    double first = want.compile_s + (isfinite(want.measure_s) ? want.measure_s : 0);
+    double med = schedule_median(s, c);
+    double compile = VPT_REPLAY_COMPILE_FRONT_S + (med - VPT_REPLAY_COMPILE_FRONT_S) / VPT_REPLAY_COMPILE_THREADS;
+    double first = compile + (isfinite(want.measure_s) ? want.measure_s : 0);
     CHECK_NEAR(got.cost_s, first, 1e-12);
     CHECK_NEAR(vpt_replay_clock(r), first, 1e-12);
     REQUIRE(vpt_replay_evaluate(r, c, 1, &got) == 0);
@@ -117,7 +147,9 @@ TEST(tuner_replay_answers_and_charges)
     }
     vpt_replay_reset(r);
     CHECK(vpt_replay_clock(r) == 0);
-    /* a recorded cheap row is used as recorded */
+    /* a recorded cheap row is used as recorded; the parallel model charges
+     * the schedule's median compile_s as is */
+    REQUIRE(vpt_replay_set_compile_model(r, VPT_COMPILE_PARALLEL, 4) == 0);
     const VptConfig *c0 = vpt_space_point(s, 5);
     VptEvalRecord want0;
     vpt_eval_record_init(&want0, c0, 0);
@@ -127,7 +159,7 @@ TEST(tuner_replay_answers_and_charges)
     if (want0.status == VPT_STATUS_OK) {
         CHECK(got.time_ms == want0.time_ms);
         CHECK(got.reason[0] == '\0');
-        CHECK_NEAR(got.cost_s, want0.compile_s + want0.measure_s, 1e-12);
+        CHECK_NEAR(got.cost_s, schedule_median(s, c0) + want0.measure_s, 1e-12);
     }
     /* a config the recording lacks */
     VptConfig other;
@@ -137,6 +169,101 @@ TEST(tuner_replay_answers_and_charges)
     CHECK(vpt_replay_find(r, &other) == NULL);
     vpt_replay_destroy(r);
     vpt_space_destroy(s);
+}
+
+/* A row with the given compile and measure seconds, time 1 ms. */
+static void timed_row(FILE *f, const char *config, double compile_s, double measure_s)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse(config, &c) == 0);
+    char text[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, text, sizeof text);
+    fprintf(f,
+            "{\"kind\":\"result\",\"schema\":\"vptune.result/1\",\"gpu\":{\"uuid\":\"GPU-1234\"},\"nvrtc\":\"13.0\","
+            "\"commit\":\"abc\",\"scene\":\"manix\",\"workload\":{\"width\":400,\"height\":400,\"spp\":16,"
+            "\"seed\":1,\"max_depth\":0,\"rr_depth\":-1},\"config\":\"%s\",\"status\":\"ok\","
+            "\"metrics\":{\"time_ms\":1.0,\"compile_s\":%.17g,\"measure_s\":%.17g}}\n",
+            text, compile_s, measure_s);
+}
+
+static void eval_cost(VptReplay *r, const char *config, int fidelity, double want)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse(config, &c) == 0);
+    VptEvalRecord got;
+    REQUIRE(vpt_replay_evaluate(r, &c, fidelity, &got) == 0);
+    CHECK_MSG(fabs(got.cost_s - want) < 1e-9, "%s: cost %.6f, expected %.6f", config, got.cost_s, want);
+}
+
+static void prefetch(VptReplay *r, const char *const *configs, size_t n)
+{
+    VptConfig c[8];
+    for (size_t i = 0; i < n; i++) REQUIRE(vpt_config_parse(configs[i], &c[i]) == 0);
+    vpt_replay_prefetch(r, c, n, 1);
+}
+
+/* The simulated compile pool (tuner/eval.h), worked out by hand: four
+ * configs of four schedules (so each schedule's median is its one row). */
+TEST(tuner_replay_compile_pool)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/pool.jsonl", vpt_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    timed_row(f, "naiveSK", 2.0, 1.0);      /* A */
+    timed_row(f, "regenerationSK-warp", 4.0, 0.5); /* B */
+    timed_row(f, "sortingSK", 8.25, 0.25);  /* C */
+    timed_row(f, "naiveMK", 0.2, 0.1);      /* D */
+    REQUIRE(fclose(f) == 0);
+    VptReplay *r = vpt_replay_open(path);
+    REQUIRE_MSG(r, "%s", vpt_errmsg());
+    const char *abc[] = {"naiveSK", "regenerationSK-warp", "sortingSK", "sortingSK", "streamingSK"};
+
+    /* serial, 2 threads, front 0.25: bodies (c - 0.25) / 2 one at a time.
+     * A: front 0-0.25, body 0.25-1.125; B: front 0-0.25 on the second
+     * thread, body after A's 1.125-3.0; C: on A's thread from 1.125, body
+     * after B's 3.0-7.0. The duplicate and the unrecorded hint change
+     * nothing. */
+    REQUIRE(vpt_replay_set_compile_model(r, VPT_COMPILE_SERIAL, 2) == 0);
+    prefetch(r, abc, 5);
+    eval_cost(r, "naiveSK", 1, 1.125 + 1.0);             /* clock 2.125 */
+    eval_cost(r, "regenerationSK-warp", 1, 0.875 + 0.5); /* waits for 3.0; clock 3.5 */
+    eval_cost(r, "sortingSK", 1, 3.5 + 0.25);            /* waits for 7.0; clock 7.25 */
+    /* D unannounced: queued at 7.25 on the free thread, front 0.2 (its
+     * whole compile), no body */
+    eval_cost(r, "naiveMK", 1, 0.2 + 0.1);
+    CHECK_NEAR(vpt_replay_clock(r), 7.55, 1e-9);
+    /* compiled once: again, or at the other fidelity, only measures */
+    eval_cost(r, "naiveSK", 1, 1.0);
+    eval_cost(r, "naiveSK", 0, 1.0 / 8);
+
+    /* a hint that is never evaluated still holds the pool: one thread, C
+     * announced (0-8.25), A asked for unannounced waits behind it */
+    REQUIRE(vpt_replay_set_compile_model(r, VPT_COMPILE_SERIAL, 1) == 0);
+    CHECK(vpt_replay_clock(r) == 0); /* a new model is a fresh tune */
+    prefetch(r, abc + 2, 1);
+    eval_cost(r, "naiveSK", 1, 8.25 + 0.25 + 1.75 + 1.0);
+
+    /* parallel, 2 threads: A 0-2 and B 0-4 side by side, C 2-10.25 */
+    REQUIRE(vpt_replay_set_compile_model(r, VPT_COMPILE_PARALLEL, 2) == 0);
+    prefetch(r, abc, 3);
+    eval_cost(r, "naiveSK", 1, 2.0 + 1.0);             /* clock 3 */
+    eval_cost(r, "regenerationSK-warp", 1, 1.0 + 0.5); /* clock 4.5 */
+    eval_cost(r, "sortingSK", 1, 5.75 + 0.25);         /* clock 10.5 */
+    int threads = 0;
+    CHECK(vpt_replay_compile_model(r, &threads) == VPT_COMPILE_PARALLEL && threads == 2);
+
+    /* without hints, the serial model's one-thread cost is the recorded
+     * compile_s, scaled to the lone compile: front + (c - front) / threads */
+    REQUIRE(vpt_replay_set_compile_model(r, VPT_COMPILE_SERIAL, 16) == 0);
+    eval_cost(r, "sortingSK", 1, 0.25 + 8.0 / 16 + 0.25);
+
+    CHECK(vpt_replay_set_compile_model(r, VPT_COMPILE_SERIAL, 0) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "compile threads");
+    CHECK(vpt_replay_set_compile_model(r, (VptCompileModel)7, 4) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "compile model");
+    CHECK(vpt_replay_compile_model(r, &threads) == VPT_COMPILE_SERIAL && threads == 16); /* unchanged */
+    vpt_replay_destroy(r);
 }
 
 static void expect_replay_error(const char *name, const char *body, const char *n1, const char *n2)

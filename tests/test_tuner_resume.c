@@ -24,7 +24,7 @@ static VptSearchOptions resume_opts(VptStrategy s)
     o.seed = 99;
     o.max_evals = 12;
     o.ga_population = 4; /* so that 12 evaluations span generations */
-    o.sh_n0 = 6;         /* and brackets: 6 cheap + 2 full, twice */
+    /* halving: 12 evaluations are 9 screenings and 3 promotions */
     return o;
 }
 

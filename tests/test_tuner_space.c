@@ -150,6 +150,130 @@ TEST(tuner_space_neighbours_repair_conditional_dims)
     vpt_space_destroy(s);
 }
 
+static int contains(const size_t *list, size_t n, size_t m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == m) return 1;
+    return 0;
+}
+
+TEST(tuner_space_neighbours_by_dimension)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    for (size_t i = 0; i < vpt_space_size(s); i += 101) {
+        size_t all[VPT_SPACE_MAX_NEIGHBOURS], part[VPT_SPACE_MAX_NEIGHBOURS];
+        size_t n = vpt_space_neighbours(s, i, all, VPT_SPACE_MAX_NEIGHBOURS);
+        /* the union over single dimensions is the whole neighbourhood */
+        size_t covered = 0;
+        for (int d = 0; d < VPT_DIM_COUNT; d++) {
+            size_t k = vpt_space_neighbours_in(s, i, 1u << d, part, VPT_SPACE_MAX_NEIGHBOURS);
+            for (size_t j = 0; j < k; j++) {
+                CHECK(contains(all, n, part[j]));
+                /* the move is in d; anything else that changed is a repair to "off" */
+                const VptConfig *a = vpt_space_point(s, i), *b = vpt_space_point(s, part[j]);
+                unsigned m = diff_mask(a, b) | (a->lookahead != b->lookahead ? 1u << VPT_DIM_LOOKAHEAD : 0);
+                CHECK(m & (1u << d));
+                m &= ~(1u << d);
+                CHECK((m & ((1u << VPT_DIM_SCHEDULE) | (1u << VPT_DIM_PPT) | (1u << VPT_DIM_BLOCK) |
+                            (1u << VPT_DIM_LOOKAHEAD))) == 0);
+            }
+            covered += k;
+        }
+        CHECK(covered >= n); /* a repaired move may come from two dimensions */
+        size_t k = vpt_space_neighbours_in(s, i, VPT_SPACE_ALL_DIMS & ~(1u << VPT_DIM_SCHEDULE), part,
+                                           VPT_SPACE_MAX_NEIGHBOURS);
+        for (size_t j = 0; j < k; j++)
+            CHECK_EQ_INT(vpt_config_schedule_index(vpt_space_point(s, part[j])),
+                         vpt_config_schedule_index(vpt_space_point(s, i)));
+        CHECK_EQ_INT(vpt_space_neighbours_in(s, i, 0, part, VPT_SPACE_MAX_NEIGHBOURS), 0);
+    }
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_space_schedule_moves_bring_dependent_parameters)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-thread,maxrregcount=64,grid=2,lookahead=4", &c) == 0);
+    long i = vpt_space_index_of(s, &c);
+    REQUIRE(i >= 0);
+    size_t mv[VPT_SPACE_MAX_SCHEDULE_MOVES];
+    size_t n = vpt_space_schedule_moves(s, (size_t)i, mv, VPT_SPACE_MAX_SCHEDULE_MOVES);
+    REQUIRE(n <= VPT_SPACE_MAX_SCHEDULE_MOVES);
+    int warp_thr[101] = {0}, morton_keys = 0, naive = 0;
+    for (size_t j = 0; j < n; j++) {
+        CHECK(mv[j] != (size_t)i);
+        for (size_t k = 0; k < j; k++) CHECK(mv[k] != mv[j]);
+        const VptConfig *d = vpt_space_point(s, mv[j]);
+        CHECK(vpt_config_schedule_index(d) != vpt_config_schedule_index(&c));
+        /* the kernel's own parameters travel with the move */
+        CHECK(d->maxrregcount == 64 && d->ppt == 1 && d->block == 256 && d->lookahead == 4);
+        const char *name = vpt_config_schedule_name(d);
+        if (!strcmp(name, "regenerationSK-warp")) {
+            CHECK_EQ_INT(d->grid, 2); /* free before and after: kept */
+            warp_thr[d->threshold]++;
+        }
+        if (!strcmp(name, "streamingSK-morton") && d->threshold == 0 && d->grid == 2) morton_keys |= 1 << d->sortkey;
+        if (!strcmp(name, "naiveSK")) {
+            naive++;
+            CHECK_EQ_INT(d->grid, 0); /* repaired off: naiveSK is not persistent */
+        }
+    }
+    /* the threshold was fixed under thread regeneration: every value is tried */
+    for (int t = 0; t <= 100; t += 25) CHECK_MSG(warp_thr[t] == 1, "warp threshold %d: %d moves", t, warp_thr[t]);
+    CHECK_EQ_INT(morton_keys, 3); /* the sort key too */
+    CHECK_EQ_INT(naive, 1);       /* naiveSK has no dependent parameter */
+
+    /* from warp regeneration, the threshold is already free: it is carried */
+    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50", &c) == 0);
+    i = vpt_space_index_of(s, &c);
+    REQUIRE(i >= 0);
+    n = vpt_space_schedule_moves(s, (size_t)i, mv, VPT_SPACE_MAX_SCHEDULE_MOVES);
+    int block_moves = 0;
+    for (size_t j = 0; j < n; j++) {
+        const VptConfig *d = vpt_space_point(s, mv[j]);
+        if (!strcmp(vpt_config_schedule_name(d), "regenerationSK-block")) {
+            block_moves++;
+            CHECK_EQ_INT(d->threshold, 50);
+        }
+    }
+    CHECK_EQ_INT(block_moves, 1);
+    size_t few[2];
+    CHECK_EQ_INT(vpt_space_schedule_moves(s, (size_t)i, few, 2), n);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_space_nearest_member)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK", &c) == 0);
+    CHECK_EQ_INT(vpt_space_nearest(s, &c, NULL), vpt_space_index_of(s, &c));
+    /* without block 256, the members one dimension away tie: rng picks among
+     * them, NULL the first */
+    REQUIRE(vpt_space_restrict(s, "block", "64,128,512") == 0);
+    CHECK_EQ_INT(vpt_space_index_of(s, &c), -1);
+    long first = vpt_space_nearest(s, &c, NULL);
+    REQUIRE(first >= 0);
+    VptRng rng;
+    vpt_rng_seed(&rng, 3);
+    int seen_other = 0;
+    for (int k = 0; k < 20; k++) {
+        long m = vpt_space_nearest(s, &c, &rng);
+        REQUIRE(m >= 0);
+        const VptConfig *d = vpt_space_point(s, (size_t)m);
+        CHECK(diff_mask(&c, d) == (1u << VPT_DIM_BLOCK) && d->lookahead == c.lookahead);
+        seen_other |= m != first;
+    }
+    CHECK(seen_other);
+    const VptConfig *d = vpt_space_point(s, (size_t)first);
+    CHECK(diff_mask(&c, d) == (1u << VPT_DIM_BLOCK) && d->block == 64);
+    vpt_space_destroy(s);
+}
+
 TEST(tuner_space_random_mutate_crossover_stay_inside)
 {
     VptSpace *s = vpt_space_create();

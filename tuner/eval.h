@@ -99,11 +99,7 @@ int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTunePr
  *
  * A replay evaluator answers from a recorded run: a JSON-lines file of the
  * harness' result rows ({"kind":"result","schema":"vptune.result/1",...}, one
- * per evaluated config; other kinds of line are skipped). It keeps a
- * simulated clock and charges each answer's cost to it:
- *   - a config's compile_s is charged the first time the config is asked for
- *     (at any fidelity) since the last reset: the harness keeps compiled
- *     kernels in its cubin cache, so asking again costs only measure_s;
+ * per evaluated config; other kinds of line are skipped).
  *   - fidelity 1 is answered from the row with "fidelity":1 (the default);
  *   - fidelity 0 is answered from the row with "fidelity":0 when the
  *     recording has one. Otherwise it is DERIVED from the full row: the same
@@ -115,7 +111,66 @@ int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTunePr
  *     "derived fidelity 0".
  * Every row must share one provenance (vpt_tune_provenance_match), configs must
  * parse, and a config recorded twice at one fidelity keeps its first row.
- * Asking for a config the recording lacks is an error (-1). */
+ * Asking for a config the recording lacks is an error (-1).
+ *
+ * The simulated clock: what the real tuner's wall clock would read. The real
+ * harness (harness/evaluator.h) compiles in a pool of threads, one per core,
+ * fed in order by the strategies' prefetch hints, while the GPU measures one
+ * config after another; an evaluation waits for its own compile (queued at
+ * the end when no hint announced it), then measures. The replay simulates
+ * that: a pool of `threads` compile threads (VPT_REPLAY_COMPILE_THREADS: the
+ * 16 cores of the machine the fixtures were recorded on) takes compiles first
+ * come first served; vpt_replay_prefetch (a VptSearchOptions prefetch hook)
+ * queues the hinted configs at the current clock, an evaluation queues its
+ * own config when no hint did. Compiles of hinted configs that are never
+ * evaluated still occupy the pool, as in the harness. A config compiles once
+ * per tune (the cubin cache), whatever the fidelity. An evaluation costs
+ * (cost_s) the wait for its compile, if not done yet, plus its measure_s,
+ * and the clock advances by that.
+ *
+ * How long a compile takes: c, the median recorded compile_s of the config's
+ * schedule, in one of two models (vpt_replay_set_compile_model):
+ *   VPT_COMPILE_SERIAL (the default): a compile is a front part of
+ *     VPT_REPLAY_COMPILE_FRONT_S (or c, if less) that runs in parallel on its
+ *     thread, then a body of (c - front) / threads that runs through one
+ *     section shared by the whole pool, in order: one body at a time;
+ *   VPT_COMPILE_PARALLEL: compiles run side by side on the threads, each
+ *     lasting c.
+ * Why the serial model, from the recordings (bench --configs: every config
+ * queued at once into the harness' 16-thread pool, so each compile_s is the
+ * wall time of a compile sharing the machine with 15 others):
+ *   - at the point of manix_exhaustive.jsonl where the pool turns from cheap
+ *     kernels to the streaming ones, the recorded compile_s of consecutive
+ *     streaming configs climb 1.5, 2.8, 4.0, 5.1, ... 19.7 s in steps of
+ *     ~1.2 s, then stay at 19-20 s: compiles that start together end one
+ *     after another, ~1.2 s apart, as through a lock, not side by side (on
+ *     16 truly parallel cores they would all last about as long). Replaying
+ *     the recording's own schedule (every config queued at t = 0, the 20
+ *     rows found in its cubin cache free), the serial model reproduces that
+ *     climb (1.4, 2.6, 3.8, 5.0, ... 19.0 s) and the run's wall clock (180 s
+ *     predicted, 176 s recorded; an exhaustive tune, which compiles those 20
+ *     too, takes 186 s). The parallel model also matches the wall clock
+ *     (that run was bound by measuring) but not the climb: it says a
+ *     streaming kernel alone compiles in 19 s where the recording shows
+ *     1.2-1.5 s;
+ *   - measured directly on the recording machine (the H100 host, 16 cores,
+ *     NVRTC 13.0, vpt_nvrtc_compile of distinct kernels in threads): one
+ *     streamingSK compile alone takes 1.44 s; 16 started together in one
+ *     process end at 1.4, 2.4, 3.6, ... 19.4 s, the recorded climb, while
+ *     8 started together in 8 processes all end at 1.45 s. NVRTC serializes
+ *     most of a compile within a process; threads do not make it parallel;
+ *   - the first compiles of the run, with nothing before them in the pool,
+ *     took 0.27-0.30 s each, and a regenerationSK compile alone 0.22 s (16
+ *     together: 0.21-0.62 s): the front (VPT_REPLAY_COMPILE_FRONT_S);
+ *   - per schedule, because a row's compile_s says more about when it ran
+ *     than about the config: its place in the climb, or another run
+ *     altogether for rows marked compile_cached (three regeneration
+ *     kernels carry 8.8-9.0 s from such a run, where 116 of the 120
+ *     compiled in 0.12-0.74 s). At a full pool the streaming and sorting
+ *     schedules' values agree within a few percent.
+ * The serial model's throughput with a full pool equals the recording's; with
+ * few compiles in flight it charges what a lone compile took, where the
+ * parallel model would charge a full pool's contention to every compile. */
 typedef struct VptReplay VptReplay;
 
 VptReplay *vpt_replay_open(const char *path);
@@ -124,10 +179,26 @@ void vpt_replay_destroy(VptReplay *r);
 /* A VptEvaluateFn; ctx is the VptReplay. */
 int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out);
 
+/* The prefetch hook for VptSearchOptions (user: the VptReplay): queues the
+ * compiles of the configs (see above); configs not recorded are ignored. */
+void vpt_replay_prefetch(void *ctx, const VptConfig *configs, size_t n, int fidelity);
+
 /* Simulated seconds charged since the last reset. */
 double vpt_replay_clock(const VptReplay *r);
-/* Clock to 0, every config uncompiled again: a fresh tune. */
+/* Clock to 0, every config uncompiled again and the pool idle: a fresh tune. */
 void vpt_replay_reset(VptReplay *r);
+
+/* The compile model (above) and the pool's threads,
+ * 1..VPT_REPLAY_MAX_COMPILE_THREADS; the serial model also takes `threads` as
+ * the concurrency the recording was made with (the same harness on the same
+ * machine). Resets the replay. Fails (unchanged) on a value out of range. */
+typedef enum { VPT_COMPILE_SERIAL, VPT_COMPILE_PARALLEL } VptCompileModel;
+#define VPT_REPLAY_COMPILE_THREADS 16
+#define VPT_REPLAY_MAX_COMPILE_THREADS 1024
+#define VPT_REPLAY_COMPILE_FRONT_S 0.25
+int vpt_replay_set_compile_model(VptReplay *r, VptCompileModel model, int threads);
+/* The model, and the threads into *threads (may be NULL). */
+VptCompileModel vpt_replay_compile_model(const VptReplay *r, int *threads);
 void vpt_replay_set_cheap_fraction(VptReplay *r, double fraction);
 
 const VptTuneProvenance *vpt_replay_provenance(const VptReplay *r);

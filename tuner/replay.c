@@ -28,12 +28,24 @@ struct VptReplay {
     char path[512];
     VptTuneProvenance prov;
     RowSet full, cheap;
-    /* compiled[i]: config of full.rec[i] compiled since the reset; configs
-     * recorded only at fidelity 0 use cheap_compiled. */
-    unsigned char *compiled, *cheap_compiled;
+    /* ready[i]: simulated time at which the compile of full.rec[i]'s config
+     * ends (or ended), NOT_QUEUED while it was never queued since the reset;
+     * configs recorded only at fidelity 0 use cheap_ready. */
+    double *ready, *cheap_ready;
+    /* The simulated compile pool: when each thread is free again, and when
+     * the serialized part of compiling is (VPT_COMPILE_SERIAL). */
+    VptCompileModel model;
+    double *thread_free;
+    double section_free;
+    int threads;
+    /* VPT_COMPILE_SERIAL: each schedule's median recorded compile_s
+     * (indexed by vpt_config_schedule_index), NaN when none is recorded. */
+    double schedule_compile_s[VPT_SCHEDULE_COUNT];
     double clock;
     double cheap_fraction;
 };
+
+#define NOT_QUEUED (-1.0)
 
 static int cmp_key(const void *a, const void *b)
 {
@@ -115,8 +127,9 @@ void vpt_replay_destroy(VptReplay *r)
     if (!r) return;
     rowset_free(&r->full);
     rowset_free(&r->cheap);
-    free(r->compiled);
-    free(r->cheap_compiled);
+    free(r->ready);
+    free(r->cheap_ready);
+    free(r->thread_free);
     free(r);
 }
 
@@ -174,6 +187,39 @@ static int parse_rows(VptReplay *r, char *data, size_t size)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each schedule's median recorded compile_s over the rows of both
+ * fidelities (eval.h: why per schedule). */
+static int schedule_medians(VptReplay *r)
+{
+    size_t n = r->full.n + r->cheap.n;
+    double *v = vpt_malloc((n ? n : 1) * sizeof *v);
+    if (!v) return -1;
+    for (int sch = 0; sch < VPT_SCHEDULE_COUNT; sch++) {
+        size_t k = 0;
+        for (int set = 0; set < 2; set++) {
+            const RowSet *rs = set ? &r->cheap : &r->full;
+            for (size_t i = 0; i < rs->n; i++)
+                if (vpt_config_schedule_index(&rs->rec[i].config) == sch && isfinite(rs->rec[i].compile_s) &&
+                    rs->rec[i].compile_s >= 0)
+                    v[k++] = rs->rec[i].compile_s;
+        }
+        if (k == 0) {
+            r->schedule_compile_s[sch] = NAN;
+            continue;
+        }
+        qsort(v, k, sizeof *v, cmp_double);
+        r->schedule_compile_s[sch] = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+    }
+    free(v);
+    return 0;
+}
+
 VptReplay *vpt_replay_open(const char *path)
 {
     VptReplay *r = vpt_calloc(1, sizeof *r);
@@ -186,9 +232,11 @@ VptReplay *vpt_replay_open(const char *path)
     int rc = parse_rows(r, data, size);
     free(data);
     if (rc || rowset_index(&r->full) || rowset_index(&r->cheap)) goto fail;
-    r->compiled = vpt_calloc(r->full.n ? r->full.n : 1, 1);
-    r->cheap_compiled = vpt_calloc(r->cheap.n ? r->cheap.n : 1, 1);
-    if (!r->compiled || !r->cheap_compiled) goto fail;
+    r->ready = vpt_malloc((r->full.n ? r->full.n : 1) * sizeof *r->ready);
+    r->cheap_ready = vpt_malloc((r->cheap.n ? r->cheap.n : 1) * sizeof *r->cheap_ready);
+    if (!r->ready || !r->cheap_ready) goto fail;
+    if (schedule_medians(r) || vpt_replay_set_compile_model(r, VPT_COMPILE_SERIAL, VPT_REPLAY_COMPILE_THREADS))
+        goto fail;
     return r;
 fail:
     vpt_replay_destroy(r);
@@ -198,6 +246,53 @@ fail:
 static double nz(double x)
 {
     return isfinite(x) ? x : 0;
+}
+
+/* The slot holding the compile state of the config with rows fi / ci. */
+static double *ready_slot(VptReplay *r, long fi, long ci)
+{
+    return fi >= 0 ? &r->ready[fi] : &r->cheap_ready[ci];
+}
+
+/* Queues the compile of the config with rows fi / ci at the current clock,
+ * unless it was queued since the reset. The pool takes compiles in the order
+ * queued, each on the thread that is free first, starting when both the
+ * clock and a thread allow; eval.h says what a compile then costs. */
+static void queue_compile(VptReplay *r, long fi, long ci)
+{
+    double *slot = ready_slot(r, fi, ci);
+    if (*slot != NOT_QUEUED) return;
+    const VptEvalRecord *row = fi >= 0 ? &r->full.rec[fi] : &r->cheap.rec[ci];
+    int t = 0;
+    for (int i = 1; i < r->threads; i++)
+        if (r->thread_free[i] < r->thread_free[t]) t = i;
+    double start = r->thread_free[t] > r->clock ? r->thread_free[t] : r->clock;
+    int sch = vpt_config_schedule_index(&row->config);
+    double c = sch >= 0 && isfinite(r->schedule_compile_s[sch]) ? r->schedule_compile_s[sch] : nz(row->compile_s);
+    double end;
+    if (r->model == VPT_COMPILE_PARALLEL) {
+        end = start + c;
+    } else {
+        double front = c < VPT_REPLAY_COMPILE_FRONT_S ? c : VPT_REPLAY_COMPILE_FRONT_S;
+        double body = (c - front) / r->threads;
+        double at = start + front;
+        if (r->section_free > at) at = r->section_free;
+        end = at + body;
+        r->section_free = end;
+    }
+    r->thread_free[t] = end;
+    *slot = end;
+}
+
+void vpt_replay_prefetch(void *ctx, const VptConfig *configs, size_t n, int fidelity)
+{
+    (void)fidelity; /* one compile serves both fidelities */
+    VptReplay *r = ctx;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = vpt_rows_config_key(&configs[i]);
+        long fi = rowset_find(&r->full, key), ci = rowset_find(&r->cheap, key);
+        if (fi >= 0 || ci >= 0) queue_compile(r, fi, ci); /* unrecorded: a hint, not an error */
+    }
 }
 
 int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
@@ -214,7 +309,6 @@ int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalReco
         vpt_config_format(c, text, sizeof text);
         return vpt_fail("replay %s: config %s was not recorded at any fidelity", r->path, text);
     }
-    int compiled = (fi >= 0 && r->compiled[fi]) || (ci >= 0 && r->cheap_compiled[ci]);
     if (fidelity == 1 || ci >= 0) {
         *out = fidelity == 1 ? r->full.rec[fi] : r->cheap.rec[ci];
     } else {
@@ -227,9 +321,12 @@ int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalReco
         out->measure_s *= f;
         if (out->status == VPT_STATUS_OK) snprintf(out->reason, sizeof out->reason, "derived fidelity 0");
     }
-    out->cost_s = (compiled ? 0 : nz(out->compile_s)) + nz(out->measure_s);
-    if (fi >= 0) r->compiled[fi] = 1;
-    if (ci >= 0) r->cheap_compiled[ci] = 1;
+    /* not announced: queued now, behind whatever the hints queued (as the
+     * harness does) */
+    queue_compile(r, fi, ci);
+    double ready = *ready_slot(r, fi, ci);
+    double wait = ready > r->clock ? ready - r->clock : 0;
+    out->cost_s = wait + nz(out->measure_s);
     r->clock += out->cost_s;
     return 0;
 }
@@ -242,14 +339,32 @@ double vpt_replay_clock(const VptReplay *r)
 void vpt_replay_reset(VptReplay *r)
 {
     r->clock = 0;
-    memset(r->compiled, 0, r->full.n ? r->full.n : 1);
-    memset(r->cheap_compiled, 0, r->cheap.n ? r->cheap.n : 1);
+    for (size_t i = 0; i < r->full.n; i++) r->ready[i] = NOT_QUEUED;
+    for (size_t i = 0; i < r->cheap.n; i++) r->cheap_ready[i] = NOT_QUEUED;
+    for (int i = 0; i < r->threads; i++) r->thread_free[i] = 0;
+    r->section_free = 0;
 }
 
-void vpt_replay_set_cheap_fraction(VptReplay *r, double fraction)
+int vpt_replay_set_compile_model(VptReplay *r, VptCompileModel model, int threads)
 {
-    VPT_ASSERT(fraction > 0 && fraction <= 1);
-    r->cheap_fraction = fraction;
+    if (model != VPT_COMPILE_SERIAL && model != VPT_COMPILE_PARALLEL)
+        return vpt_fail("replay: unknown compile model %d", (int)model);
+    if (threads < 1 || threads > VPT_REPLAY_MAX_COMPILE_THREADS)
+        return vpt_fail("replay: %d compile threads (1..%d)", threads, VPT_REPLAY_MAX_COMPILE_THREADS);
+    double *tf = vpt_malloc((size_t)threads * sizeof *tf);
+    if (!tf) return -1;
+    free(r->thread_free);
+    r->thread_free = tf;
+    r->threads = threads;
+    r->model = model;
+    vpt_replay_reset(r);
+    return 0;
+}
+
+VptCompileModel vpt_replay_compile_model(const VptReplay *r, int *threads)
+{
+    if (threads) *threads = r->threads;
+    return r->model;
 }
 
 const VptTuneProvenance *vpt_replay_provenance(const VptReplay *r)

@@ -13,7 +13,26 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int vpt_space_stats(const VptSpace *space, const VptReplay *replay, VptSpaceStats *out)
+/* Simulated wall time of exhaustive search with its hints, from a fresh
+ * replay; the replay is left reset. */
+static int exhaustive_seconds(const VptSpace *space, VptReplay *replay, double *out)
+{
+    VptSearchOptions o;
+    vpt_search_options_init(&o);
+    o.strategy = VPT_STRATEGY_EXHAUSTIVE;
+    o.prefetch = vpt_replay_prefetch;
+    o.prefetch_user = replay;
+    vpt_replay_reset(replay);
+    VptSearchResult r;
+    int rc = vpt_search_run(space, vpt_replay_evaluate, replay, NULL, &o, &r);
+    *out = r.seconds;
+    vpt_search_result_free(&r);
+    vpt_replay_reset(replay);
+    if (rc) vpt_error_prefix("exhaustive search of the recorded space");
+    return rc;
+}
+
+int vpt_space_stats(const VptSpace *space, VptReplay *replay, VptSpaceStats *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = vpt_space_size(space);
@@ -35,6 +54,7 @@ int vpt_space_stats(const VptSpace *space, const VptReplay *replay, VptSpaceStat
         }
         cost += (isfinite(r->compile_s) ? r->compile_s : 0) + (isfinite(r->measure_s) ? r->measure_s : 0);
     }
+    out->serial_s = cost;
     if (out->n_ok == 0) {
         vpt_space_stats_free(out);
         return vpt_fail("no ok config in the recorded space");
@@ -46,7 +66,11 @@ int vpt_space_stats(const VptSpace *space, const VptReplay *replay, VptSpaceStat
     out->no_result = sum_ok / (double)out->n_ok;
     size_t h = out->n_ok / 2;
     out->median = out->n_ok % 2 ? out->sorted[h] : 0.5 * (out->sorted[h - 1] + out->sorted[h]);
-    out->mean_cost_s = cost / (double)n;
+    if (exhaustive_seconds(space, replay, &out->exhaustive_s)) {
+        vpt_space_stats_free(out);
+        return -1;
+    }
+    out->mean_cost_s = out->exhaustive_s / (double)n;
     return 0;
 }
 
@@ -101,7 +125,36 @@ void vpt_score_free(VptScore *s)
 {
     free(s->curve_evals);
     free(s->curve_seconds);
+    free(s->baseline_seconds);
     memset(s, 0, sizeof *s);
+}
+
+/* The time axis' baseline (score.h) at T * j / VPT_SCORE_TIME_POINTS. */
+static int time_baseline(const VptSpace *space, VptReplay *replay, const VptSpaceStats *st, double T, double *out)
+{
+    for (int j = 0; j < VPT_SCORE_TIME_POINTS; j++) out[j] = 0;
+    for (int run = 0; run < VPT_SCORE_BASELINE_RUNS; run++) {
+        VptSearchOptions o;
+        vpt_search_options_init(&o);
+        o.strategy = VPT_STRATEGY_RANDOM;
+        o.seed = VPT_SCORE_BASELINE_SEED + (uint64_t)run;
+        o.max_seconds = T;
+        o.prefetch = vpt_replay_prefetch;
+        o.prefetch_user = replay;
+        vpt_replay_reset(replay);
+        VptSearchResult r;
+        if (vpt_search_run(space, vpt_replay_evaluate, replay, NULL, &o, &r)) {
+            vpt_search_result_free(&r);
+            vpt_error_prefix("score: random search for the time baseline");
+            return -1;
+        }
+        for (int j = 1; j <= VPT_SCORE_TIME_POINTS; j++)
+            out[j - 1] += finite_or(vpt_search_best_at_seconds(&r, T * j / VPT_SCORE_TIME_POINTS), st->no_result);
+        vpt_search_result_free(&r);
+    }
+    vpt_replay_reset(replay);
+    for (int j = 0; j < VPT_SCORE_TIME_POINTS; j++) out[j] /= VPT_SCORE_BASELINE_RUNS;
+    return 0;
 }
 
 int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceStats *st,
@@ -111,15 +164,25 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
     if (seeds < 1) return vpt_fail("score: at least one seed is needed");
     size_t K = budget_evals ? budget_evals : vpt_score_cutoff_budget(st, 0.95);
     double T = (double)K * st->mean_cost_s;
+    double target_s = VPT_SCORE_TARGET_TIME * st->exhaustive_s;
+    double target_ms = st->optimum / VPT_SCORE_TARGET_QUALITY;
     out->strategy = base->strategy;
     out->seeds = seeds;
     out->budget_evals = K;
     out->budget_seconds = T;
+    out->target_seconds = target_s;
     out->optimum_ms = st->optimum;
     out->random_best_ms = vpt_random_expected_best(st, K);
     out->curve_evals = vpt_calloc(K, sizeof *out->curve_evals);
     out->curve_seconds = vpt_calloc(VPT_SCORE_TIME_POINTS, sizeof *out->curve_seconds);
-    if (!out->curve_evals || !out->curve_seconds) {
+    out->baseline_seconds = vpt_calloc(VPT_SCORE_TIME_POINTS, sizeof *out->baseline_seconds);
+    if (!out->curve_evals || !out->curve_seconds || !out->baseline_seconds ||
+        (T > 0 && time_baseline(space, replay, st, T, out->baseline_seconds))) {
+        vpt_score_free(out);
+        return -1;
+    }
+    double *to_quality = vpt_malloc((size_t)seeds * sizeof *to_quality);
+    if (!to_quality) {
         vpt_score_free(out);
         return -1;
     }
@@ -128,14 +191,18 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
             VptSearchOptions o = *base;
             o.seed = base->seed + (uint64_t)s;
             o.max_evals = axis == 0 ? K : 0;
-            o.max_seconds = axis == 0 ? 0 : T;
+            /* the time axis also runs up to the target time when that is later */
+            o.max_seconds = axis == 0 ? 0 : (T > target_s ? T : target_s);
             o.progress = NULL;
             o.interrupt = NULL;
+            o.prefetch = vpt_replay_prefetch;
+            o.prefetch_user = replay;
             vpt_replay_reset(replay);
             VptSearchResult r;
             if (vpt_search_run(space, vpt_replay_evaluate, replay, NULL, &o, &r)) {
                 vpt_search_result_free(&r);
                 vpt_score_free(out);
+                free(to_quality);
                 vpt_error_prefix("score %s seed %llu", vpt_strategy_name(base->strategy),
                                  (unsigned long long)o.seed);
                 return -1;
@@ -145,16 +212,27 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
                     out->curve_evals[k - 1] += finite_or(vpt_search_best_at_evals(&r, k), st->no_result);
                 double best = finite_or(vpt_search_best_at_evals(&r, K), st->no_result);
                 out->found_optimum += best <= st->optimum;
-            } else if (T > 0) {
-                for (int j = 1; j <= VPT_SCORE_TIME_POINTS; j++) {
-                    double t = T * j / VPT_SCORE_TIME_POINTS;
-                    out->curve_seconds[j - 1] += finite_or(vpt_search_best_at_seconds(&r, t), st->no_result);
-                }
+            } else {
+                if (T > 0)
+                    for (int j = 1; j <= VPT_SCORE_TIME_POINTS; j++) {
+                        double t = T * j / VPT_SCORE_TIME_POINTS;
+                        out->curve_seconds[j - 1] += finite_or(vpt_search_best_at_seconds(&r, t), st->no_result);
+                    }
+                double b = vpt_search_best_at_seconds(&r, target_s);
+                out->reached_target += b <= target_ms;
+                to_quality[s] = INFINITY;
+                for (size_t i = 0; i < r.n_evals && !isfinite(to_quality[s]); i++)
+                    if (r.trace[i].best_ms <= target_ms) to_quality[s] = r.trace[i].seconds;
+                out->target_rel_throughput += isfinite(b) ? st->optimum / b : 0;
             }
             vpt_search_result_free(&r);
         }
     }
     vpt_replay_reset(replay);
+    qsort(to_quality, (size_t)seeds, sizeof *to_quality, cmp_double);
+    out->median_to_quality = seeds % 2 ? to_quality[seeds / 2]
+                                       : 0.5 * (to_quality[seeds / 2 - 1] + to_quality[seeds / 2]);
+    free(to_quality);
     double sum = 0;
     for (size_t k = 1; k <= K; k++) {
         out->curve_evals[k - 1] /= seeds;
@@ -163,14 +241,20 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
     out->score_evals = sum / (double)K;
     out->mean_best_ms = out->curve_evals[K - 1];
     out->found_optimum /= seeds;
-    sum = 0;
+    out->reached_target /= seeds;
+    out->target_rel_throughput /= seeds;
+    /* The time axis' baseline is itself simulated (noisy), and late in the
+     * window it comes close to the optimum, where a ratio per point divides
+     * noise by almost nothing. So the time score is a ratio of areas: the
+     * area the strategy gains over the baseline over the area between the
+     * baseline and the optimum (0 = random search, 1 = the optimum from the
+     * start, as on the evaluation axis). */
+    double gain = 0, room = 0;
     for (int j = 1; j <= VPT_SCORE_TIME_POINTS; j++) {
         out->curve_seconds[j - 1] /= seeds;
-        double t = T * j / VPT_SCORE_TIME_POINTS;
-        size_t k = st->mean_cost_s > 0 ? (size_t)llround(t / st->mean_cost_s) : K;
-        if (k < 1) k = 1;
-        sum += standardized(vpt_random_expected_best(st, k), out->curve_seconds[j - 1], st->optimum);
+        gain += out->baseline_seconds[j - 1] - out->curve_seconds[j - 1];
+        room += out->baseline_seconds[j - 1] - st->optimum;
     }
-    out->score_seconds = T > 0 ? sum / VPT_SCORE_TIME_POINTS : 0;
+    out->score_seconds = T > 0 && room > 0 ? gain / room : 0;
     return 0;
 }

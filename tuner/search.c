@@ -44,12 +44,11 @@ void vpt_search_options_init(VptSearchOptions *o)
     memset(o, 0, sizeof *o);
     o->strategy = VPT_STRATEGY_RANDOM;
     o->seed = 1;
-    o->ga_population = 20;
+    o->ga_population = 10;
     o->ga_mutation = 1.0 / VPT_DIM_COUNT;
     o->sa_t0 = 0.1;
     o->sa_tmin = 0.001;
     o->sa_alpha = 0.995;
-    o->sh_n0 = 27;
     o->sh_eta = 3;
     o->stall_limit = 100000;
 }
@@ -226,50 +225,71 @@ static int visited(const Engine *e, size_t m, int fidelity)
     return e->memo[fidelity][m] >= 0;
 }
 
-/* Announces members the strategy will evaluate next (search.h: prefetch). */
+/* Announces members the strategy will evaluate next (search.h: prefetch),
+ * in calls of at most HINT_MAX configs. */
 #define HINT_MAX 64
 static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
 {
     const VptSearchOptions *o = e->o;
     if (!o->prefetch || e->stopped) return;
-    size_t left = HINT_MAX;
-    if (o->max_evals) {
-        size_t rest = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
-        if (rest < left) left = rest;
-    }
+    size_t left = SIZE_MAX;
+    if (o->max_evals) left = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
     VptConfig cfgs[HINT_MAX];
     size_t k = 0;
-    for (size_t i = 0; i < n && k < left; i++) {
+    for (size_t i = 0; i < n && left > 0; i++) {
         if (visited(e, members[i], fidelity)) continue;
         const VptConfig *c = vpt_space_point(e->space, members[i]);
         if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
         int dup = 0;
         for (size_t j = 0; j < k && !dup; j++) dup = vpt_config_equal(&cfgs[j], c);
-        if (!dup) cfgs[k++] = *c;
+        if (dup) continue;
+        cfgs[k++] = *c;
+        left--;
+        if (k == HINT_MAX) {
+            o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+            k = 0;
+        }
     }
     if (k) o->prefetch(o->prefetch_user, cfgs, k, fidelity);
 }
 
 /* ---- strategies ------------------------------------------------------- */
 
-/* Batches in which exhaustive and random search announce what comes next. */
-#define BATCH 32
+/* How far ahead exhaustive and random search announce their order: enough
+ * to keep a compile pool of one thread per core busy while the GPU
+ * measures, announced again whenever less than half of it is left. */
+#define LOOKAHEAD 256
 
-static void run_exhaustive(Engine *e)
+/* Evaluates order[0..n) at full fidelity, announcing it LOOKAHEAD ahead. */
+static void run_sequence(Engine *e, const size_t *order, size_t n)
 {
     double obj;
-    size_t batch[BATCH];
-    for (size_t m = 0; m < e->n_members; m++) {
-        if (m % BATCH == 0) {
-            size_t k = 0;
-            for (size_t j = m; j < e->n_members && k < BATCH; j++) batch[k++] = j;
-            hint(e, batch, k, 1);
+    size_t announced = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (announced < n && announced - i < LOOKAHEAD / 2) {
+            size_t to = i + LOOKAHEAD < n ? i + LOOKAHEAD : n;
+            hint(e, order + announced, to - announced, 1);
+            announced = to;
         }
-        if (!eval(e, m, 1, &obj)) return;
+        if (!eval(e, order[i], 1, &obj)) return;
     }
     stop(e, VPT_STOP_DONE);
 }
 
+static void run_exhaustive(Engine *e)
+{
+    size_t *order = vpt_malloc((e->n_members ? e->n_members : 1) * sizeof *order);
+    if (!order) {
+        stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    for (size_t m = 0; m < e->n_members; m++) order[m] = m;
+    run_sequence(e, order, e->n_members);
+    free(order);
+}
+
+/* Random search: the members in a uniformly random order (nothing else
+ * visits members, so drawing the whole order first is drawing as it goes). */
 static void run_random(Engine *e)
 {
     Shuffle sh;
@@ -277,23 +297,9 @@ static void run_random(Engine *e)
         stop(e, VPT_STOP_ERROR);
         return;
     }
-    double obj;
-    size_t batch[BATCH];
-    for (;;) {
-        /* nothing else draws from the generator or visits members here, so
-         * drawing a batch ahead yields the same order as drawing one by one */
-        size_t k = 0;
-        long m;
-        while (k < BATCH && (m = shuffle_next_unvisited(&sh, e, 1)) >= 0) batch[k++] = (size_t)m;
-        if (k == 0) {
-            stop(e, VPT_STOP_DONE);
-            break;
-        }
-        hint(e, batch, k, 1);
-        size_t i = 0;
-        while (i < k && eval(e, batch[i], 1, &obj)) i++;
-        if (i < k) break;
+    while (shuffle_next_unvisited(&sh, e, 1) >= 0) {
     }
+    run_sequence(e, sh.perm, sh.n);
     free(sh.perm);
 }
 
@@ -307,6 +313,83 @@ static void shuffle_array(Engine *e, size_t *a, size_t n)
     }
 }
 
+/* The thesis' default variant (regenerationSK: thread regeneration, block
+ * 256, one path per thread, the compiler's register count), or the member
+ * nearest to it in a space that lacks it; -1 for an empty space. */
+static long prior_member(Engine *e)
+{
+    VptConfig c;
+    if (e->o->no_prior) return -1;
+    if (vpt_config_parse("regenerationSK", &c)) {
+        vpt_error_clear();
+        return -1;
+    }
+    return vpt_space_nearest(e->space, &c, &e->rng);
+}
+
+/* Without the prior: the best of a few random members (announced
+ * together), so that the first descent does not start from whatever a single
+ * draw gives; -1 when no member is left, -2 when the search must stop. */
+#define START_SAMPLE 4
+static long sampled_start(Engine *e, Shuffle *starts)
+{
+    size_t sample[START_SAMPLE];
+    size_t k = 0;
+    long m;
+    while (k < START_SAMPLE && (m = shuffle_next_unvisited(starts, e, 1)) >= 0) sample[k++] = (size_t)m;
+    if (k == 0) return -1;
+    hint(e, sample, k, 1);
+    long best = (long)sample[0];
+    double best_obj = INFINITY;
+    for (size_t i = 0; i < k; i++) {
+        double obj;
+        if (!eval(e, sample[i], 1, &obj)) return -2;
+        if (obj < best_obj) {
+            best_obj = obj;
+            best = (long)sample[i];
+        }
+    }
+    return best;
+}
+
+/* Where a search starts again after a local optimum: a perturbation of the
+ * best member found so far (iterated local search: a good region usually has
+ * more good members than a random point's), two dimensions on average, or,
+ * when a few perturbations land only on evaluated members (or nothing is
+ * known yet), a random unevaluated member. -1 when every member has been
+ * evaluated. */
+static long restart_member(Engine *e, Shuffle *starts, long incumbent)
+{
+    if (incumbent >= 0)
+        for (int tries = 0; tries < 8; tries++) {
+            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_COUNT, &e->rng);
+            if (!visited(e, m, 1)) return (long)m;
+        }
+    return shuffle_next_unvisited(starts, e, 1);
+}
+
+/* Evaluates list[0..n) in a random order after announcing it; the best
+ * (first of equals) into *best / *best_obj (+inf and unchanged *best when
+ * none is ok). 0 when the search must stop. */
+static int evaluate_all(Engine *e, size_t *list, size_t n, size_t *best, double *best_obj)
+{
+    shuffle_array(e, list, n);
+    hint(e, list, n, 1);
+    *best_obj = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double obj;
+        if (!eval(e, list[i], 1, &obj)) return 0;
+        if (obj < *best_obj) {
+            *best_obj = obj;
+            *best = list[i];
+        }
+    }
+    return 1;
+}
+
+/* Parameter moves: every dimension but the schedule. */
+#define PARAM_DIMS (VPT_SPACE_ALL_DIMS & ~(1u << VPT_DIM_SCHEDULE))
+
 static void run_local(Engine *e)
 {
     Shuffle starts;
@@ -314,32 +397,41 @@ static void run_local(Engine *e)
         stop(e, VPT_STOP_ERROR);
         return;
     }
-    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
+    long start = prior_member(e), incumbent = -1;
+    double inc_obj = INFINITY;
+    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
     for (;;) {
-        long start = shuffle_next_unvisited(&starts, e, 1);
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
             break;
         }
-        size_t cur = (size_t)start;
-        double cur_obj, obj;
+        size_t cur = (size_t)start, s0 = cur;
+        double cur_obj;
+        hint(e, &s0, 1, 1);
         if (!eval(e, cur, 1, &cur_obj)) break;
-        int improved;
-        do {
-            size_t n = vpt_space_neighbours(e->space, cur, nb, VPT_SPACE_MAX_NEIGHBOURS);
-            shuffle_array(e, nb, n);
-            hint(e, nb, n, 1);
-            improved = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (!eval(e, nb[i], 1, &obj)) goto out;
-                if (obj < cur_obj) {
-                    cur = nb[i];
-                    cur_obj = obj;
-                    improved = 1;
-                    break;
-                }
+        /* variable neighbourhood descent: steepest descent over the
+         * parameter moves; at their optimum, over the schedule moves; an
+         * improvement there starts over with the parameters */
+        for (int phase = 0; phase < 2;) {
+            size_t n = phase == 0 ? vpt_space_neighbours_in(e->space, cur, PARAM_DIMS, nb, VPT_SPACE_MAX_NEIGHBOURS)
+                                  : vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+            size_t best = cur;
+            double best_obj;
+            if (!evaluate_all(e, nb, n, &best, &best_obj)) goto out;
+            if (best_obj < cur_obj) {
+                cur = best;
+                cur_obj = best_obj;
+                phase = 0;
+            } else {
+                phase++;
             }
-        } while (improved);
+        }
+        if (cur_obj < inc_obj) {
+            inc_obj = cur_obj;
+            incumbent = (long)cur;
+        }
+        start = restart_member(e, &starts, incumbent);
     }
 out:
     free(starts.perm);
@@ -358,6 +450,29 @@ static double budget_used(const Engine *e)
     return f > 1 ? 1 : f;
 }
 
+/* A random move from cur for annealing: a dimension drawn uniformly among
+ * those that can move (the schedule with its dependent parameters, see
+ * vpt_space_schedule_moves), then one of its moves, so that the nine-valued
+ * schedule is not proposed more often than a two-valued parameter. -1 when
+ * nothing can move. */
+static long annealing_move(Engine *e, size_t cur)
+{
+    size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
+    size_t count[VPT_DIM_COUNT];
+    int dims[VPT_DIM_COUNT], nd = 0;
+    for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        count[d] = d == VPT_DIM_SCHEDULE
+                       ? vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES)
+                       : vpt_space_neighbours_in(e->space, cur, 1u << d, nb, VPT_SPACE_MAX_NEIGHBOURS);
+        if (count[d]) dims[nd++] = d;
+    }
+    if (nd == 0) return -1;
+    int d = dims[vpt_rng_below(&e->rng, (uint64_t)nd)];
+    size_t n = d == VPT_DIM_SCHEDULE ? vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES)
+                                     : vpt_space_neighbours_in(e->space, cur, 1u << d, nb, VPT_SPACE_MAX_NEIGHBOURS);
+    return (long)nb[vpt_rng_below(&e->rng, n)];
+}
+
 static void run_annealing(Engine *e)
 {
     const VptSearchOptions *o = e->o;
@@ -369,9 +484,11 @@ static void run_annealing(Engine *e)
         stop(e, VPT_STOP_ERROR);
         return;
     }
-    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
+    long start = prior_member(e), incumbent = -1;
+    double inc_obj = INFINITY;
+    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
     for (;;) { /* one walk per (re)heat */
-        long start = shuffle_next_unvisited(&starts, e, 1);
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
             break;
@@ -382,19 +499,20 @@ static void run_annealing(Engine *e)
         if (!eval(e, cur, 1, &cur_obj)) break;
         size_t free_steps = 0;
         while (temp > tmin) {
-            size_t n = vpt_space_neighbours(e->space, cur, nb, VPT_SPACE_MAX_NEIGHBOURS);
-            if (n == 0) break;
-            size_t next = nb[vpt_rng_below(&e->rng, n)];
+            long next = annealing_move(e, cur);
+            if (next < 0) break;
             size_t before = e->res->n_evals;
-            if (!eval(e, next, 1, &obj)) goto out;
+            if (!eval(e, (size_t)next, 1, &obj)) goto out;
             if (e->res->n_evals > before) {
                 /* cool over what is left of the budget, else geometrically */
                 double f = budget_used(e);
                 if (f_start >= 0) temp = f_start < 1 ? t0 * pow(tmin / t0, (f - f_start) / (1 - f_start)) : tmin;
                 else temp *= alpha;
                 free_steps = 0;
-            } else if (++free_steps > 4 * n + 16) {
-                break; /* every neighbour seen, none taken: reheat elsewhere */
+            } else if (++free_steps > 4 * (vpt_space_neighbours(e->space, cur, nb, VPT_SPACE_MAX_NEIGHBOURS) +
+                                           vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES)) +
+                                          16) {
+                break; /* every move seen, none taken: reheat elsewhere */
             }
             int accept;
             if (!isfinite(cur_obj)) accept = 1;
@@ -402,10 +520,19 @@ static void run_annealing(Engine *e)
             else if (obj < cur_obj) accept = 1;
             else accept = vpt_rng_uniform(&e->rng) < exp(-(obj / cur_obj - 1.0) / temp);
             if (accept) {
-                cur = next;
+                cur = (size_t)next;
                 cur_obj = obj;
             }
+            if (cur_obj < inc_obj) {
+                inc_obj = cur_obj;
+                incumbent = (long)cur;
+            }
         }
+        if (cur_obj < inc_obj) {
+            inc_obj = cur_obj;
+            incumbent = (long)cur;
+        }
+        start = restart_member(e, &starts, incumbent);
     }
 out:
     free(starts.perm);
@@ -460,7 +587,7 @@ static int eval_generation(Engine *e, Individual *list, size_t from, size_t n)
 static void run_genetic(Engine *e)
 {
     const VptSearchOptions *o = e->o;
-    size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 20);
+    size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 10);
     size_t p = want < e->n_members ? want : e->n_members;
     double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_COUNT;
     /* chance that a per-dimension mutation changes anything at all */
@@ -473,8 +600,11 @@ static void run_genetic(Engine *e)
         stop(e, VPT_STOP_ERROR);
         return;
     }
+    /* the thesis' default and random members */
+    long prior = prior_member(e);
     for (size_t i = 0; i < p; i++) {
-        long m = shuffle_next_unvisited(&init, e, 1);
+        long m = i == 0 && prior >= 0 ? prior : shuffle_next_unvisited(&init, e, 1);
+        while (i > 0 && m >= 0 && m == prior) m = shuffle_next_unvisited(&init, e, 1);
         pop[i].member = m >= 0 ? (size_t)m : vpt_space_random(e->space, &e->rng);
     }
     if (!eval_generation(e, pop, 0, p)) goto out;
@@ -507,40 +637,79 @@ out:
     free(next);
 }
 
+/* Successive halving over two fidelities, asynchronously (ASHA, Li et al.
+ * 2020): whenever a config screened at fidelity 0 ranks among the best
+ * floor(n / eta) of the n screened so far (failures never) and is not yet
+ * measured at fidelity 1, the best such config is measured at fidelity 1;
+ * otherwise the next unscreened member is screened (search.h). */
 static void run_halving(Engine *e)
 {
     const VptSearchOptions *o = e->o;
-    size_t n0 = (size_t)(o->sh_n0 > 0 ? o->sh_n0 : 27);
     size_t eta = (size_t)(o->sh_eta > 1 ? o->sh_eta : 3);
     Shuffle order;
-    Individual *bracket = vpt_malloc(n0 * sizeof *bracket);
-    if (!bracket || shuffle_init(&order, e->n_members)) {
-        free(bracket);
+    /* screened configs, kept sorted by cheap objective (failures last) */
+    Individual *rung = vpt_malloc((e->n_members ? e->n_members : 1) * sizeof *rung);
+    size_t *ahead = vpt_malloc(LOOKAHEAD * sizeof *ahead);
+    if (!rung || !ahead || shuffle_init(&order, e->n_members)) {
+        free(rung);
+        free(ahead);
         stop(e, VPT_STOP_ERROR);
         return;
     }
+    size_t n = 0, n_ahead = 0, next_ahead = 0;
+    long prior = prior_member(e);
     for (;;) {
-        size_t n = 0;
-        long m;
-        while (n < n0 && (m = shuffle_next_unvisited(&order, e, 0)) >= 0) bracket[n++].member = (size_t)m;
-        if (n == 0) {
-            stop(e, VPT_STOP_DONE);
-            break;
+        /* promote: the best unpromoted config within the top floor(n / eta) */
+        size_t top = n / eta;
+        long pick = -1;
+        for (size_t i = 0; i < top && i < n; i++) {
+            if (!isfinite(rung[i].obj)) break;
+            if (!visited(e, rung[i].member, 1)) {
+                pick = (long)i;
+                break;
+            }
         }
-        hint_list(e, bracket, 0, n, 0);
-        for (size_t i = 0; i < n; i++)
-            if (!eval(e, bracket[i].member, 0, &bracket[i].obj)) goto out;
-        qsort(bracket, n, sizeof *bracket, cmp_individual);
-        size_t promote = (n + eta - 1) / eta;
-        while (promote > 0 && !isfinite(bracket[promote - 1].obj)) promote--; /* failures sort last */
-        hint_list(e, bracket, 0, promote, 1);
-        double obj;
-        for (size_t i = 0; i < promote; i++)
-            if (!eval(e, bracket[i].member, 1, &obj)) goto out;
+        if (pick >= 0) {
+            size_t m = rung[pick].member;
+            double obj;
+            hint(e, &m, 1, 1);
+            if (!eval(e, m, 1, &obj)) break;
+            continue;
+        }
+        /* screen the next member (the thesis' default first); the order is
+         * drawn and announced ahead */
+        if (next_ahead == n_ahead) {
+            /* with an evaluation budget, announce no more screenings than
+             * fit in it along with the promotions they may bring: up to two
+             * each (the screened config itself, and one more when the top
+             * grows by one) */
+            size_t want = LOOKAHEAD;
+            if (o->max_evals) {
+                size_t left = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
+                if (left / 3 < want) want = left / 3 > 0 ? left / 3 : 1;
+            }
+            n_ahead = next_ahead = 0;
+            long m;
+            if (n == 0 && prior >= 0) ahead[n_ahead++] = (size_t)prior;
+            while (n_ahead < want && (m = shuffle_next_unvisited(&order, e, 0)) >= 0)
+                if (m != prior || n > 0) ahead[n_ahead++] = (size_t)m;
+            if (n_ahead == 0) {
+                stop(e, VPT_STOP_DONE);
+                break;
+            }
+            hint(e, ahead, n_ahead, 0);
+        }
+        Individual x = {.member = ahead[next_ahead++]};
+        if (!eval(e, x.member, 0, &x.obj)) break;
+        size_t at = n; /* insertion keeps the rung sorted; equals keep their order */
+        while (at > 0 && cmp_individual(&rung[at - 1], &x) > 0) at--;
+        memmove(&rung[at + 1], &rung[at], (n - at) * sizeof *rung);
+        rung[at] = x;
+        n++;
     }
-out:
     free(order.perm);
-    free(bracket);
+    free(rung);
+    free(ahead);
 }
 
 int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache *cache,

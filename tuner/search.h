@@ -26,33 +26,72 @@
  * Best: the ok fidelity-1 record with the least time_ms; records of any
  * other status are never the best, and fidelity-0 times never compete.
  *
+ * The prior: local search, annealing, the GA and halving start from the
+ * thesis' default variant, regenerationSK (thread regeneration, block 256,
+ * one path per thread, the compiler's register count; codegen/config.h), or
+ * the member nearest to it when the space lacks it. It is the one point the
+ * thesis recommends before any measurement, and it compiles in a fraction of
+ * a second where the streaming and sorting kernels take seconds. no_prior
+ * turns it off (to measure what it is worth: bin/tune-score --no-prior).
+ *
  * The strategies (defaults in VptSearchOptions):
  *   exhaustive   every member in member order.
  *   random       uniform sampling without replacement.
- *   local        local search with restarts: first-improvement hill climbing
- *                over vpt_space_neighbours (visited in a random order); at a
- *                local optimum (no neighbour improves) restart from a random
- *                unvisited member.
- *   annealing    simulated annealing: a random neighbour is accepted when
- *                better, else with probability exp(-(t_new/t_cur - 1) / T);
- *                T falls geometrically from sa_t0 to sa_tmin over what is
- *                left of the budget (the larger used fraction of evaluations
- *                and seconds), or by sa_alpha per evaluation without a
- *                budget. The walk restarts (reheat, random unvisited member)
- *                when T reaches sa_tmin or when every neighbour of the
- *                current point has been seen and none taken. Failed configs
- *                are never accepted (from a failed start any move is).
- *   genetic      a generational GA: population ga_population, tournament
- *                selection of 2, uniform crossover (vpt_space_crossover),
- *                per-dimension mutation rate ga_mutation (vpt_space_mutate),
- *                elitism of 2. A generation is bred whole, then measured; a
- *                child equal to an already evaluated member or to a sibling
- *                is mutated again (a few tries) to spend the budget on new
- *                points.
- *   halving      multi-fidelity successive halving: repeated brackets of
- *                sh_n0 random unvisited members measured at fidelity 0, of
- *                which the best 1/sh_eta (failures excluded) are measured at
- *                fidelity 1. */
+ *   local        iterated local search with variable neighbourhood descent.
+ *                A descent starts at the prior (without it: the best of 4
+ *                random members) and moves by steepest descent: it measures
+ *                all of a neighbourhood (announced together, in a random
+ *                order) and moves to the best member if that improves.
+ *                Neighbourhoods, in order: the parameter moves (every
+ *                dimension but the schedule: vpt_space_neighbours_in); at
+ *                their optimum, the schedule moves with their dependent
+ *                parameters (vpt_space_schedule_moves); an improving schedule
+ *                move starts over with the parameters. At the optimum of
+ *                both, the next descent starts from a perturbation of the
+ *                best member so far (about two dimensions changed,
+ *                vpt_space_mutate), or from a random unvisited member when
+ *                a few perturbations land only on evaluated ones. Runs until
+ *                every member has been evaluated.
+ *                Why: steepest rather than first improvement, because the
+ *                neighbourhood's compiles overlap anyway and the largest
+ *                improvement is the one least likely to be measurement noise;
+ *                parameters before schedules, because a parameter move keeps
+ *                the kernel (cheap to compile, small effect) while a schedule
+ *                move may need a costly compile; dependent parameters with
+ *                the schedule, because a parameter the old schedule ignored
+ *                (the threshold under thread regeneration) has no value
+ *                worth carrying over.
+ *   annealing    simulated annealing from the prior (without it: as local):
+ *                a move (a dimension drawn uniformly among those that can
+ *                move, then one of its moves; the schedule's with their
+ *                dependent parameters) is accepted when better, else with
+ *                probability exp(-(t_new/t_cur - 1) / T); T falls
+ *                geometrically from sa_t0 to sa_tmin over what is left of
+ *                the budget (the larger used fraction of evaluations and
+ *                seconds), or by sa_alpha per evaluation without a budget.
+ *                The walk restarts (reheat) when T reaches sa_tmin or when
+ *                every move from the current point has been seen and none
+ *                taken, from where local search restarts. Failed configs are
+ *                never accepted (from a failed start any move is).
+ *   genetic      a generational GA: population ga_population (the prior and
+ *                random members at first), tournament selection of 2,
+ *                uniform crossover (vpt_space_crossover), per-dimension
+ *                mutation rate ga_mutation (vpt_space_mutate), elitism of 2.
+ *                A generation is bred whole, then measured; a child equal to
+ *                an already evaluated member or to a sibling is mutated again
+ *                (a few tries) to spend the budget on new points.
+ *   halving      multi-fidelity successive halving, asynchronous (ASHA, Li et
+ *                al. 2020): members are screened at fidelity 0 (the prior
+ *                first, then in a random order), and whenever one ranks
+ *                among the best floor(n / sh_eta) of the n screened so far
+ *                (failures never) and has no full measurement yet, the best
+ *                such one is measured at fidelity 1 instead of screening
+ *                another. So about one screened member in sh_eta is promoted
+ *                (a little more: one that drops out of the top stays
+ *                promoted), the first after sh_eta screenings: full-fidelity results from
+ *                the start, whatever the budget, where fixed brackets of 27
+ *                had none before the 28th evaluation. Runs until every
+ *                member has been screened. */
 #ifndef VPT_TUNER_SEARCH_H
 #define VPT_TUNER_SEARCH_H
 
@@ -103,16 +142,24 @@ typedef struct {
     size_t max_evals;   /* 0: no limit */
     double max_seconds; /* 0: no limit */
 
-    /* Strategy knobs; vpt_search_options_init sets the defaults. They are
-     * provisional (chosen on synthetic landscapes) until scored on recorded
-     * spaces with tuner/score.h. */
-    int ga_population;   /* 20 */
-    double ga_mutation;  /* 1 / 7: one dimension per child on average */
+    /* Strategy knobs; vpt_search_options_init sets the defaults.
+     * ga_population was scored on the recorded spaces (tuner/score.h); the
+     * others are still provisional (chosen on synthetic landscapes). */
+    int ga_population;   /* 10: at the budgets tunes run with (tens to a few
+                            hundred evaluations) 20 leaves too few
+                            generations; on the recorded fixtures
+                            (bin/tune-score, 400 seeds) 20 scored +0.23 and
+                            +0.13 by evaluations, 10 +0.35 and +0.32 */
+    double ga_mutation;  /* 1 / VPT_DIM_COUNT: one dimension per child on
+                            average */
     double sa_t0;        /* 0.1: a 10% worse move is first taken with p 0.37 */
     double sa_tmin;      /* 0.001 */
     double sa_alpha;     /* 0.995 per evaluation when max_evals is 0 */
-    int sh_n0;           /* 27 */
     int sh_eta;          /* 3 */
+    /* Local search, annealing, the GA and halving start from the thesis'
+     * default variant (see above); 1: from random members instead (for
+     * measuring what the prior is worth). */
+    int no_prior;
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */
     size_t stall_limit;
@@ -121,12 +168,12 @@ typedef struct {
      * `fidelity`, in order, so that an evaluator can compile them in
      * background threads while the GPU measures. Configs already evaluated in
      * this run or found in the cache are left out, and no more than the
-     * evaluation budget has left. Exhaustive and random search, the GA (a
-     * generation at a time) and halving (a bracket at a time) announce every
-     * config before evaluating it; local search announces each neighbour
-     * list (of which first improvement may use only a part); annealing, one
-     * step at a time, announces nothing. Setting it never changes the
-     * search. NULL: no hints. */
+     * evaluation budget has left (per call). Every strategy but annealing
+     * announces every config before evaluating it: exhaustive and random
+     * search their order 256 ahead, local search each start and
+     * neighbourhood, the GA a generation at a time, halving its screenings
+     * 256 ahead and each promotion; annealing, one step at a time, announces
+     * nothing. Setting it never changes the search. NULL: no hints. */
     void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
     void *prefetch_user;
 

@@ -463,15 +463,16 @@ static int is_categorical(VptDim d)
     return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY;
 }
 
-size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_t max)
+size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, size_t *out, size_t max)
 {
     VPT_ASSERT(member < s->n);
     const uint8_t *co = s->coords[member];
     /* At most 8 other schedules, 1 other sort key and 2 steps in each of the
-     * 5 ordered dimensions: 19 candidates, always below the buffer's size. */
+     * 6 ordered dimensions: 21 candidates, always below the buffer's size. */
     size_t found[VPT_SPACE_MAX_NEIGHBOURS];
     size_t count = 0;
     for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        if (!(dims & (1u << d))) continue;
         int n = s->dom_n[d];
         for (int v = 0; v < n; v++) {
             if (v == co[d]) continue;
@@ -490,6 +491,88 @@ size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_
     }
     memcpy(out, found, (count < max ? count : max) * sizeof *out);
     return count;
+}
+
+size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_t max)
+{
+    return vpt_space_neighbours_in(s, member, VPT_SPACE_ALL_DIMS, out, max);
+}
+
+/* Dimensions whose value only matters for some schedules. */
+static const VptDim dependent[] = {VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
+#define N_DEPENDENT 3
+
+/* 1 when dimension d of member m can take another value (all else equal). */
+static int can_vary(const VptSpace *s, size_t m, VptDim d)
+{
+    uint8_t c2[VPT_DIM_COUNT];
+    memcpy(c2, s->coords[m], sizeof c2);
+    for (int v = 0; v < s->dom_n[d]; v++) {
+        if (v == s->coords[m][d]) continue;
+        c2[d] = (uint8_t)v;
+        if (find_coords(s, c2) >= 0) return 1;
+    }
+    return 0;
+}
+
+static size_t push_unique(size_t *found, size_t count, size_t max, size_t m)
+{
+    for (size_t i = 0; i < count; i++)
+        if (found[i] == m) return count;
+    VPT_ASSERT(count < max);
+    found[count] = m;
+    return count + 1;
+}
+
+size_t vpt_space_schedule_moves(const VptSpace *s, size_t member, size_t *out, size_t max)
+{
+    VPT_ASSERT(member < s->n);
+    size_t found[VPT_SPACE_MAX_SCHEDULE_MOVES];
+    size_t count = 0;
+    size_t plain[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t n = vpt_space_neighbours_in(s, member, 1u << VPT_DIM_SCHEDULE, plain, VPT_SPACE_MAX_NEIGHBOURS);
+    int fixed_here[N_DEPENDENT];
+    for (int k = 0; k < N_DEPENDENT; k++) fixed_here[k] = !can_vary(s, member, dependent[k]);
+    for (size_t i = 0; i < n; i++) {
+        size_t m = plain[i];
+        count = push_unique(found, count, VPT_SPACE_MAX_SCHEDULE_MOVES, m);
+        for (int k = 0; k < N_DEPENDENT; k++) {
+            VptDim d = dependent[k];
+            if (!fixed_here[k] || !can_vary(s, m, d)) continue;
+            uint8_t c2[VPT_DIM_COUNT];
+            memcpy(c2, s->coords[m], sizeof c2);
+            for (int v = 0; v < s->dom_n[d]; v++) {
+                if (v == s->coords[m][d]) continue;
+                c2[d] = (uint8_t)v;
+                long x = find_coords(s, c2);
+                if (x >= 0 && (size_t)x != member) count = push_unique(found, count, VPT_SPACE_MAX_SCHEDULE_MOVES, (size_t)x);
+            }
+        }
+    }
+    memcpy(out, found, (count < max ? count : max) * sizeof *out);
+    return count;
+}
+
+long vpt_space_nearest(const VptSpace *s, const VptConfig *c, VptRng *rng)
+{
+    int pos[VPT_DIM_COUNT];
+    for (int d = 0; d < VPT_DIM_COUNT; d++) pos[d] = domain_pos(s, (VptDim)d, config_value(c, (VptDim)d));
+    if (vpt_config_schedule_index(c) < 0) pos[VPT_DIM_SCHEDULE] = -1;
+    long best = -1;
+    int best_dist = VPT_DIM_COUNT + 1;
+    uint64_t ties = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int dist = 0;
+        for (int d = 0; d < VPT_DIM_COUNT; d++) dist += s->coords[i][d] != pos[d];
+        if (dist < best_dist) {
+            best_dist = dist;
+            best = (long)i;
+            ties = 1;
+        } else if (dist == best_dist && rng && vpt_rng_below(rng, ++ties) == 0) {
+            best = (long)i; /* reservoir sampling: uniform among the ties */
+        }
+    }
+    return best;
 }
 
 size_t vpt_space_random(const VptSpace *s, VptRng *rng)

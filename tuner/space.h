@@ -100,6 +100,30 @@ void vpt_space_describe(const VptSpace *s, char *buf, size_t size);
 #define VPT_SPACE_MAX_NEIGHBOURS 64
 size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_t max);
 
+/* The same, moving only the dimensions in `dims` (a mask of 1u << VptDim);
+ * repairs may still set the "off" dimensions as above. */
+#define VPT_SPACE_ALL_DIMS ((1u << VPT_DIM_COUNT) - 1)
+size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, size_t *out, size_t max);
+
+/* Schedule moves that bring their dependent parameters along: for each other
+ * schedule, the plain move (as vpt_space_neighbours_in with the schedule
+ * dimension), and, for each of grid, threshold and sortkey that is fixed at
+ * `member` (no other value is valid there, e.g. threshold under
+ * regenerationSK-thread) but free to vary after the move (threshold under
+ * regenerationSK-warp), the move with that dimension at each of its other
+ * values. A parameter that the old schedule ignored has no value worth
+ * keeping, so a move to a schedule that uses it tries them all: from
+ * regenerationSK-thread, the warp schedule is tried with every threshold.
+ * Without duplicates or `member`; returns the count as
+ * vpt_space_neighbours does (VPT_SPACE_MAX_SCHEDULE_MOVES always suffices). */
+#define VPT_SPACE_MAX_SCHEDULE_MOVES 128
+size_t vpt_space_schedule_moves(const VptSpace *s, size_t member, size_t *out, size_t max);
+
+/* The member closest to c: fewest dimensions whose value differs (a value
+ * outside a domain differs from every member's). Ties are broken uniformly
+ * with rng, or by the lowest member number when rng is NULL. */
+long vpt_space_nearest(const VptSpace *s, const VptConfig *c, VptRng *rng);
+
 /* A member drawn uniformly. */
 size_t vpt_space_random(const VptSpace *s, VptRng *rng);
 

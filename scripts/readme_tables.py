@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Regenerates the measured tables of README.md from results/ (no number in
+those sections is typed by hand). Each table sits between
+<!-- BEGIN name --> and <!-- END name --> markers; `--check` fails when the
+README differs from what the results give (CI runs it through make test).
+
+    scripts/readme_tables.py [--check] [--gpu h100]
+"""
+import glob
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
+SCHEDULES = ["naiveSK", "naiveMK", "regenerationSK-thread", "regenerationSK-warp", "regenerationSK-block",
+             "streamingSK", "streamingMK", "streamingSK-morton", "sortingSK"]
+
+
+def rows(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                out.append(json.loads(line))
+    return out
+
+
+def provenance(rs):
+    r = rs[0]
+    g = r["gpu"]
+    return "%s (%d SMs, driver %s), NVRTC %s, commit %s" % (g["name"], g["sm_count"], g["driver"], r["nvrtc"],
+                                                          r["commit"])
+
+
+def thesis_values():
+    t = json.load(open(os.path.join(ROOT, "report", "thesis_tables.json")))["tables"]
+    vals = {}
+    for key in ("4.3", "4.5", "4.6", "4.1", "6.2", "6.3"):
+        for row in t[key]["rows"]:
+            ours = row.get("ours")
+            for scene, v in row.get("values", {}).items():
+                try:
+                    vals.setdefault((ours, scene), (float(v), key))
+                except (TypeError, ValueError):
+                    pass
+    return vals
+
+
+def table_thesis(gpu):
+    rs = [r for r in rows(os.path.join(ROOT, "results", gpu, "thesis_schedules.jsonl")) if r.get("kind") == "result"]
+    by = {}
+    for r in rs:
+        by[(r["schedule"], r["scene"])] = r
+    th = thesis_values()
+    w = rs[0]["workload"]
+    lines = ["Mrays/s per schedule and scene on %s; workload %dx%d, %d spp, seed %d, each schedule with the "
+             "thesis' settings (block 256, no register bound, lookahead 1). In brackets: the thesis' GT 650M figure "
+             "(tables 4.1, 4.3, 4.5, 4.6, 6.2, 6.3) where it published one. `results/%s/thesis_schedules.jsonl`."
+             % (provenance(rs), w["width"], w["height"], w["spp"], w["seed"], gpu), "",
+             "| schedule | " + " | ".join(SCENES) + " |", "|---|" + "---:|" * len(SCENES)]
+    for s in SCHEDULES:
+        cells = []
+        for sc in SCENES:
+            r = by.get((s, sc))
+            if not r:
+                cells.append("")
+                continue
+            if r["status"] != "ok":
+                cells.append(r["status"])
+                continue
+            c = "%.0f" % r["metrics"]["mrays_per_s"]
+            if (s, sc) in th:
+                c += " (%.2f)" % th[(s, sc)][0]
+            cells.append(c)
+        lines.append("| %s | %s |" % (s, " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def table_roofline(gpu):
+    rs = rows(os.path.join(ROOT, "results", gpu, "thesis_schedules.jsonl"))
+    roof = {(r["scene"], r["rays"]): r["metrics"]["gsteps_per_s"] for r in rs if r.get("kind") == "roofline"}
+    best = {}
+    for r in rs:
+        if r.get("kind") == "result" and r["status"] == "ok":
+            g = r["metrics"]["gsteps_per_s"]
+            if g > best.get(r["scene"], (0, ""))[0]:
+                best[r["scene"]] = (g, r["schedule"])
+    tuned = {}
+    for f in glob.glob(os.path.join(ROOT, "results", gpu, "best", "*.json")):
+        b = json.load(open(f))
+        tuned[b["scene"]] = b
+    lines = ["Gsteps/s (Woodcock steps, null collisions included) against the divergence-free step loop over the "
+             "same texture, measured in the same run (`bench --roofline`): random rays, and warp-coherent bundles "
+             "(a warp's rays share direction and distances and start within one voxel). Same GPU and workload as "
+             "above.", "",
+             "| scene | roofline random | roofline coherent | best thesis schedule | tuned (`results/%s/best/`) |" % gpu,
+             "|---|---:|---:|---|---|"]
+    for sc in SCENES:
+        t = tuned.get(sc)
+        tc = ("%.1f (%.0f%% of random, %.0f%% of coherent): `%s`" %
+              (t["gsteps_per_s"], 100 * t["gsteps_per_s"] / roof[(sc, "random")],
+               100 * t["gsteps_per_s"] / roof[(sc, "coherent")], t["config"])) if t and (sc, "random") in roof else ""
+        b = best.get(sc)
+        lines.append("| %s | %.1f | %.1f | %.1f %s | %s |" % (sc, roof.get((sc, "random"), 0), roof.get((sc, "coherent"), 0),
+                                                          b[0] if b else 0, b[1] if b else "", tc))
+    return "\n".join(lines)
+
+
+def table_registers(gpu):
+    path = os.path.join(ROOT, "results", gpu, "t44_registers.jsonl")
+    rs = [r for r in rows(path) if r.get("kind") == "result" and r["status"] == "ok"]
+    lines = ["Bounded registers (thesis table 4.4) on manix, %s; 400x400, 100 spp. The thesis found full "
+             "occupancy through `maxrregcount` much slower on Kepler; here:" % provenance(rs), "",
+             "| schedule | maxrregcount | registers | spill stores (B) | occupancy theor./achieved | ms | Mrays/s |",
+             "|---|---:|---:|---:|---|---:|---:|"]
+    for r in rs:
+        if r["scene"] != "manix":
+            continue
+        m = r["metrics"]
+        mr = [kv.split("=")[1] for kv in r["config"].split(",") if kv.startswith("maxrregcount=")][0]
+        lines.append("| %s | %s | %d | %d | %.2f / %.2f | %.2f | %.0f |" % (
+            r["schedule"], mr, m["registers"], max(m["spill_bytes"], 0), m["occupancy_theoretical"],
+            m["occupancy_achieved"], m["time_ms"], m["mrays_per_s"]))
+    return "\n".join(lines)
+
+
+def table_fixtures(gpu):
+    lines = ["The tuner's recorded space (`tests/fixtures/tuner/`, 336 configs: 9 schedules x maxrregcount {0,64} x "
+             "block {128,256} x ppt {1,2} x lookahead {1,2,4} x threshold {0,100}), 400x400, 16 spp:", "",
+             "| scene | configs | optimum ms | optimum | median ms | thesis default (regenerationSK-thread) ms |",
+             "|---|---:|---:|---|---:|---:|"]
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "tuner", "*_exhaustive.jsonl"))):
+        rs = [r for r in rows(f) if r.get("kind") == "result" and r["status"] == "ok"]
+        rs.sort(key=lambda r: r["metrics"]["time_ms"])
+        med = rs[len(rs) // 2]["metrics"]["time_ms"]
+        dflt = [r for r in rs if r["config"].startswith("regen=thread,reorder=none,kernels=single,maxrregcount=0,ppt=1,"
+                                                         "block=256,grid=0,threshold=0,sortkey=position,lookahead=1")]
+        lines.append("| %s | %d | %.3f | `%s` | %.3f | %s |" % (
+            rs[0]["scene"], len(rs), rs[0]["metrics"]["time_ms"], rs[0]["config"], med,
+            "%.3f" % dflt[0]["metrics"]["time_ms"] if dflt else ""))
+    return "\n".join(lines)
+
+
+TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
+          "fixtures": table_fixtures}
+
+
+def render(text, gpu):
+    for name, fn in TABLES.items():
+        b, e = "<!-- BEGIN %s -->" % name, "<!-- END %s -->" % name
+        if b not in text:
+            continue
+        i, j = text.index(b) + len(b), text.index(e)
+        text = text[:i] + "\n" + fn(gpu) + "\n" + text[j:]
+    return text
+
+
+def main():
+    check = "--check" in sys.argv
+    gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else "h100"
+    path = os.path.join(ROOT, "README.md")
+    old = open(path).read()
+    new = render(old, gpu)
+    if check:
+        if new != old:
+            print("README.md tables differ from results/%s: run scripts/readme_tables.py" % gpu)
+            return 1
+        print("README.md tables match results/%s" % gpu)
+        return 0
+    if new != old:
+        open(path + ".tmp", "w").write(new)
+        os.replace(path + ".tmp", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
