@@ -17,7 +17,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_BUILD   := build-fuzz
+FUZZ_BUILD   ?= build-fuzz
 FUZZ_SANS    := address,undefined
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -fno-omit-frame-pointer -pthread \
                 -fno-sanitize-recover=undefined
