@@ -109,6 +109,9 @@ int vpt_parse_duration(const char *s, const char *what, double *seconds)
     else if (!strcmp(end, "m") || !strcmp(end, "min")) scale = 60;
     else if (!strcmp(end, "h")) scale = 3600;
     else return vpt_fail("%s: unknown unit in '%s' (use ms, s, m or h)", what, s);
-    *seconds = v * scale;
+    double t = v * scale;
+    if (!isfinite(t)) return vpt_fail("%s: '%s' is too long a duration", what, s);
+    if (!(t > 0)) return vpt_fail("%s: '%s' is too short a duration (it rounds to 0 s)", what, s);
+    *seconds = t;
     return 0;
 }

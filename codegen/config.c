@@ -358,10 +358,17 @@ static int check_rules(const VptConfig *c)
     if (c->maxrregcount > 0) {
         long per_thread = (c->maxrregcount + VPT_REG_ALLOC_UNIT - 1) / VPT_REG_ALLOC_UNIT * VPT_REG_ALLOC_UNIT;
         long total = per_thread * c->block;
-        if (total > VPT_SM_REGISTERS)
+        if (total > VPT_SM_REGISTERS) {
+            /* Name what would fit: the largest block at this budget, the
+             * largest budget at this block. */
+            long max_block = VPT_SM_REGISTERS / per_thread / 32 * 32;
+            long max_regs = VPT_SM_REGISTERS / c->block / VPT_REG_ALLOC_UNIT * VPT_REG_ALLOC_UNIT;
             return vpt_fail("maxrregcount x block must fit the %d-register file of one SM (got maxrregcount=%d, "
-                            "allocated as %ld per thread, x block=%d = %ld registers)",
-                            VPT_SM_REGISTERS, c->maxrregcount, per_thread, c->block, total);
+                            "allocated as %ld per thread, x block=%d = %ld registers); allowed: block=32..%ld at "
+                            "maxrregcount=%d, or maxrregcount=24..%ld (or 0) at block=%d",
+                            VPT_SM_REGISTERS, c->maxrregcount, per_thread, c->block, total, max_block,
+                            c->maxrregcount, max_regs, c->block);
+        }
     }
     if (c->reorder != VPT_REORDER_NONE && (long)c->ppt * c->block > VPT_MAX_PATH_SLOTS)
         return vpt_fail("ppt x block must be at most %d path slots with reorder=%s (got ppt=%d x block=%d)",

@@ -273,8 +273,11 @@ def _split_list(key, value):
 
 def load_spec(path):
     spec = Spec(path)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise SpecError("%s: not UTF-8 text (byte %d)" % (path, e.start)) from None
     for lineno, raw in enumerate(text.splitlines(), 1):
         spec.lines.append((lineno, raw))
         line = raw.split("#", 1)[0].strip()

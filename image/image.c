@@ -6,6 +6,7 @@
 #include "base/parse.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <setjmp.h>
@@ -95,8 +96,10 @@ int vpt_image_write(const char *path, const VptImage *img)
 /* libpng reports errors through these; the error handler must not return. */
 static void png_error_fn(png_structp png, png_const_charp msg)
 {
+    int err = errno; /* libpng's "Write Error" follows a failed fwrite: say why */
     const char *path = png_get_error_ptr(png);
-    vpt_fail("'%s': libpng: %s", path ? path : "(png)", msg);
+    if (err && strcmp(msg, "Write Error") == 0) vpt_fail("error writing '%s': %s", path ? path : "(png)", strerror(err));
+    else vpt_fail("'%s': libpng: %s", path ? path : "(png)", msg);
     png_longjmp(png, 1);
 }
 
@@ -205,12 +208,13 @@ static int skip_space(const unsigned char *buf, size_t size, size_t *pos)
     return 0;
 }
 
-/* Copies the next run of non-whitespace bytes (at most cap - 1) into tok. */
+/* Copies the next run of non-whitespace bytes (at most cap - 1) into tok. A
+ * NUL byte fails: it would end the token early and hide what follows. */
 static int next_token(const unsigned char *buf, size_t size, size_t *pos, char *tok, size_t cap)
 {
     size_t n = 0;
     while (*pos < size && !isspace(buf[*pos])) {
-        if (n + 1 >= cap) return -1;
+        if (n + 1 >= cap || buf[*pos] == '\0') return -1;
         tok[n++] = (char)buf[(*pos)++];
     }
     tok[n] = '\0';
@@ -222,7 +226,7 @@ static int header_field(const char *name, const unsigned char *buf, size_t size,
                         char *tok, size_t cap)
 {
     if (skip_space(buf, size, pos) != 0 || next_token(buf, size, pos, tok, cap) != 0)
-        return vpt_fail("'%s': bad PFM header: missing or overlong %s (expected \"PF <width> <height> <scale>\")",
+        return vpt_fail("'%s': bad PFM header: missing, overlong or binary %s (expected \"PF <width> <height> <scale>\")",
                         name, what);
     return 0;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* ---------- scalar types ---------- */
@@ -97,6 +98,36 @@ const char *vptv_quote(const char *s, char out[64])
     return out;
 }
 
+size_t vptv_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return SIZE_MAX;
+    if ((unsigned long)pages > SIZE_MAX / (unsigned long)page) return SIZE_MAX;
+    return (size_t)pages * (size_t)page;
+}
+
+int vptv_check_spacing(const char *name, const char *what, const double *sp, const VptvShape *shape, int nd)
+{
+    for (int k = 0; k < nd; k++) {
+        float f = (float)sp[k];
+        if (!(f > 0.0f) || !isfinite(f) || !isfinite(f * (float)shape->dims[k]))
+            return vpt_fail("%s: %s along %c is %g: not a usable voxel size (it must be positive, at least %g, and "
+                            "%d voxels of it at most %g)",
+                            name, what, "xyz"[k], sp[k], (double)FLT_TRUE_MIN, shape->dims[k],
+                            (double)FLT_MAX);
+    }
+    return 0;
+}
+
+int vptv_check_inflatable(const char *name, const char *kind, size_t srclen, size_t expected)
+{
+    if (srclen < SIZE_MAX / 1032 && expected > srclen * 1032)
+        return vpt_fail("%s: %zu bytes of %s data cannot hold the %zu bytes of voxels expected (deflate "
+                        "compresses at most 1032:1): wrong sizes in the header or truncated data",
+                        name, srclen, kind, expected);
+    return 0;
+}
+
 int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndims, VptScalarType t,
                size_t max_bytes, VptvShape *shape)
 {
@@ -122,6 +153,13 @@ int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndim
         return vpt_fail("%s: %lldx%lldx%lld voxels need %zu bytes, more than the %zu allowed", name,
                         (long long)dims[0], (long long)dims[1], (long long)(ndims == 3 ? dims[2] : 1), count * big,
                         max_bytes);
+    /* While converting, the stored data and the float grid are both held. */
+    size_t need = vptv_sat_add(count * esz, count * sizeof(float)), phys = vptv_physical_memory();
+    if (need > phys)
+        return vpt_fail("%s: %lldx%lldx%lld voxels need %zu bytes of memory to load, more than this machine's %zu "
+                        "bytes of physical memory",
+                        name, (long long)dims[0], (long long)dims[1], (long long)(ndims == 3 ? dims[2] : 1), need,
+                        phys);
     shape->dims[0] = (int)dims[0];
     shape->dims[1] = (int)dims[1];
     shape->dims[2] = ndims == 3 ? (int)dims[2] : 1;

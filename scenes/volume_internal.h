@@ -25,11 +25,30 @@ typedef struct {
 /* max_bytes, with 0 meaning the default. */
 size_t vptv_max_bytes(size_t max_bytes);
 
+/* The machine's physical memory in bytes (sysconf), or SIZE_MAX when it
+ * cannot be told. A volume that needs more can never load here: the
+ * loaders refuse it up front with a message, instead of failing (or
+ * swapping) part way through. */
+size_t vptv_physical_memory(void);
+
 /* Checks dims (each in [1, 65536], `what` names the header key), the products
- * for overflow, and that both the stored data and the float grid fit in
- * max_bytes; fills *shape. ndims is 2 (nz = 1) or 3. */
+ * for overflow, that both the stored data and the float grid fit in
+ * max_bytes, and that the two together fit in this machine's physical memory
+ * (vptv_physical_memory); fills *shape. ndims is 2 (nz = 1) or 3. */
 int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndims, VptScalarType t,
                size_t max_bytes, VptvShape *shape);
+
+/* Checks the voxel sizes a header states (nd of them, in double) as the
+ * floats a VptVolume stores: each must stay positive and finite, and so must
+ * the grid's extent along that axis (size * spacing). `what` names the
+ * header key. */
+int vptv_check_spacing(const char *name, const char *what, const double *sp, const VptvShape *shape, int nd);
+
+/* Compressed data of srclen bytes that is to inflate into `expected` bytes:
+ * fails (before the output buffer is allocated) when deflate could not
+ * produce that much from so little: it compresses at most 1032:1. `kind`
+ * names the encoding in the message. */
+int vptv_check_inflatable(const char *name, const char *kind, size_t srclen, size_t expected);
 
 /* Converts shape->nbytes bytes of `t` (little or big endian) to floats,
  * rejecting NaN, infinities and doubles beyond the float range with the

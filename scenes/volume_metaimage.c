@@ -222,6 +222,7 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
                 goto done;
             }
     }
+    if (vptv_check_spacing(name, spkey >= 0 ? key_names[spkey] : "ElementSpacing", sp, &sh, nd)) goto done;
     int orgkey = h.val[K_OFFSET] ? K_OFFSET : h.val[K_POSITION] ? K_POSITION : h.val[K_ORIGIN] ? K_ORIGIN : -1;
     if (orgkey >= 0 && parse_numbers(&h, orgkey, nd, -1e30, 1e30, org)) goto done;
     static const int rot_keys[] = {K_TRANSFORMMATRIX, K_ROTATION, K_ORIENTATION};
@@ -330,6 +331,7 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
             vpt_fail("%s: truncated: no compressed data", where);
             goto done;
         }
+        if (vptv_check_inflatable(where, "compressed", avail, sh.nbytes)) goto done;
         unsigned char *raw = vpt_malloc(sh.nbytes);
         if (!raw) goto done;
         if (vptv_inflate(where, data, avail, 32 + 15, raw, sh.nbytes)) {

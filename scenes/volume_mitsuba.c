@@ -74,6 +74,10 @@ int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t 
         if (!(bmax[k] > bmin[k]))
             return vpt_fail("%s: bounding box is empty along %c (%g to %g)", name, "xyz"[k], bmin[k], bmax[k]);
     }
+    /* The voxel size as the volume will store it: the box over n cells. */
+    double sp[3];
+    for (int k = 0; k < 3; k++) sp[k] = (bmax[k] - bmin[k]) / (float)sh.dims[k];
+    if (vptv_check_spacing(name, "bounding box / resolution", sp, &sh, 3)) return -1;
     size_t have = size - VOL_HEADER;
     if (have < sh.nbytes)
         return vpt_fail("%s: truncated: expected %zu data bytes, file has %zu", name, sh.nbytes, have);

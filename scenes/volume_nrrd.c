@@ -328,6 +328,7 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
             sp[i - first] = fabs(s);
         }
     }
+    if (vptv_check_spacing(name, h.val[F_SPACEDIRS] ? "space directions" : "spacings", sp, &sh, nd)) goto done;
     if (h.val[F_SPACEORIGIN]) {
         snprintf(tb, sizeof tb, "%s", h.val[F_SPACEORIGIN]);
         if (parse_vector(&h, F_SPACEORIGIN, tb, org) < 0) goto done;
@@ -402,6 +403,7 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
             goto done;
         }
         size_t total = vptv_sat_add(sh.nbytes, (size_t)byte_skip);
+        if (vptv_check_inflatable(where, "gzip", avail, total)) goto done;
         if (!(inflated = vpt_malloc(total))) goto done;
         if (vptv_inflate(where, data, avail, 16 + 15, inflated, total)) goto done;
         data = inflated + byte_skip;

@@ -1,7 +1,9 @@
-/* Tests of bin/render, run as a program from the repository root (where
- * `make` puts bin/render): usage errors, exit codes, no output file on any
- * failure, and a small successful render. */
+/* Tests of bin/render, run as a program from the repository root (the
+ * render beside the test binary, or in $VPT_BIN_DIR: see test_tools.h):
+ * usage errors, exit codes, no output file on any failure, and a small
+ * successful render. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "image/image.h"
 #include "scenes/scene.h"
@@ -13,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define RENDER "./bin/render"
+#define RENDER vpt_test_tool("render")
 
 /* Runs bin/render with `args` (shell words), stdout and stderr together into
  * out; returns the exit status (-1 when it did not exit normally). */

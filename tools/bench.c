@@ -18,11 +18,13 @@
 #include "harness/eval_worker.h"
 #include "harness/evaluator.h"
 #include "harness/results.h"
+#include "image/image.h"
 #include "scenes/scene.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SCENES 16
 #define MAX_CONFIGS 4096
@@ -222,6 +224,25 @@ int main(int argc, char **argv)
         if (!built[nbuilt]) goto usage_error_scenes;
         nbuilt++;
     }
+    /* The image each scene's workload asks for must be one the harness can
+     * hold (--width and --height are bounded, their product too). */
+    for (int i = 0; i < nbuilt; i++) {
+        long long w = rs.width ? rs.width : built[i]->width, h = rs.height ? rs.height : built[i]->height;
+        if (w * h > (long long)VPT_IMAGE_MAX_PIXELS) {
+            vpt_fail("--width/--height: %s at %lldx%lld has more than the %zu pixels allowed", built[i]->name, w, h,
+                     (size_t)VPT_IMAGE_MAX_PIXELS);
+            goto usage_error_scenes;
+        }
+    }
+    /* A results file named with -o is opened before the GPU is touched: an
+     * unwritable path fails at once, not after the first measurement. */
+    VptResultsFile *rf = NULL;
+    int created = out_path && access(out_path, F_OK) != 0;
+    if (out_path && !(rf = vpt_results_open(out_path))) {
+        vpt_report_error(prog);
+        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+        return 1;
+    }
 
     eo.cache_dir = cache;
     eo.quiet = quiet;
@@ -233,6 +254,9 @@ int main(int argc, char **argv)
     VptEvalWorker *ev = vpt_eval_worker_start(&spec, &no_gpu);
     if (!ev) {
         vpt_report_error(prog);
+        vpt_results_close(rf);
+        /* Nothing was measured: leave no empty results file behind. */
+        if (created && vpt_file_size(out_path) == 0) unlink(out_path);
         for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
         return no_gpu ? VPT_EXIT_NO_GPU : 1;
     }
@@ -244,7 +268,7 @@ int main(int argc, char **argv)
         snprintf(default_out, sizeof default_out, "results/%s/bench.jsonl", dir);
         out_path = default_out;
     }
-    VptResultsFile *rf = vpt_results_open(out_path);
+    if (!rf) rf = vpt_results_open(out_path);
     if (!rf) {
         vpt_report_error(prog);
         vpt_eval_worker_stop(ev);

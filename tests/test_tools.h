@@ -1,0 +1,41 @@
+/* Where the tests find the programs they run (bin/render, bin/bench), for
+ * the CLI tests; not a test file itself.
+ *
+ * $VPT_BIN_DIR when set; else the directory of the running test binary,
+ * since the Makefile puts the tools beside it (bin/ for `make test`,
+ * build-asan/bin/ for `make test SANITIZE=1`, so a sanitizer run tests the
+ * sanitizer-built tools); else ./bin. */
+#ifndef VPT_TESTS_TEST_TOOLS_H
+#define VPT_TESTS_TEST_TOOLS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "<dir>/<tool>" in a static buffer (one per call site is enough: the
+ * tests use the result at once). */
+static inline const char *vpt_test_tool(const char *tool)
+{
+    static char path[512];
+    const char *env = getenv("VPT_BIN_DIR");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s/%s", env, tool);
+        return path;
+    }
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if ((size_t)snprintf(path, sizeof path, "%s/%s", exe, tool) < sizeof path && access(path, X_OK) == 0)
+                return path;
+        }
+    }
+    snprintf(path, sizeof path, "./bin/%s", tool);
+    return path;
+}
+
+#endif
