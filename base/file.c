@@ -3,6 +3,7 @@
 #include "base/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,15 @@
 
 int vpt_read_file(const char *path, size_t max_bytes, char **data, size_t *size)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return vpt_fail_errno("cannot open '%s'", path);
+    /* O_NONBLOCK: a named pipe must not hang the open before it is refused
+     * as not a regular file (for regular files the flag changes nothing). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return vpt_fail_errno("cannot open '%s'", path);
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        close(fd);
+        return vpt_fail_errno("cannot open '%s'", path);
+    }
     struct stat st;
     if (fstat(fileno(fp), &st) != 0) {
         fclose(fp);

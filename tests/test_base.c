@@ -70,3 +70,16 @@ TEST(base_outfile_unwritable_dir_reports_path)
     CHECK(vpt_outfile_open("/nonexistent-dir/x.png") == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "/nonexistent-dir/x.png");
 }
+
+#include <sys/stat.h>
+
+TEST_TIMEOUT(base_read_file_refuses_a_fifo_without_hanging, 10)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/fifo", vpt_test_tmpdir());
+    REQUIRE(mkfifo(path, 0600) == 0);
+    char *data;
+    size_t n;
+    CHECK(vpt_read_file(path, 100, &data, &n) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "not a regular file");
+}
