@@ -252,11 +252,24 @@ static int run_replay(const Options *o)
     }
     printf("replaying %s: %zu recorded configurations (scene %s, %s)\n", o->replay, vpt_space_size(s),
            vpt_replay_provenance(r)->scene, vpt_replay_provenance(r)->gpu_name);
+    /* --cache: the simulated evaluations are kept like real ones, under the
+     * recording's provenance (convergence traces for the report). */
+    VptCache *cache = NULL;
+    if (o->cache) {
+        cache = vpt_cache_open(o->cache, vpt_replay_provenance(r), o->fresh ? VPT_CACHE_FRESH : 0);
+        if (!cache) {
+            vpt_report_error(prog);
+            vpt_space_destroy(s);
+            vpt_replay_destroy(r);
+            return 1;
+        }
+    }
     VptTuneOptions to;
     vpt_tune_options_init(&to);
     to.space = s;
     to.evaluate = vpt_replay_evaluate;
     to.evaluate_ctx = r;
+    to.cache = cache;
     search_options(o, &to.search);
     to.search.prefetch = vpt_replay_prefetch; /* compiles overlap as on a GPU */
     to.search.prefetch_user = r;
@@ -267,9 +280,10 @@ static int run_replay(const Options *o)
     int rc = vpt_tune_run(&to, &res);
     if (rc == 0) {
         printf("simulated tuning time %.1f s over %zu evaluations\n", vpt_replay_clock(r), res.search.n_evals);
-        if (finish(o, &res, NULL)) rc = -1;
+        if (finish(o, &res, cache)) rc = -1;
         vpt_tune_result_free(&res);
     }
+    if (cache) vpt_cache_close(cache);
     vpt_space_destroy(s);
     vpt_replay_destroy(r);
     if (rc) vpt_report_error(prog);
