@@ -135,18 +135,7 @@ const float *vpt_evaluator_reference_image(const VptEvaluator *e) { return e->re
 
 static VptCompileRequest request_of(const VptEvaluator *e, const VptKernelSource *ks)
 {
-    VptCompileRequest r;
-    memset(&r, 0, sizeof r);
-    r.name = ks->name;
-    r.source = ks->source;
-    r.nheaders = ks->nheaders;
-    r.headers = ks->headers;
-    r.include_names = ks->include_names;
-    r.noptions = ks->noptions;
-    r.options = ks->options;
-    r.arch_major = e->gpu.cc_major;
-    r.arch_minor = e->gpu.cc_minor;
-    return r;
+    return vpt_compile_request_of(ks, e->gpu.cc_major, e->gpu.cc_minor);
 }
 
 static int submit(VptEvaluator *e, const VptConfig *c)

@@ -22,6 +22,22 @@ void vpt_parse_spills(const char *log, int *stores, int *loads)
     }
 }
 
+VptCompileRequest vpt_compile_request_of(const VptKernelSource *ks, int arch_major, int arch_minor)
+{
+    VptCompileRequest r;
+    memset(&r, 0, sizeof r);
+    r.name = ks->name;
+    r.source = ks->source;
+    r.nheaders = ks->nheaders;
+    r.headers = ks->headers;
+    r.include_names = ks->include_names;
+    r.noptions = ks->noptions;
+    r.options = ks->options;
+    r.arch_major = arch_major;
+    r.arch_minor = arch_minor;
+    return r;
+}
+
 static int attr(CUfunction f, CUfunction_attribute a, int *out)
 {
     return VPT_CU_TRY(cuFuncGetAttribute, out, a, f);

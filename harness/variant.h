@@ -31,6 +31,10 @@ typedef struct {
     int is_multi;
 } VptVariant;
 
+/* The NVRTC request that compiles a kernel source for sm_<major><minor>; it
+ * borrows ks's strings, so ks must outlive the compile. */
+VptCompileRequest vpt_compile_request_of(const VptKernelSource *ks, int arch_major, int arch_minor);
+
 /* Loads a compiled config. On a resource problem sets *status to
  * VPT_STATUS_LAUNCH_LIMITS, on a driver error to VPT_STATUS_RUNTIME, and
  * returns -1 with the reason in vpt_errmsg(). */

@@ -16,17 +16,7 @@ static int compile(const VptConfig *c, int major, int minor, VptCompileResult *c
 {
     VptKernelSource ks;
     if (vpt_kernel_source_build(c, &ks)) return -1;
-    VptCompileRequest r;
-    memset(&r, 0, sizeof r);
-    r.name = ks.name;
-    r.source = ks.source;
-    r.nheaders = ks.nheaders;
-    r.headers = ks.headers;
-    r.include_names = ks.include_names;
-    r.noptions = ks.noptions;
-    r.options = ks.options;
-    r.arch_major = major;
-    r.arch_minor = minor;
+    VptCompileRequest r = vpt_compile_request_of(&ks, major, minor);
     int rc = vpt_nvrtc_compile(&r, cr);
     /* the kernels the harness looks up are in the image */
     for (int k = 0; rc == 0 && k < ks.nkernels; k++)
