@@ -37,6 +37,7 @@ static void usage(FILE *fp)
             "usage: bench [--scene NAME]... [--volume FILE] (--thesis | --configs FILE | --config STR)...\n"
             "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
             "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
+            "             [--tiles N (the image in NxN tiles, one launch each: thesis 4.1.2)]\n"
             "             [--timeout SEC] [--max-reps N] [--max-time SEC] [--target-ci FRACTION]\n"
             "             [--no-gate] [--cache DIR] [--jobs N] [--quiet]\n"
             "\n"
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
     const char *volume = NULL, *out_path = NULL, *cache = NULL;
     static VptConfig configs[MAX_CONFIGS];
     int nconfigs = 0;
-    VptRenderSettings rs = {0, 0, 0, 1, 0, -1};
+    VptRenderSettings rs = {0, 0, 0, 1, 0, -1, 1};
     VptEvaluatorOptions eo = vpt_evaluator_options_default();
 
     for (int i = 1; i < argc; i++) {
@@ -158,6 +159,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--rr")) {
             NEED_VALUE();
             if (vpt_parse_int(v, -1, 1 << 20, "--rr", &rs.rr_depth)) goto usage_error;
+        } else if (!strcmp(a, "--tiles")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, VPT_MAX_TILES, "--tiles", &rs.tiles)) goto usage_error;
         } else if (!strcmp(a, "-o")) {
             NEED_VALUE();
             out_path = v;
@@ -290,7 +294,9 @@ int main(int argc, char **argv)
         const VptParams *P = vpt_eval_worker_params(ev);
         printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
         if (roofline) {
-            for (int coh = 0; coh <= 1; coh++) {
+            /* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
+            static const char *const rays_names[] = {"random", "coherent", "camera"};
+            for (int coh = 0; coh <= 2; coh++) {
                 VptTimingStats ts;
                 double gs;
                 unsigned long long steps;
@@ -299,7 +305,7 @@ int main(int argc, char **argv)
                     rc = 1;
                     break;
                 }
-                printf("  roofline %-9s %9.3f ms %7.2f Gsteps/s\n", coh ? "coherent" : "random", ts.median, gs);
+                printf("  roofline %-9s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh], ts.median, gs);
                 json_t *row = vpt_provenance_json(pv);
                 char when[64];
                 vpt_iso8601_now(when, sizeof when);
@@ -307,8 +313,8 @@ int main(int argc, char **argv)
                 json_object_set_new(row, "schema", json_string("vptune.result/1"));
                 json_object_set_new(row, "time", json_string(when));
                 json_object_set_new(row, "scene", json_string(sc->name));
-                json_object_set_new(row, "workload", vpt_workload_json(P, rs.max_depth, rs.rr_depth));
-                json_object_set_new(row, "rays", json_string(coh ? "coherent" : "random"));
+                json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
+                json_object_set_new(row, "rays", json_string(rays_names[coh]));
                 json_object_set_new(row, "metrics",
                                     json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", ts.median, "time_ms_ci95",
                                               ts.ci95_half, "time_ms_spread", ts.rel_spread, "reps", ts.n, "steps",
