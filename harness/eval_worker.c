@@ -1054,7 +1054,7 @@ int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptTimingStats *ms,
                              unsigned long long *steps)
 {
     if (need_scene(w) || ensure(w)) return -1;
-    int32_t coh = coherent != 0;
+    int32_t coh = coherent; /* 0 random, 1 bundle, 2 camera tiles: the evaluator checks the range */
     uint32_t t;
     void *p;
     size_t len;

@@ -253,6 +253,11 @@ TEST_TIMEOUT(gpu_worker_renders_measures_and_probes, 300)
     unsigned long long steps = 0;
     REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
     CHECK(gs > 1.0 && steps > 0);
+    /* the ray mode crosses the pipe intact: camera tiles (2) are not bundles (1) */
+    double cam = 0;
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 2, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(cam < gs, "camera tiles %.1f Gsteps/s, bundles %.1f", cam, gs);
+    CHECK(vpt_eval_worker_roofline(w, 3, &ts, &cam, &steps) != 0);
     CHECK_EQ_INT(vpt_eval_worker_restarts(w), 0);
     vpt_eval_worker_stop(w);
     vpt_scene_destroy(s);
