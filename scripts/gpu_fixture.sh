@@ -2,6 +2,8 @@
 # On the GPU machine: the exhaustive ground truth of the tuner's fixture
 # space for the given scenes (400x400, 16 spp), one bench file per scene.
 #   scripts/gpu_fixture.sh CONFIGS OUTDIR SCENE...
+# CONFIGS: tests/fixtures/tuner/space.configs is the fixtures' space (336
+# configs, one canonical config per line).
 set -uo pipefail
 configs=$1 outdir=$2; shift 2
 mkdir -p "$outdir"

@@ -5,7 +5,7 @@
 # results under $OUT (or ./gpu-out when OUT is unset).
 #   scripts/gpu_session.sh test bench sanitize      (SAN_TOOLS="memcheck racecheck" to choose tools)
 #   scripts/gpu_session.sh roofline tiling profile  (best vs roofline; thesis 4.2; Nsight Compute)
-#   FIXTURE_SCENES="ad cgg-logo" scripts/gpu_session.sh fixture   (configs: .dev/fixture.configs)
+#   FIXTURE_SCENES="ad cgg-logo" scripts/gpu_session.sh fixture   (configs: tests/fixtures/tuner/space.configs)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -51,7 +51,7 @@ for stage in "$@"; do
       done | tee "$OUT/ncu_metric_check.txt"
       run experiments/run --results "$OUT/results" sorting_coherence 2>&1 | tee "$OUT/sorting_coherence.log" ;;
     fixture)
-      run scripts/gpu_fixture.sh "${FIXTURE_CONFIGS:-.dev/fixture.configs}" "$OUT/exhaustive" ${FIXTURE_SCENES:-ad cgg-logo} \
+      run scripts/gpu_fixture.sh "${FIXTURE_CONFIGS:-tests/fixtures/tuner/space.configs}" "$OUT/exhaustive" ${FIXTURE_SCENES:-ad cgg-logo} \
         2>&1 | tee "$OUT/fixture.log" ;;
     *)
       echo "unknown stage $stage" ;;
