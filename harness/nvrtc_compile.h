@@ -3,9 +3,10 @@
  * Needs no GPU and no driver, only libnvrtc and the CCCL headers of the CUDA
  * toolkit (CUB lives in $CUDA_HOME/include/cccl). Every compile gets
  *   -std=c++17 -arch=sm_<major><minor> -I<cccl> -I<cuda>/include
- * followed by the request's own options. Compiles may run concurrently in
- * several threads (NVRTC is thread-safe across programs); the compile pool
- * does that. */
+ * followed by the request's own options. Compiles may be called from
+ * several threads (NVRTC is thread-safe across programs), but NVRTC runs
+ * most of a compile one at a time within a process: the compile pool
+ * (compile_pool.h) compiles in parallel in worker processes. */
 #ifndef VPT_HARNESS_NVRTC_COMPILE_H
 #define VPT_HARNESS_NVRTC_COMPILE_H
 
