@@ -367,7 +367,7 @@ static void *worker_loop(void *arg)
  * WORKER_FD until the pool closes it. Never returns, never runs main. */
 static _Noreturn void worker_main(long parent)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) worker_die("prctl(PR_SET_PDEATHSIG) failed");
+    if (VPT_SYS_TRY(prctl, PR_SET_PDEATHSIG, SIGKILL)) worker_die(vpt_errmsg());
     if ((long)getppid() != parent) _exit(1); /* the pool's process died before the prctl */
     signal(SIGPIPE, SIG_IGN);
     static Worker w;
@@ -375,10 +375,9 @@ static _Noreturn void worker_main(long parent)
     worker_parse_inject(&w);
     pthread_attr_t attr;
     pthread_t t;
-    if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES) ||
-        pthread_create(&t, &attr, worker_loop, &w))
-        worker_die("cannot start the compile thread");
-    pthread_join(t, NULL);
+    if (VPT_ERRNO_TRY(pthread_attr_init, &attr) || VPT_ERRNO_TRY(pthread_attr_setstacksize, &attr, WORKER_STACK_BYTES) ||
+        VPT_ERRNO_TRY(pthread_create, &t, &attr, worker_loop, &w) || VPT_ERRNO_TRY(pthread_join, t, NULL))
+        worker_die(vpt_errmsg());
     _exit(0);
 }
 
@@ -441,7 +440,8 @@ struct VptCompilePool {
     char **envp;            /* their environment */
     atomic_int no_procs;    /* workers could not be started: compile here */
     atomic_int warned;
-    atomic_int started;
+    atomic_int started;     /* workers spawned */
+    atomic_int greeted;     /* workers that said hello */
 };
 
 static double now_s(void) { return vpt_wire_now(); }
@@ -496,19 +496,22 @@ static int slot_reap(Slot *s, double grace_s, int kill_first)
     slot_set(s, 0, -1);
     if (fd >= 0) close(fd);
     if (pid <= 0) return -1;
-    if (kill_first) kill(pid, SIGKILL);
     double t0 = now_s();
-    int status = 0, killed = kill_first;
+    int status = 0, killed = 0;
     for (;;) {
+        if (!killed && (kill_first || now_s() - t0 >= grace_s)) {
+            /* Our own unreaped child cannot refuse; should kill fail all the
+             * same, give up on it rather than wait forever. */
+            if (VPT_SYS_TRY(kill, pid, SIGKILL)) {
+                fprintf(stderr, "vptune: compile pool: %s\n", vpt_errmsg());
+                return -1;
+            }
+            killed = 1;
+        }
         pid_t r = waitpid(pid, &status, killed ? 0 : WNOHANG);
         if (r == pid) return status;
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        if (!killed && now_s() - t0 >= grace_s) {
-            kill(pid, SIGKILL);
-            killed = 1;
-            continue;
-        }
+        if (r < 0) return -1; /* ECHILD: reaped elsewhere (SIGCHLD ignored) */
         sleep_s(0.002);
     }
 }
@@ -660,7 +663,10 @@ out:
         memcpy(&h, msg, sizeof h);
         free(msg);
         h.nvrtc[sizeof h.nvrtc - 1] = '\0';
-        if (h.protocol == PROTOCOL && !strcmp(h.nvrtc, vpt_nvrtc_version())) return 0;
+        if (h.protocol == PROTOCOL && !strcmp(h.nvrtc, vpt_nvrtc_version())) {
+            atomic_fetch_add(&p->greeted, 1);
+            return 0;
+        }
         describe_status(slot_reap(s, 0.0, 1), how, sizeof how);
         return vpt_fail("compile worker %s speaks protocol %u with NVRTC %s, not %u with %s (stopped: %s)", exe,
                         h.protocol, h.nvrtc, PROTOCOL, vpt_nvrtc_version(), how);
@@ -673,14 +679,16 @@ out:
     return vpt_fail("compile worker %s gave no hello (%s): %s", exe, why, how);
 }
 
-/* The worker's answer into *out: 0 compiled, -1 failed (message set). */
-static int decode_result(const void *payload, size_t len, const char *name, VptCompileResult *out)
+/* The worker's answer into *out: 0 compiled, -1 failed (message set), -3
+ * malformed. */
+static int decode_result(const void *payload, size_t len, VptCompileResult *out)
 {
     Reader r = {payload, len};
     WireResult h;
     if (take(&r, &h, sizeof h) || h.msg_len > r.left || h.log_len > r.left - h.msg_len ||
-        h.cubin_len != r.left - h.msg_len - h.log_len || (h.rc == 0 && h.cubin_len == 0))
-        return vpt_fail("NVRTC compile of %s failed: malformed answer from the compile worker", name);
+        h.cubin_len != r.left - h.msg_len - h.log_len || (h.rc == 0 && h.cubin_len == 0)) {
+        return -3;
+    }
     out->seconds = h.seconds;
     out->from_cache = 0;
     if (h.has_log) {
@@ -710,10 +718,13 @@ static int remote_compile(VptCompilePool *p, Slot *s, const VptCompileRequest *r
     int rc = -1, worker_lost = 1;
     for (int attempt = 0;; attempt++) {
         if (s->fd < 0 && !atomic_load(&p->no_procs) && slot_spawn(p, s)) {
-            atomic_store(&p->no_procs, 1);
+            /* Never any worker: none will come (compile here from now on).
+             * After some did: a passing shortage, this compile here. */
+            int never = atomic_load(&p->greeted) == 0;
+            if (never) atomic_store(&p->no_procs, 1);
             if (atomic_exchange(&p->warned, 1) == 0)
-                fprintf(stderr, "vptune: cannot start a compile worker process (%s); compiling in this process\n",
-                        vpt_errmsg());
+                fprintf(stderr, "vptune: cannot start a compile worker process (%s); compiling in this process%s\n",
+                        vpt_errmsg(), never ? "" : " meanwhile");
         }
         if (s->fd < 0) {
             rc = -2;
@@ -759,9 +770,13 @@ static int remote_compile(VptCompilePool *p, Slot *s, const VptCompileRequest *r
         VptWireStatus st = vpt_wire_recv(s->fd, REPLY_MAX, REPLY_REST_TIMEOUT_S, &type, &msg, &len);
         out->seconds = now_s() - t0;
         if (st == VPT_WIRE_OK && type == MSG_RESULT) {
-            worker_lost = 0;
-            rc = decode_result(msg, len, name, out);
+            rc = decode_result(msg, len, out);
             free(msg);
+            if (rc != -3) {
+                worker_lost = 0;
+                break;
+            }
+            rc = lost(s, 1, name, "%s", "sent a malformed answer and was stopped: ");
             break;
         }
         free(msg);
