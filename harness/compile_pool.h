@@ -31,13 +31,15 @@
  *     and used in a process that has initialized CUDA (the evaluator does,
  *     inside the eval_worker.h worker), and by any thread: nothing ever runs
  *     in a forked copy of a CUDA process.
- *   - It holds only stdin (/dev/null), stdout (sent to stderr: its warnings
- *     show, the parent's stdout stays clean), stderr and its socket. It runs
- *     in a process group of its own (a terminal's Ctrl-C stops the parent,
- *     which ends its compiles; it never makes them look like failures), and
- *     it is killed when the thread that started it exits
- *     (PR_SET_PDEATHSIG): a parent that dies, even by SIGKILL, leaves no
- *     compiler running.
+ *   - It gets this process's environment as it was at
+ *     vpt_compile_pool_create ($VPT_CUDA_HOME, $CUDA_HOME: the CCCL the
+ *     cache key names) and holds only stdin (/dev/null), stdout (sent to
+ *     stderr: its warnings show, the parent's stdout stays clean), stderr
+ *     and its socket. It runs in a process group of its own: a terminal's
+ *     Ctrl-C reaches the parent, which decides, and never turns a compile
+ *     into a false failure. It is killed when the thread that started it
+ *     exits (PR_SET_PDEATHSIG): a parent that dies, even by SIGKILL, leaves
+ *     no compiler running.
  *   - A worker that dies during a compile (an NVRTC crash, the OOM killer, a
  *     signal) fails that compile, with a message such as
  *       "NVRTC compile of vptune_streamingSK.cu failed: compile worker
@@ -52,12 +54,15 @@
  *     file replaced by an incompatible build), the pool says so once on
  *     stderr and compiles in this process, as with jobs == 1.
  *
- * Test hook: VPT_COMPILE_INJECT=<fault>[@<text>] in the environment when the
- * pool starts its workers makes them misbehave on each request whose source
- * contains <text> (every request without @): abort (SIGABRT), segv
- * (SIGSEGV), kill (SIGKILL, as the OOM killer), exit (status 3, no answer),
- * hang (no answer, ever), garbage (bytes that are no message). Only worker
- * processes read it; it never affects a jobs == 1 pool.
+ * Test hook: VPT_COMPILE_INJECT=<fault>[@<text>] in the environment at
+ * vpt_compile_pool_create makes the pool's workers misbehave on each
+ * request whose source contains <text> (every request without @): abort
+ * (SIGABRT), segv (SIGSEGV), kill (SIGKILL, as the OOM killer), exit
+ * (status 3, no answer), hang (no answer, ever), garbage (bytes that are no
+ * message). Only worker processes read it; it never affects a jobs == 1
+ * pool. E.g. VPT_COMPILE_INJECT=segv@regen=warp, bench ... records every
+ * regen=warp config as a compile failure (a kernel's source begins with
+ * "// vptune kernel: <config>").
  *
  * Requests run in submission order. Submitting, polling and waiting are safe
  * from any thread, also while compiles run. */
