@@ -57,7 +57,8 @@ const char *vpt_eval_phase_name(int phase);
 typedef struct {
     int device;                  /* GPU ordinal */
     const char *cache_dir;       /* NULL: default cubin cache */
-    int compile_threads;         /* 0: all cores */
+    int compile_threads;         /* compiles at once (compile_pool.h): 0 default ($VPT_COMPILE_JOBS, else
+                                  * cores - 1), 1 in this process, N in N worker processes */
     VptMeasurePolicy policy;
     double timeout_s;            /* per render (0: 60 s) */
     int gate;                    /* check every variant against the reference (default on) */
