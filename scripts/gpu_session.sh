@@ -14,7 +14,7 @@ export VPT_CACHE_DIR=${VPT_CACHE_DIR:-/tmp/vptune-cubin}
   echo "date: $(date -u +%FT%TZ)"
   nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.max.sm --format=csv
   echo "nvcc: $(nvcc --version | tail -1)"
-  echo "commit: $(git rev-parse --short=12 HEAD 2>/dev/null)"
+  echo "commit: in every row (the binaries' build; this copy's git metadata may be stale)"
   nproc
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
