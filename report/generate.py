@@ -540,6 +540,9 @@ class Report:
                 st = self.cell_status(row)
                 cells += [tex(tv) if tv else "--", st or f_time(ov),
                           f_ratio(float(tv) / ov) if (ov and tv) else "--"]
+                if ov is not None:
+                    self.out.macro(macro_name("tile", R["ours"], str(c["tiles"])), f_time(ov),
+                                   "tiling/%s/%d" % (R["ours"], c["tiles"]))
             body.append(" & ".join(cells) + " \\\\")
         w = vx.base_workload(spec, scene)
         src = ", ".join(tt("results/%s/%s" % (self.gpu, x)) for x in sorted(sources)) or "none yet"
@@ -724,12 +727,14 @@ class Report:
         lines = ["\\begin{table}[tbp]\\centering\\small",
                  "\\caption{Key numbers per scene at the thesis workload (\\thesisWorkloadFull): "
                  "the fastest configuration measured, its Mrays/s, achieved occupancy and SIMD efficiency, and the "
-                 "divergence-free step loop (roofline) with random and coherent rays. Fraction: the fastest "
-                 "configuration's Gsteps/s over the random-ray loop's.}\\label{tab:key}",
-                 "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.30\\textwidth}rrrrrr@{}}", "\\toprule",
-                 "Scene & Fastest configuration & Mrays/s & Occ. & SIMD & \\multicolumn{2}{c}{Roofline Gsteps/s} "
-                 "& Fraction \\\\",
-                 " & & & \\% & \\% & random & coherent & \\\\", "\\midrule"]
+                 "divergence-free step loop (roofline) with random rays, camera tiles (a warp is an 8x4 pixel tile "
+                 "of primary rays, each lane with its own distances) and one-voxel bundles (a warp shares direction "
+                 "and distances: no unbiased tracer reaches it). Fractions: the fastest configuration's Gsteps/s over "
+                 "the random-ray and the camera-tile loop's.}\\label{tab:key}",
+                 "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.26\\textwidth}rrrrrrrr@{}}", "\\toprule",
+                 "Scene & Fastest configuration & Mrays/s & Occ. & SIMD & \\multicolumn{3}{c}{Roofline Gsteps/s} "
+                 "& \\multicolumn{2}{c}{Fraction \\%} \\\\",
+                 " & & & \\% & \\% & random & camera & bundle & random & camera \\\\", "\\midrule"]
         self.best = {}
         speedups = []
         for s in SCENES:
@@ -739,11 +744,13 @@ class Report:
             best = max(rows, key=lambda r: (metric(r, "mrays_per_s"), r["config"])) if rows else None
             rr, rc = self.pool.roof(s, "random"), self.pool.roof(s, "coherent")
             gr, gc = metric(rr, "gsteps_per_s"), metric(rc, "gsteps_per_s")
+            gm = metric(self.pool.roof(s, "camera"), "gsteps_per_s")
             C = camel(s)
             self.best[s] = best
+            o.macro("roofCamera" + C, f_gsteps(gm) if gm else "--", "roofline_camera/" + s)
             if best is None:
-                lines.append("%s & \\multicolumn{4}{c}{no measurement} & %s & %s & -- \\\\" % (
-                    tex(s), f_gsteps(gr) if gr else "--", f_gsteps(gc) if gc else "--"))
+                lines.append("%s & \\multicolumn{4}{c}{no measurement} & %s & %s & %s & -- & -- \\\\" % (
+                    tex(s), f_gsteps(gr) if gr else "--", f_gsteps(gm) if gm else "--", f_gsteps(gc) if gc else "--"))
                 continue
             m = metric(best, "mrays_per_s")
             occ, simd = metric(best, "occupancy_achieved"), metric(best, "simd_efficiency")
@@ -757,11 +764,13 @@ class Report:
             o.macro("roofRandom" + C, f_gsteps(gr) if gr else "--", "roofline_random/" + s)
             o.macro("roofCoherent" + C, f_gsteps(gc) if gc else "--", "roofline_coherent/" + s)
             o.macro("bestRoofFrac" + C, f_pct(frac) if frac else "--")
-            lines.append("%s & \\footnotesize %s & %s & %s & %s & %s & %s & %s \\\\" % (
+            fcam = gs / gm if gs and gm else None
+            o.macro("bestCameraFrac" + C, f_pct(fcam) if fcam else "--", "best_camera_frac/" + s)
+            lines.append("%s & \\footnotesize %s & %s & %s & %s & %s & %s & %s & %s & %s \\\\" % (
                 tex(s), tt(vx.describe_config(best["config"])), f_mrays(m),
                 f_pct(occ) if occ is not None else "--", f_pct(simd) if simd is not None else "--",
-                f_gsteps(gr) if gr else "--", f_gsteps(gc) if gc else "--",
-                "%s\\%%" % f_pct(frac) if frac else "--"))
+                f_gsteps(gr) if gr else "--", f_gsteps(gm) if gm else "--", f_gsteps(gc) if gc else "--",
+                f_pct(frac) if frac else "--", f_pct(fcam) if fcam else "--"))
         lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
         o.write("keynumbers.tex", "\n".join(lines) + "\n")
         # Fastest per scene against the thesis' fastest on the same scene.
@@ -1330,6 +1339,32 @@ class Report:
                     f_pct(metric(r, "occupancy_achieved")) if metric(r, "occupancy_achieved") is not None else "--",
                     g(wocc, "%.0f")))
         lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+        # Morton sorting against plain block compaction: the texture hit rate
+        # and the threads per instruction it changes (discussion).
+        deltas, tdeltas = [], []
+        for sc in spec.scenes:
+            wkp = vx.workload_key(vx.base_workload(spec, sc))
+            pc = self.pool.profiles.get((sc, vx.canonical("streamingSK"), wkp))
+            pmo = self.pool.profiles.get((sc, vx.canonical("streamingSK-morton"), wkp))
+            if not (pc and pmo and hit and tpi):
+                continue
+            a, b = pc["metrics"].get(hit), pmo["metrics"].get(hit)
+            ta, tb = pc["metrics"].get(tpi), pmo["metrics"].get(tpi)
+            if None in (a, b, ta, tb):
+                continue
+            deltas.append(b - a)
+            tdeltas.append(tb - ta)
+            C = camel(sc)
+            o.macro("cohHitCompact" + C, "%.1f" % a, "coherence_hit_compact/" + sc)
+            o.macro("cohHitMorton" + C, "%.1f" % b, "coherence_hit_morton/" + sc)
+            o.macro("cohThreadsCompact" + C, "%.1f" % ta)
+            o.macro("cohThreadsMorton" + C, "%.1f" % tb)
+        if deltas:
+            o.macro("cohHitDeltaMin", "%+.1f" % min(deltas))
+            o.macro("cohHitDeltaMax", "%+.1f" % max(deltas))
+            o.macro("cohThreadsDeltaMin", "%+.1f" % min(tdeltas))
+            o.macro("cohThreadsDeltaMax", "%+.1f" % max(tdeltas))
+            o.macro("cohScenes", str(len(deltas)))
         note = "" if have_prof else not_run_note(["sorting_coherence"], self.gpu,
                                                  "Texture coherence (Nsight Compute)")
         o.write("tab_coherence.tex", "\n".join(lines) + "\n" + note)
