@@ -6,6 +6,7 @@
  * files, missing files and unsupported plugins or properties fail with
  * messages naming the element and line. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "base/error.h"
 #include "scenes/mitsuba_xml.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ helpers */
@@ -930,4 +932,106 @@ TEST(mitsuba_vol_grid_channels)
     CHECK_STR_CONTAINS(vpt_errmsg(), "voxel 1");
     CHECK_STR_CONTAINS(vpt_errmsg(), "channel 1");
     CHECK(vpt_vol_grid_parse("t.vol", buf, sizeof buf, 16, &g) == -1); /* the byte cap */
+}
+
+/* ------------------------------------------------------------ the Python side */
+
+/* Runs experiments/test_mitsuba.py's given test classes, with bin/render
+ * from beside this test binary; fails with the output's tail. */
+static void run_python_tests(const char *classes)
+{
+    if (system("python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' >/dev/null 2>&1") != 0)
+        SKIP("python3 (3.8 or newer) is not available");
+    if (access("experiments/test_mitsuba.py", R_OK) != 0)
+        SKIP("experiments/test_mitsuba.py not found: run the tests from the repository root");
+    char bin[512], log[512], cmd[2048];
+    snprintf(bin, sizeof bin, "%s", vpt_test_tool("render"));
+    char *slash = strrchr(bin, '/');
+    if (slash) *slash = '\0';
+    snprintf(log, sizeof log, "%s/py.log", vpt_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "VPT_BIN_DIR='%s' python3 experiments/test_mitsuba.py %s > '%s' 2>&1", bin, classes, log);
+    int rc = system(cmd);
+    FILE *f = fopen(log, "r");
+    char buf[8192];
+    size_t len = 0;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0, SEEK_SET);
+        len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+    }
+    buf[len] = '\0';
+    vpt_test_log("%s", buf);
+    CHECK_MSG(rc == 0, "experiments/test_mitsuba.py %s failed (status %d):\n%s", classes, rc, buf);
+}
+
+/* The comparison's statistics and the exported XML read with Python's own
+ * XML parser (xml.etree). */
+TEST_TIMEOUT(mitsuba_python_stats_and_xml, 300) { run_python_tests("StatsTest ExportXmlTest"); }
+
+/* The exported XML loaded by the mitsuba package (scalar_rgb): its
+ * parameters inside Mitsuba, and a render. Skipped where mitsuba is not
+ * installed. */
+TEST_TIMEOUT(mitsuba_python_load, 300)
+{
+    FILE *p = popen("python3 -c 'import mitsuba; print(mitsuba.__version__)' 2>&1", "r");
+    char out[4096] = "";
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    int st = p ? pclose(p) : -1;
+    if (st != 0) {
+        char *nl = strrchr(out, '\n');
+        if (nl && nl[1] == '\0') *nl = '\0';
+        nl = strrchr(out, '\n');
+        SKIP("the mitsuba Python package is not importable (%s); pip install mitsuba to run it",
+             nl ? nl + 1 : out[0] ? out : "python3 failed");
+    }
+    run_python_tests("MitsubaLoadTest");
+}
+
+/* tune and bench take --scene-file: a bad file is refused before any GPU
+ * is touched (bench: exit 2, tune: 1), naming the file and line; a good one
+ * gets as far as the GPU (exit 3 here without one, or 0 with one). */
+static int run_tool(const char *tool, const char *args, char *out, size_t outsz)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", vpt_test_tool(tool), args);
+    FILE *p = popen(cmd, "r");
+    REQUIRE(p);
+    size_t n = fread(out, 1, outsz - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(mitsuba_tune_and_bench_take_scene_files)
+{
+    REQUIRE_MSG(access(vpt_test_tool("bench"), X_OK) == 0, "bin/bench is missing");
+    char bad[512], good[512], args[2048];
+    static char out[1 << 15];
+    write_text(tmp(bad, sizeof bad, "bad.xml"), "<scene version=\"3.0.0\">\n  <integrator type=\"path\"/>\n</scene>\n");
+    snprintf(args, sizeof args, "--scene-file %s --config naiveSK -o %s/b.jsonl", bad, vpt_test_tmpdir());
+    CHECK_EQ_INT(run_tool("bench", args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "bad.xml:2");
+    CHECK_STR_CONTAINS(out, "<integrator type=\"path\">");
+    snprintf(args, sizeof args, "--scene-file %s --budget 1evals --cache %s/t.jsonl", bad, vpt_test_tmpdir());
+    CHECK_EQ_INT(run_tool("tune", args, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "bad.xml:2");
+    VptScene *s = vpt_scene_builtin("bucky");
+    REQUIRE(s);
+    REQUIRE(vpt_scene_export_mitsuba(s, tmp(good, sizeof good, "good.xml"), NULL) == 0);
+    vpt_scene_destroy(s);
+    snprintf(args, sizeof args, "--scene-file %s --scene bucky --config naiveSK --width 8 --height 8 --spp 1 -o %s/g.jsonl",
+             good, vpt_test_tmpdir());
+    int rc = run_tool("bench", args, out, sizeof out);
+    CHECK_MSG(rc == 3 || rc == 0, "bench exit %d: %s", rc, out);
+    snprintf(args, sizeof args, "--scene-file %s --scene bucky", good);
+    CHECK_EQ_INT(run_tool("tune", args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "exactly one of");
+    snprintf(args, sizeof args, "--scene-file %s --budget 1evals --no-save --cache %s/t.jsonl --width 8 --height 8 --spp 1",
+             good, vpt_test_tmpdir());
+    rc = run_tool("tune", args, out, sizeof out);
+    CHECK_MSG(rc == 3 || rc == 0, "tune exit %d: %s", rc, out);
+    if (rc == 3) CHECK_STR_CONTAINS(out, "--scene-file");
 }
