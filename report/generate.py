@@ -815,7 +815,7 @@ class Report:
                      "expected to differ slightly; the rows with a smooth boundary (both renderers) compare the "
                      "rest. %s.}\\label{%s}" % (cap, "; ".join(sorted(notes)), label))
         lines += ["\\begin{tabular}{@{}lrrrrrrrrr@{}}", "\\toprule",
-                  "Scene & workload & K & Mitsuba & vptune & ratio & fail \\%% & block $p$ & mean diff ($p$) & "
+                  "Scene & workload & K & Mitsuba & vptune & ratio & fail \\% & block $p$ & mean diff ($p$) & "
                   "equal error \\\\"]
         lines += body
         lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
