@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <expat.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -669,6 +670,10 @@ static int transform_of(Ctx *c, Node *t, double m[16], int *single_lookat, float
                 int n = parse_list(c, op->line, what, s3[k], v[k], 3);
                 if (n < 0) return -1;
                 if (n != 3) return vpt_fail("%s:%d: <lookat> %s needs 3 values", c->file, op->line, nm[k]);
+                for (int j = 0; j < 3; j++)
+                    if (!(fabs(v[k][j]) <= FLT_MAX))
+                        return vpt_fail("%s:%d: <lookat> %s: %g is beyond the float range", c->file, op->line, nm[k],
+                                        v[k][j]);
             }
             if (lookat_matrix(c, op->line, v[0], v[1], v[2], a)) return -1;
             if (single_lookat && t->nkid == 1) {
@@ -970,6 +975,8 @@ static int do_sensor(Ctx *c, Node *n, VptMitsubaDesc *d)
             d->cam_pos[i] = (float)col[3][i];
             d->cam_target[i] = (float)(col[3][i] + col[2][i]);
             d->cam_up[i] = (float)col[1][i];
+            if (!isfinite(d->cam_pos[i]) || !isfinite(d->cam_target[i]))
+                return vpt_fail("%s:%d: the camera's position is beyond the float range", c->file, n->line);
         }
     }
     d->fov_deg = 2.0 * atan(18.0 / 50.0) * 180.0 / 3.14159265358979323846; /* Mitsuba's default: 50mm */
