@@ -2,7 +2,7 @@
  *
  * Two passes. (1) expat builds a small element tree (tag, attributes, line,
  * children); DOCTYPEs, text content and nesting deeper than
- * VPT_MITSUBA_MAX_DEPTH are refused, so no entity can be declared and no
+ * VPT_MITSUBA_MAX_NESTING are refused, so no entity can be declared and no
  * input can blow up. `<default>` values are then substituted for `$name` in
  * every attribute. (2) The interpreter walks the tree the way Mitsuba's own
  * parser does for the plugins vptune understands: each plugin element's
@@ -59,7 +59,7 @@ typedef struct {
     const char *name;     /* for messages */
     XML_Parser parser;
     Node *root;
-    Node *stack[VPT_MITSUBA_MAX_DEPTH + 1];
+    Node *stack[VPT_MITSUBA_MAX_NESTING + 1];
     int depth;
     size_t nodes;
     int failed;           /* a message is set */
@@ -82,12 +82,16 @@ static void XMLCALL on_start(void *ud, const XML_Char *tag, const XML_Char **att
     Builder *b = ud;
     if (b->failed) return;
     int line = cur_line(b);
-    if (b->depth >= VPT_MITSUBA_MAX_DEPTH) {
-        build_fail(b, line, "elements nest deeper than %s levels", "32");
+    if (b->depth >= VPT_MITSUBA_MAX_NESTING) {
+        char lim[16];
+        snprintf(lim, sizeof lim, "%d", VPT_MITSUBA_MAX_NESTING);
+        build_fail(b, line, "elements nest deeper than %s levels", lim);
         return;
     }
     if (++b->nodes > MAX_NODES) {
-        build_fail(b, line, "more than %s elements", "100000");
+        char lim[16];
+        snprintf(lim, sizeof lim, "%d", MAX_NODES);
+        build_fail(b, line, "more than %s elements", lim);
         return;
     }
     Node *n = calloc(1, sizeof *n);

@@ -70,7 +70,7 @@
 
 /* Largest scene file read, and the deepest element nesting accepted. */
 #define VPT_MITSUBA_MAX_XML_BYTES ((size_t)16 << 20)
-#define VPT_MITSUBA_MAX_DEPTH 32
+#define VPT_MITSUBA_MAX_NESTING 32
 
 typedef enum {
     VPT_MTS_VOLUME_NONE = 0,  /* not given: the plugin's default */
@@ -124,7 +124,7 @@ typedef struct {
 
 /* Parses a scene file's text. `name` starts every message (with ":line"
  * where one applies). Fails with a message on malformed XML, a DOCTYPE,
- * nesting deeper than VPT_MITSUBA_MAX_DEPTH, an unknown element, plugin,
+ * nesting deeper than VPT_MITSUBA_MAX_NESTING, an unknown element, plugin,
  * property or attribute, a missing or malformed value, an undefined $name,
  * and any scene that is not of the shape described above. Any bytes are safe
  * input (fuzz/fuzz_mitsuba_xml.c). */
