@@ -55,6 +55,27 @@ void vpt_error_prefix(const char *fmt, ...)
 const char *vpt_errmsg(void) { return errbuf; }
 void vpt_error_clear(void) { errbuf[0] = '\0'; }
 
+int vpt_errno_or_unknown(void) { return errno ? errno : EIO; }
+
+const char *vpt_errno_name(int err, char *buf, size_t n)
+{
+    const char *name = NULL;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    name = strerrorname_np(err);
+#endif
+    if (name) snprintf(buf, n, "%s", name);
+    else snprintf(buf, n, "error %d", err);
+    return buf;
+}
+
+int vpt_sys_result(int err, const char *call, const char *file, int line)
+{
+    if (err == 0) return 0;
+    char name[32];
+    return vpt_fail("%s failed at %s:%d: %s (%s)", call, file, line, vpt_errno_name(err, name, sizeof name),
+                    strerror(err));
+}
+
 void vpt_report_error(const char *prog)
 {
     fprintf(stderr, "%s: error: %s\n", prog, errbuf[0] ? errbuf : "unknown error");

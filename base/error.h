@@ -23,6 +23,23 @@ void vpt_error_prefix(const char *fmt, ...) VPT_PRINTF(1, 2);
 const char *vpt_errmsg(void);
 void vpt_error_clear(void);
 
+/* Checks a system call, as VPT_NVRTC_TRY and VPT_CU_TRY check NVRTC and the
+ * driver: 0 on success, else -1 with the message
+ *   "<call as written> failed at <file>:<line>: <ERRNO NAME> (<strerror>)".
+ * VPT_SYS_TRY is for calls that return -1 and set errno (close, socketpair,
+ * kill, ...); VPT_ERRNO_TRY for those that return 0 or an error number
+ * (posix_spawn, pthread_create, ...). VPT_SYS_FAIL(text) reports errno for a
+ * call whose result was checked by hand (an fd, a pid). */
+#define VPT_SYS_TRY(fn, ...) \
+    vpt_sys_result((fn(__VA_ARGS__)) == -1 ? vpt_errno_or_unknown() : 0, #fn "(" #__VA_ARGS__ ")", __FILE__, __LINE__)
+#define VPT_ERRNO_TRY(fn, ...) vpt_sys_result(fn(__VA_ARGS__), #fn "(" #__VA_ARGS__ ")", __FILE__, __LINE__)
+#define VPT_SYS_FAIL(call_text) vpt_sys_result(vpt_errno_or_unknown(), call_text, __FILE__, __LINE__)
+int vpt_sys_result(int err, const char *call, const char *file, int line);
+/* errno, or EIO when a failing call left it 0 (never "success"). */
+int vpt_errno_or_unknown(void);
+/* "ENOENT" for ENOENT; "error 1234" for numbers without a name. Never NULL. */
+const char *vpt_errno_name(int err, char *buf, size_t n);
+
 /* Prints "<prog>: error: <vpt_errmsg()>" to stderr. */
 void vpt_report_error(const char *prog);
 

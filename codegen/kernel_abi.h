@@ -50,6 +50,12 @@ typedef struct {
     int num_sms;
     float mean_free_path;  /* 1 / (density_scale * mean density): the termination sort key */
     float voxel_uvw[3];    /* 1 / grid size per axis: one voxel in texture space */
+    /* image tiling (thesis 4.1.2): this launch's paths are the tile's pixels
+     * [tile_x0, tile_x0 + tile_w) x [tile_y0, tile_y0 + tile_h), every
+     * sample; P.npaths counts them. tile_w == 0: the whole image, path id =
+     * launch path index. A tiled path keeps its untiled id (same RNG stream,
+     * same image). */
+    vpt_u32 tile_x0, tile_y0, tile_w, tile_h;
     /* multi-kernel schedules */
     vpt_u64 paths_in;      /* VptPath[capacity] */
     vpt_u64 paths_out;     /* VptPath[capacity] (streamingMK) */

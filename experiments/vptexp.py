@@ -218,8 +218,8 @@ LIST_KEYS = ("configs", "space", "scenes", "strategies", "seeds", "metrics", "sw
 SCALAR_KEYS = ("name", "title", "kind", "status", "reason", "thesis_table", "workload", "roofline", "bench_args",
                "output", "cpu_reference", "cpu_workload", "cpu_args", "budget", "command", "kernel",
                "ncu_args", "description", "report")
-WORKLOAD_KEYS = ("width", "height", "spp", "seed", "max_depth", "rr_depth")
-WORKLOAD_DEFAULTS = {"max_depth": 0, "rr_depth": -1}
+WORKLOAD_KEYS = ("width", "height", "spp", "seed", "max_depth", "rr_depth", "tiles")
+WORKLOAD_DEFAULTS = {"max_depth": 0, "rr_depth": -1, "tiles": 1}
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_]*")
 SCENE_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
 
@@ -419,6 +419,8 @@ def format_workload(w):
         s += ", max depth %d" % w["max_depth"]
     if w.get("rr_depth", -1) >= 0:
         s += ", RR from %d" % w["rr_depth"]
+    if w.get("tiles", 1) > 1:
+        s += ", %dx%d tiles" % (w["tiles"], w["tiles"])
     return s
 
 

@@ -16,7 +16,7 @@
 
 /* Bump when the key's inputs or the entry layout change: old entries then
  * stop matching (key) or read as stale (version) and are rebuilt. */
-#define CACHE_FORMAT_VERSION 1u
+#define CACHE_FORMAT_VERSION 2u
 #define ENTRY_MAGIC "VPTCUBIN"
 #define MAGIC_LEN 8
 #define HASH_LEN 32
@@ -115,7 +115,9 @@ static int request_key(const VptCompileRequest *req, unsigned char key[HASH_LEN]
     hash_str(&h, "vptune cubin cache");
     hash_int(&h, CACHE_FORMAT_VERSION);
     hash_str(&h, vpt_nvrtc_version());
+    hash_str(&h, vpt_nvrtc_build());
     hash_str(&h, cccl);
+    hash_int(&h, vpt_cccl_version(cccl));
     hash_str(&h, req->name);
     hash_str(&h, req->source);
     hash_int(&h, req->arch_major);
@@ -357,24 +359,31 @@ static int write_entry(VptCubinCache *c, const char *path, const unsigned char k
     return rc;
 }
 
-int vpt_compile_cached(VptCubinCache *c, const VptCompileRequest *req, VptCompileResult *out)
+/* The entry's path for req, and its key. */
+static int entry_of(const VptCubinCache *c, const VptCompileRequest *req, unsigned char key[HASH_LEN], char *path,
+                    size_t n)
 {
-    if (!c) return vpt_nvrtc_compile(req, out);
-    memset(out, 0, sizeof *out);
-    unsigned char key[HASH_LEN];
     if (request_key(req, key)) {
         vpt_error_prefix("NVRTC compile of %s", req->name ? req->name : "(unnamed program)");
         return -1;
     }
-    char hex[2 * HASH_LEN + 1], path[4400];
+    char hex[2 * HASH_LEN + 1];
     to_hex(key, HASH_LEN, hex);
-    vpt_cubin_cache_entry_path(c, hex, path, sizeof path);
+    vpt_cubin_cache_entry_path(c, hex, path, n);
+    return 0;
+}
 
+int vpt_cubin_cache_lookup(VptCubinCache *c, const VptCompileRequest *req, VptCompileResult *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned char key[HASH_LEN];
+    char path[4400];
+    if (entry_of(c, req, key, path, sizeof path)) return -1;
     char why[1100] = "";
     EntryState s = read_entry(path, key, out, why, sizeof why);
     if (s == ENTRY_HIT) {
         atomic_fetch_add(&c->hits, 1);
-        return 0;
+        return 1;
     }
     if (s == ENTRY_CORRUPT) {
         atomic_fetch_add(&c->corrupt, 1);
@@ -382,17 +391,31 @@ int vpt_compile_cached(VptCubinCache *c, const VptCompileRequest *req, VptCompil
         unlink(path);
     }
     atomic_fetch_add(&c->misses, 1);
-    if (vpt_nvrtc_compile(req, out) != 0) return -1;
+    return 0;
+}
 
+void vpt_cubin_cache_store(VptCubinCache *c, const VptCompileRequest *req, const VptCompileResult *r)
+{
     /* A cache that cannot be written costs time, not correctness: warn once
-     * and keep the compile's success (and the caller's message buffer). */
+     * and keep the caller's message buffer. */
     char saved[1024];
     snprintf(saved, sizeof saved, "%s", vpt_errmsg());
-    if (write_entry(c, path, key, out) != 0) {
+    unsigned char key[HASH_LEN];
+    char path[4400];
+    if (entry_of(c, req, key, path, sizeof path) || write_entry(c, path, key, r) != 0) {
         atomic_fetch_add(&c->write_errors, 1);
         if (atomic_exchange(&c->write_warned, 1) == 0)
             fprintf(stderr, "cubin cache: cannot store %s: %s (results are not being cached)\n", path, vpt_errmsg());
     }
     vpt_fail("%s", saved);
+}
+
+int vpt_compile_cached(VptCubinCache *c, const VptCompileRequest *req, VptCompileResult *out)
+{
+    if (!c) return vpt_nvrtc_compile(req, out);
+    int hit = vpt_cubin_cache_lookup(c, req, out);
+    if (hit != 0) return hit > 0 ? 0 : -1;
+    if (vpt_nvrtc_compile(req, out) != 0) return -1;
+    vpt_cubin_cache_store(c, req, out);
     return 0;
 }

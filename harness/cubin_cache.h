@@ -1,11 +1,18 @@
 /* A content-addressed on-disk cache of compiled CUBINs (as CuPy's kernel
  * cache), so a search over thousands of variants compiles each one once.
  *
- * Key: SHA-256 over the cache format version, NVRTC's version, the CCCL
- * include directory, and everything in the request: program name, source,
- * every in-memory header (name and content), every option and the
- * architecture. Headers NVRTC reads from disk through -I (CCCL, the toolkit)
- * are covered by NVRTC's version only.
+ * Key: SHA-256 over the cache format version, NVRTC's version and build
+ * (vpt_nvrtc_build: "... release 13.0, V13.0.88"), the CCCL include
+ * directory and its CCCL_VERSION, and everything in the request: program
+ * name, source, every in-memory header (name and content), every option and
+ * the architecture. Headers NVRTC reads from disk through -I (CCCL, the
+ * toolkit) are covered by those versions. The directory's path is part of
+ * the key because -lineinfo writes the CCCL headers' paths into the cubin.
+ * So a cache filled on one machine (bench --precompile, no GPU needed) is
+ * valid on another, and hit there, exactly when both run the same NVRTC
+ * build with the same CCCL at the same path ($VPT_CUDA_HOME, $CUDA_HOME or
+ * the built-in /usr/local/cuda) for the same sm_XY: the cubins it holds are
+ * then the bytes a local compile would produce.
  *
  * Entries live at <dir>/<first 2 hex digits>/<64 hex digits>.cubin and hold
  *   "VPTCUBIN", format version (u32), key (32 bytes), original compile time
@@ -39,6 +46,16 @@ const char *vpt_cubin_cache_dir(const VptCubinCache *c);
  * miss compiles and stores. c may be NULL (no cache). A cache that cannot be
  * written is reported on stderr once and does not fail the compile. */
 int vpt_compile_cached(VptCubinCache *c, const VptCompileRequest *req, VptCompileResult *out);
+
+/* vpt_compile_cached in two halves, for callers that compile elsewhere (the
+ * compile pool's worker processes). lookup: 1 with *out filled on a hit
+ * (from_cache = 1), 0 on a miss (counted; a corrupt entry is reported,
+ * deleted and counted as above), -1 with a message when the key cannot be
+ * computed. store: writes the entry of a successful compile; a failure is
+ * counted and reported on stderr once, never returned, and leaves the
+ * caller's message alone. c must not be NULL. */
+int vpt_cubin_cache_lookup(VptCubinCache *c, const VptCompileRequest *req, VptCompileResult *out);
+void vpt_cubin_cache_store(VptCubinCache *c, const VptCompileRequest *req, const VptCompileResult *r);
 
 typedef struct {
     uint64_t hits;

@@ -54,6 +54,7 @@
 #include "harness/evaluator.h"
 #include "harness/measure.h"
 #include "harness/provenance.h"
+#include "harness/wire.h"
 #include "scenes/scene.h"
 
 #include <jansson.h>
@@ -161,29 +162,6 @@ typedef struct {
  * then restarted by the next request). */
 int vpt_eval_worker_test(VptEvalWorker *w, VptWorkerTestOp op, int arg, VptWorkerTestEcho *out);
 
-/* ---- the wire format (used by both sides; exposed for tests) ----
- * A message is a 16-byte header, magic "VPTW" (u32 0x57545056), type (u32),
- * payload length (u64), then the payload; integers in host order (both
- * sides are one binary). Payloads are the binary structs of eval_worker.c. */
-#define VPT_WIRE_MAGIC 0x57545056u
-
-/* Sends one message (payload a then b, either may be empty) completely:
- * retries partial writes and EINTR. timeout_s < 0: no limit. On a socket
- * it never raises SIGPIPE (on a pipe the caller must ignore SIGPIPE).
- * -1 with a message (peer gone: "... (Broken pipe)"; time limit). */
-int vpt_wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, double timeout_s);
-
-typedef enum {
-    VPT_WIRE_OK = 0,
-    VPT_WIRE_ERROR = -1,   /* I/O error, garbage, a message cut short, one over max_len (message set) */
-    VPT_WIRE_EOF = -2,     /* the peer closed the connection between messages */
-    VPT_WIRE_TIMEOUT = -3  /* no whole message within timeout_s */
-} VptWireStatus;
-
-/* Receives one whole message within timeout_s (< 0: wait forever): retries
- * partial reads and EINTR. A payload over max_len is refused before any
- * allocation. On VPT_WIRE_OK *payload (malloc'd, NULL when empty; caller
- * frees), *type and *len are set. */
-VptWireStatus vpt_wire_recv(int fd, size_t max_len, double timeout_s, uint32_t *type, void **payload, size_t *len);
+/* The wire format (vpt_wire_send, vpt_wire_recv) is harness/wire.h. */
 
 #endif

@@ -325,7 +325,7 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
     }
     phase(e, VPT_EVAL_PHASE_RENDER);
     VptRunStats rs;
-    if (vpt_render_run(&e->gpu, v, &e->gscene, &e->params, &e->buffers, e->opt.timeout_s, img, &rs, &st)) {
+    if (vpt_render_run(&e->gpu, v, &e->gscene, &e->params, e->settings.tiles, &e->buffers, e->opt.timeout_s, img, &rs, &st)) {
         r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
         vpt_variant_unload(v);
@@ -431,7 +431,7 @@ int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
     while (n < maxn && !vpt_measure_done(&e->opt.policy, samples, n, now_s() - tm)) {
         VptRunStats rs;
         phase(e, VPT_EVAL_PHASE_MEASURE);
-        if (vpt_render_run(&e->gpu, &v, &e->gscene, &e->params, &e->buffers, e->opt.timeout_s, NULL, &rs, &st)) {
+        if (vpt_render_run(&e->gpu, &v, &e->gscene, &e->params, e->settings.tiles, &e->buffers, e->opt.timeout_s, NULL, &rs, &st)) {
             r->status = st;
             snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
             vpt_variant_unload(&v);
@@ -486,6 +486,7 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, do
     const int block = 256, nsteps = 2000;
     if (fail_if_broken(e)) return -1;
     if (!e->have_scene) return vpt_fail("internal error: no scene set");
+    if (coherent < 0 || coherent > 2) return vpt_fail("internal error: roofline ray mode %d is not 0, 1 or 2", coherent);
     vpt_cu_clear_last_error();
     VptKernelSource ks;
     if (vpt_kernel_source_build_roofline(block, &ks)) return -1;
@@ -550,10 +551,14 @@ out:
     return rc;
 }
 
-json_t *vpt_workload_json(const VptParams *P, int max_depth, int rr_depth)
+json_t *vpt_workload_json(const VptParams *P, const VptRenderSettings *rs)
 {
-    return json_pack("{s:i, s:i, s:i, s:I, s:i, s:i}", "width", (int)P->width, "height", (int)P->height, "spp",
-                     (int)P->spp, "seed", (json_int_t)P->seed, "max_depth", max_depth, "rr_depth", rr_depth);
+    json_t *w = json_pack("{s:i, s:i, s:i, s:I, s:i, s:i}", "width", (int)P->width, "height", (int)P->height, "spp",
+                          (int)P->spp, "seed", (json_int_t)P->seed, "max_depth", rs->max_depth, "rr_depth",
+                          rs->rr_depth);
+    /* only when tiled: untiled rows read the same as before tiling existed */
+    if (w && rs->tiles > 1) json_object_set_new(w, "tiles", json_integer(rs->tiles));
+    return w;
 }
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -574,7 +579,7 @@ json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const V
     json_object_set_new(row, "schema", json_string("vptune.result/1"));
     json_object_set_new(row, "time", json_string(when));
     json_object_set_new(row, "scene", json_string(scene));
-    json_object_set_new(row, "workload", vpt_workload_json(P, rs->max_depth, rs->rr_depth));
+    json_object_set_new(row, "workload", vpt_workload_json(P, rs));
     json_object_set_new(row, "config", json_string(r->canon));
     json_object_set_new(row, "schedule", json_string(vpt_config_schedule_name(&r->config)));
     json_object_set_new(row, "status", json_string(vpt_status_name(r->status)));

@@ -57,7 +57,8 @@ const char *vpt_eval_phase_name(int phase);
 typedef struct {
     int device;                  /* GPU ordinal */
     const char *cache_dir;       /* NULL: default cubin cache */
-    int compile_threads;         /* 0: all cores */
+    int compile_threads;         /* compiles at once (compile_pool.h): 0 default ($VPT_COMPILE_JOBS, else
+                                  * cores - 1), 1 in this process, N in N worker processes */
     VptMeasurePolicy policy;
     double timeout_s;            /* per render (0: 60 s) */
     int gate;                    /* check every variant against the reference (default on) */
@@ -127,7 +128,10 @@ float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *
 /* The reference variant's image of the current scene (owned by e). */
 const float *vpt_evaluator_reference_image(const VptEvaluator *e);
 
-/* Divergence-free step loop over the scene's textures: Gsteps/s (median). */
+/* Divergence-free step loop over the scene's textures: Gsteps/s (median).
+ * coherent: 0 random rays, 1 one-voxel bundles sharing their distances (a
+ * bound no unbiased tracer reaches), 2 the camera's 8x4 pixel tiles with
+ * independent distances (kernels.cu.in, vpt_roofline). */
 int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, double *gsteps_per_s,
                            unsigned long long *steps);
 
@@ -139,6 +143,6 @@ json_t *vpt_eval_result_json(const VptEvaluator *e, const char *scene, const Vpt
  * provenance, the parameter block and the render settings it came from. */
 json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const VptRenderSettings *rs,
                             const char *scene, const VptEvalResult *r);
-json_t *vpt_workload_json(const VptParams *P, int max_depth, int rr_depth);
+json_t *vpt_workload_json(const VptParams *P, const VptRenderSettings *rs);
 
 #endif

@@ -2,12 +2,16 @@
 
 #include "base/error.h"
 
+#include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef VPT_CUDA_HOME
 #define VPT_CUDA_HOME "/usr/local/cuda"
@@ -38,6 +42,81 @@ const char *vpt_nvrtc_version(void)
 {
     pthread_once(&version_once, version_init);
     return version_text;
+}
+
+/* ---- the NVRTC build ---- */
+
+static pthread_once_t build_once = PTHREAD_ONCE_INIT;
+static char build_text[160];
+
+static int find_libnvrtc(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *name = info->dlpi_name;
+    const char *base = name ? strrchr(name, '/') : NULL;
+    base = base ? base + 1 : name;
+    if (!base || strncmp(base, "libnvrtc.", 9) != 0 || strstr(base, "builtins")) return 0;
+    snprintf(data, 4096, "%s", name);
+    return 1;
+}
+
+/* The version line in the library's read-only data, e.g. "Cuda compilation
+ * tools, release 13.0, V13.0.88". 0 when found. */
+static int read_build_line(const char *path, char *out, size_t n)
+{
+    static const char needle[] = "Cuda compilation tools, release ";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    int rc = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        size_t size = (size_t)st.st_size;
+        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            const char *hit = memmem(map, size, needle, sizeof needle - 1);
+            if (hit) {
+                size_t left = size - (size_t)(hit - (const char *)map), k = 0;
+                while (k < left && k + 1 < n && hit[k] >= 0x20 && hit[k] < 0x7f) {
+                    out[k] = hit[k];
+                    k++;
+                }
+                out[k] = '\0';
+                rc = 0;
+            }
+            munmap(map, size);
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+static void build_init(void)
+{
+    char path[4096] = "";
+    if (dl_iterate_phdr(find_libnvrtc, path) == 1 && read_build_line(path, build_text, sizeof build_text) == 0) return;
+    snprintf(build_text, sizeof build_text, "NVRTC %s", vpt_nvrtc_version());
+}
+
+const char *vpt_nvrtc_build(void)
+{
+    pthread_once(&build_once, build_init);
+    return build_text;
+}
+
+long vpt_cccl_version(const char *cccl_dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/cuda/std/__cccl/version.h", cccl_dir);
+    FILE *fp = fopen(path, "re");
+    if (!fp) return -1;
+    char line[256];
+    long v = -1;
+    while (v < 0 && fgets(line, sizeof line, fp)) {
+        long x;
+        if (sscanf(line, " # define CCCL_VERSION %ld", &x) == 1 && x > 0) v = x;
+    }
+    fclose(fp);
+    return v;
 }
 
 const char *vpt_cuda_home(void)

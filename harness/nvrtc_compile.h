@@ -3,9 +3,10 @@
  * Needs no GPU and no driver, only libnvrtc and the CCCL headers of the CUDA
  * toolkit (CUB lives in $CUDA_HOME/include/cccl). Every compile gets
  *   -std=c++17 -arch=sm_<major><minor> -I<cccl> -I<cuda>/include
- * followed by the request's own options. Compiles may run concurrently in
- * several threads (NVRTC is thread-safe across programs); the compile pool
- * does that. */
+ * followed by the request's own options. Compiles may be called from
+ * several threads (NVRTC is thread-safe across programs), but NVRTC runs
+ * most of a compile one at a time within a process: the compile pool
+ * (compile_pool.h) compiles in parallel in worker processes. */
 #ifndef VPT_HARNESS_NVRTC_COMPILE_H
 #define VPT_HARNESS_NVRTC_COMPILE_H
 
@@ -44,6 +45,12 @@ void vpt_compile_result_free(VptCompileResult *r);
 /* "13.0": NVRTC's version, from nvrtcVersion(). */
 const char *vpt_nvrtc_version(void);
 
+/* Which NVRTC build this process runs, beyond nvrtcVersion's "13.0": the
+ * version line the library carries ("Cuda compilation tools, release 13.0,
+ * V13.0.88"), found in the loaded libnvrtc; "NVRTC <version>" when it cannot
+ * be read. A cubin cache entry is keyed on it (cubin_cache.h). */
+const char *vpt_nvrtc_build(void);
+
 /* The CUDA toolkit root: $VPT_CUDA_HOME, else $CUDA_HOME, else the one the
  * Makefile built against (VPT_CUDA_HOME). */
 const char *vpt_cuda_home(void);
@@ -51,6 +58,10 @@ const char *vpt_cuda_home(void);
  * with a message naming the directory and the variables to set. The string
  * is per-thread and stays valid until the thread's next call. */
 const char *vpt_cccl_include_dir(void);
+
+/* CCCL_VERSION of the CCCL headers in cccl_dir (e.g. 3000001, from
+ * cuda/std/__cccl/version.h), or -1 when it cannot be read. */
+long vpt_cccl_version(const char *cccl_dir);
 
 /* Checks an NVRTC call: 0 on NVRTC_SUCCESS, else -1 with the message
  * "<call> failed at <file>:<line>: <nvrtcGetErrorString>". */

@@ -133,7 +133,7 @@ static int run_multi(const VptGpu *g, const VptVariant *v, VptLaunch *L, VptRend
     CUdeviceptr active_out = b->stats + offsetof(VptDevStats, active_out);
     CUdeviceptr in = b->paths_a, out = b->paths_b;
     unsigned long long head = 0, n = 0;
-    int parity = 0;
+    int parity = *launches & 1; /* alternates over every launch of the render, tiles included */
     (void)g;
     while (head < npaths || n > 0) {
         if (wd && vpt_watchdog_expired(wd)) return 1;
@@ -181,7 +181,44 @@ static int run_multi(const VptGpu *g, const VptVariant *v, VptLaunch *L, VptRend
     return 0;
 }
 
-int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P,
+/* One tile after the other: the tile's paths are L->P.npaths of the launch
+ * and its rectangle L->tile_*; the persistent kernels' path counter restarts
+ * at each tile. Returns 0, 1 timed out, -1 error. */
+static int run_tiles(const VptGpu *g, const VptVariant *v, const VptParams *P, int tiles, VptLaunch *L,
+                     VptRenderBuffers *b, VptWatchdog *wd, int *launches)
+{
+    CUdeviceptr head = b->stats + offsetof(VptDevStats, path_head);
+    for (int ty = 0; ty < tiles; ty++) {
+        for (int tx = 0; tx < tiles; tx++) {
+            if (wd && vpt_watchdog_expired(wd)) return 1;
+            unsigned x0 = (unsigned)((unsigned long long)P->width * tx / tiles);
+            unsigned x1 = (unsigned)((unsigned long long)P->width * (tx + 1) / tiles);
+            unsigned y0 = (unsigned)((unsigned long long)P->height * ty / tiles);
+            unsigned y1 = (unsigned)((unsigned long long)P->height * (ty + 1) / tiles);
+            if (x1 == x0 || y1 == y0) continue; /* more tiles than pixels on an axis */
+            L->tile_x0 = x0;
+            L->tile_y0 = y0;
+            L->tile_w = x1 - x0;
+            L->tile_h = y1 - y0;
+            L->P.npaths = (unsigned long long)L->tile_w * L->tile_h * P->spp;
+            if (VPT_CU_TRY(cuMemsetD8, head, 0, sizeof(unsigned long long))) return -1;
+            if (v->is_multi) {
+                int r = run_multi(g, v, L, b, wd, launches);
+                if (r) return r;
+            } else {
+                L->parity = *launches & 1;
+                L->fold = *launches > 0;
+                if (launch(v->render, vpt_variant_grid(v, g, L->P.npaths), (unsigned)v->config.block, v->dynamic_smem,
+                           L))
+                    return -1;
+                (*launches)++;
+            }
+        }
+    }
+    return 0;
+}
+
+int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P, int tiles,
                    VptRenderBuffers *b, double timeout_s, float *image_out, VptRunStats *rs, VptStatus *status)
 {
     memset(rs, 0, sizeof *rs);
@@ -189,6 +226,7 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, 
     if (P->width != b->width || P->height != b->height)
         return vpt_fail("internal error: render buffers are for %ux%u, params for %ux%u", b->width, b->height, P->width,
                         P->height);
+    if (tiles < 0 || tiles > VPT_MAX_TILES) return vpt_fail("tiles=%d: not in 0..%d", tiles, VPT_MAX_TILES);
     if (reset_device_state(b)) return -1;
     VptLaunch L;
     memset(&L, 0, sizeof L);
@@ -207,7 +245,11 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, 
     int rc = -1, timed_out = 0;
     if (VPT_CU_TRY(cuEventCreate, &e0, CU_EVENT_DEFAULT) || VPT_CU_TRY(cuEventCreate, &e1, CU_EVENT_DEFAULT)) goto out;
     if (VPT_CU_TRY(cuEventRecord, e0, NULL)) goto out;
-    if (v->is_multi) {
+    if (tiles > 1) {
+        int r = run_tiles(g, v, P, tiles, &L, b, wd, &rs->launches);
+        if (r < 0) goto out;
+        timed_out = r == 1;
+    } else if (v->is_multi) {
         int r = run_multi(g, v, &L, b, wd, &rs->launches);
         if (r < 0) goto out;
         timed_out = r == 1;

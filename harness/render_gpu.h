@@ -34,9 +34,13 @@ typedef struct {
 } VptRunStats;
 
 /* Renders with the variant; image_out (3 floats per pixel, mean radiance)
- * may be NULL. timeout_s bounds the render (0: none); a render that exceeds
- * it is asked to stop and reported as VPT_STATUS_TIMEOUT. */
-int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P,
+ * may be NULL. tiles > 1 renders the image in tiles x tiles rectangles, one
+ * after the other (thesis 4.1.2: one launch per tile for single-kernel
+ * schedules, one host loop per tile for multi-kernel ones); the paths, and so
+ * the image and the counts, are those of the untiled render. timeout_s bounds
+ * the render (0: none); a render that exceeds it is asked to stop and
+ * reported as VPT_STATUS_TIMEOUT. */
+int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P, int tiles,
                    VptRenderBuffers *b, double timeout_s, float *image_out, VptRunStats *rs, VptStatus *status);
 
 #endif

@@ -552,6 +552,9 @@ class Report:
             if not spec.implemented:
                 self.out.write(fname, self.thesis_table_unimplemented(tid, T, spec))
                 continue
+            if any("tiles" in c for c in T["columns"]):
+                self.out.write(fname, self.tiling_table(tid, T, spec))
+                continue
             if tid == "6.1":
                 extra, note = self.mitsuba_rows_61()
                 T = dict(T, rows=list(T["rows"]) + extra, mitsuba_note=note)
@@ -560,8 +563,9 @@ class Report:
             summary[tid] = info
         self.table_summary = summary
 
-    def lookup(self, ours, scene, spec):
-        """Our row for a thesis row: ours is a config text or 'cpu'."""
+    def lookup(self, ours, scene, spec, **workload):
+        """Our row for a thesis row: ours is a config text or 'cpu'; workload
+        overrides the spec's base workload (e.g. tiles=4)."""
         if ours is None:
             return None, None
         if ours == "cpu":
@@ -574,8 +578,48 @@ class Report:
             v = r.get(side, {}).get("mrays_per_s")
             return {"status": "ok", "metrics": {"mrays_per_s": v}, "_file": ""}, ours
         canon = vx.canonical(ours)
-        wk = vx.workload_key(vx.base_workload(spec, scene))
+        wk = vx.workload_key(dict(vx.base_workload(spec, scene), **workload))
         return self.pool.result(scene, canon, wk), canon
+
+    def tiling_table(self, tid, T, spec):
+        """Thesis 4.2: tile settings down, methods across (thesis time, ours,
+        ratio), one column group per method; times of the whole image."""
+        cols, rows = T["columns"], T["rows"]
+        scene = cols[0]["scene"]
+        sources, lines = set(), []
+        head1, head2 = ["", ""], ["Tiles", "Paths per tile"]
+        for R in rows:
+            head1.append("\\multicolumn{3}{c}{%s}" % tex(R["method"]))
+            head2 += ["thesis", "ours", "speedup"]
+        body = []
+        for c in cols:
+            cells = [tex(c["key"]), tex(c.get("paths_per_tile", ""))]
+            for R in rows:
+                row, _ = self.lookup(R["ours"], scene, spec, tiles=c["tiles"])
+                if row is not None:
+                    sources.add(os.path.basename(row["_file"]))
+                tv = R["values"].get(c["key"])
+                ov = self.our_value(row, "time_s")
+                st = self.cell_status(row)
+                cells += [tex(tv) if tv else "--", st or f_time(ov),
+                          f_ratio(float(tv) / ov) if (ov and tv) else "--"]
+            body.append(" & ".join(cells) + " \\\\")
+        w = vx.base_workload(spec, scene)
+        src = ", ".join(tt("results/%s/%s" % (self.gpu, x)) for x in sorted(sources)) or "none yet"
+        caption = ("%s: thesis table %s beside vptune on the %s: time (s) to render the whole %dx%d image of %s at "
+                   "%d spp in (n,n) tiles, one launch per tile (multi-kernel schedules: one host loop per tile). "
+                   "Tiling keeps every path: the same image and counts as untiled. Ours at %s; from %s (spec %s). "
+                   "Speedup: thesis time / ours." % (tex(T["title"]), tid, tex(self.gpu_short), w["width"], w["height"],
+                                              tex(scene), w["spp"], tex(vx.format_workload(w)), src, tt(spec.name)))
+        if T.get("notes"):
+            caption += " " + " ".join(tex(n) for n in T["notes"])
+        lines += ["\\begin{table}[tbp]\\centering\\small",
+                  "\\caption{%s}\\label{tab:t%s}" % (caption, tid.replace(".", "")),
+                  "\\begin{tabular}{@{}lr%s@{}}" % ("rrr" * len(rows)), "\\toprule",
+                  " & ".join(head1) + " \\\\", " & ".join(head2) + " \\\\", "\\midrule"]
+        lines += body
+        lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+        return "\n".join(lines) + "\n"
 
     def our_value(self, row, quantity):
         if row is None or row.get("status") != "ok":

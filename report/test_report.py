@@ -224,7 +224,8 @@ class ReportTest(unittest.TestCase):
         self.assertIn("Mitsuba 3 (llvm\\_ad\\_rgb) on Test CPU, 2 threads", t61)
         self.assertIn("vptune CPU reference on Test CPU, 2 threads", t61)
         self.assertIn("results/cpu-test-2c/mitsuba.jsonl", t61)
-        rows = [json.loads(l) for l in open(os.path.join(self.root, "results", "testgpu", "mitsuba.jsonl"))]
+        with open(os.path.join(self.root, "results", "testgpu", "mitsuba.jsonl")) as fh:
+            rows = [json.loads(line) for line in fh]
         want = "%.1f" % rows[0]["mitsuba"]["mrays_per_s"]   # cgg-logo's Mitsuba Mrays/s
         self.assertIn(want, t61)
         with open(os.path.join(gen, "tab_mitsuba.tex")) as fh:

@@ -81,12 +81,18 @@ int vpt_scene_digest(const VptScene *s, char hex[65]);
 void vpt_ct_albedo(float density, uint8_t rgba[4]);
 float vpt_ct_density(float normalized_value);
 
+/* Most tiles per image axis (thesis table 4.2 goes to 64). */
+#define VPT_MAX_TILES 256
+
 /* Per-render settings. */
 typedef struct {
     int width, height, spp;  /* 0: the scene's workload */
     uint32_t seed;
     int max_depth;           /* 0: unlimited */
     int rr_depth;            /* -1: no Russian roulette */
+    int tiles;               /* GPU: the image in tiles x tiles launches, one
+                                per tile (thesis 4.1.2); 0 or 1: one launch.
+                                The image and counts do not depend on it. */
 } VptRenderSettings;
 
 /* Fills the kernel/CPU parameter block from a finalized scene. */

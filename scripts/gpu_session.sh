@@ -4,6 +4,8 @@
 # records the machine, then runs the requested stages, writing logs and
 # results under $OUT (or ./gpu-out when OUT is unset).
 #   scripts/gpu_session.sh test bench sanitize      (SAN_TOOLS="memcheck racecheck" to choose tools)
+#   scripts/gpu_session.sh roofline tiling profile  (best vs roofline; thesis 4.2; Nsight Compute)
+#   FIXTURE_SCENES="ad cgg-logo" scripts/gpu_session.sh fixture   (configs: tests/fixtures/tuner/space.configs)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -12,7 +14,7 @@ export VPT_CACHE_DIR=${VPT_CACHE_DIR:-/tmp/vptune-cubin}
   echo "date: $(date -u +%FT%TZ)"
   nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.max.sm --format=csv
   echo "nvcc: $(nvcc --version | tail -1)"
-  echo "commit: $(git rev-parse --short=12 HEAD 2>/dev/null)"
+  echo "commit: in every row (the binaries' build; this copy's git metadata may be stale)"
   nproc
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
@@ -37,6 +39,20 @@ for stage in "$@"; do
           echo "$tool $c exit=$rc" | tee -a "$OUT/sanitize.txt"
         done
       done 2>&1 | tee "$OUT/sanitize.log" ;;
+    roofline)
+      run scripts/gpu_best_vs_roofline.sh "$OUT/best_vs_roofline.jsonl" 2>&1 | tee "$OUT/best_vs_roofline.log" ;;
+    tiling)
+      run experiments/run --results "$OUT/results" t42_tiling 2>&1 | tee "$OUT/t42_tiling.log" ;;
+    profile)
+      # the spec's metrics must exist on this GPU: list the chip's metrics once
+      ncu --query-metrics-mode all --chip gh100 > "$OUT/ncu_metrics.txt" 2>&1
+      for m in $(sed -n 's/^metrics *= *//p' experiments/sorting_coherence.spec); do
+        grep -q -- "$m" "$OUT/ncu_metrics.txt" && echo "metric $m: listed" || echo "metric $m: NOT listed"
+      done | tee "$OUT/ncu_metric_check.txt"
+      run experiments/run --results "$OUT/results" sorting_coherence 2>&1 | tee "$OUT/sorting_coherence.log" ;;
+    fixture)
+      run scripts/gpu_fixture.sh "${FIXTURE_CONFIGS:-tests/fixtures/tuner/space.configs}" "$OUT/exhaustive" ${FIXTURE_SCENES:-ad cgg-logo} \
+        2>&1 | tee "$OUT/fixture.log" ;;
     *)
       echo "unknown stage $stage" ;;
   esac

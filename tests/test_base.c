@@ -4,6 +4,8 @@
 #include "base/file.h"
 #include "base/parse.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,4 +84,30 @@ TEST_TIMEOUT(base_read_file_refuses_a_fifo_without_hanging, 10)
     size_t n;
     CHECK(vpt_read_file(path, 100, &data, &n) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "not a regular file");
+}
+
+static int returns_error_number(int e) { return e; }
+
+TEST(base_sys_try_names_call_place_and_errno)
+{
+    /* -1 with errno: the call as written, file:line, the errno's name. */
+    CHECK(VPT_SYS_TRY(close, -1) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "close(-1) failed at tests/test_base.c:");
+    CHECK_STR_CONTAINS(vpt_errmsg(), ": EBADF (Bad file descriptor)");
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    vpt_error_clear();
+    CHECK(VPT_SYS_TRY(close, fd) == 0);
+    CHECK(vpt_errmsg()[0] == '\0'); /* success leaves the message alone */
+    /* Calls that return the error number (posix_spawn, pthread_*). */
+    CHECK(VPT_ERRNO_TRY(returns_error_number, EAGAIN) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "returns_error_number(EAGAIN) failed at tests/test_base.c:");
+    CHECK_STR_CONTAINS(vpt_errmsg(), ": EAGAIN (Resource temporarily unavailable)");
+    CHECK(VPT_ERRNO_TRY(returns_error_number, 0) == 0);
+    errno = ENOENT;
+    CHECK(VPT_SYS_FAIL("open(x)") == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "open(x) failed at tests/test_base.c:");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "ENOENT (No such file or directory)");
+    char b[32];
+    CHECK_STR_CONTAINS(vpt_errno_name(99999, b, sizeof b), "error 99999");
 }

@@ -379,7 +379,7 @@ TEST(worker_result_row_needs_no_session)
 {
     VptScene *s = vpt_scene_builtin("bucky");
     REQUIRE(s);
-    VptRenderSettings rs = {64, 32, 3, 9, 12, 4};
+    VptRenderSettings rs = {64, 32, 3, 9, 12, 4, 1};
     VptParams P;
     vpt_params_init(&P, s, &rs);
     VptProvenance pv;

@@ -35,7 +35,7 @@ static VptConfig cfg(const char *text)
 }
 
 /* Small, non-square, few samples: fast, and a transposed index shows. */
-static const VptRenderSettings small = {72, 40, 4, 7, 0, -1};
+static const VptRenderSettings small = {72, 40, 4, 7, 0, -1, 1};
 
 static const char *const variants[] = {
     "naiveSK", "naiveSK,ppt=2", "naiveSK,ppt=4,block=128", "naiveMK", "naiveMK,ppt=2",
@@ -76,6 +76,47 @@ TEST_TIMEOUT(gpu_every_schedule_every_scene_passes_the_gate, 900)
         vpt_scene_destroy(s);
     }
     free(cs);
+    vpt_evaluator_destroy(e);
+}
+
+/* Tiling (thesis 4.1.2) renders the same paths: per schedule, the image of
+ * 3x3 and 7x7 tiles (7 does not divide 72 or 40) equals the untiled one up to
+ * the order of the per-pixel float sums, with identical counts. */
+TEST_TIMEOUT(gpu_tiled_render_equals_untiled, 300)
+{
+    VptEvaluator *e = open_or_skip(30);
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    static const char *const tiled[] = {"naiveSK", "regenerationSK-warp", "regenerationSK-block", "streamingSK",
+                                        "naiveMK", "streamingMK", "sortingSK,ppt=2"};
+    static const int tile_counts[] = {3, 7};
+    size_t npix = (size_t)small.width * small.height;
+    for (size_t i = 0; i < sizeof tiled / sizeof tiled[0]; i++) {
+        VptConfig c = cfg(tiled[i]);
+        REQUIRE(vpt_evaluator_set_scene(e, s, &small) == 0);
+        VptEvalResult r0, r1;
+        float *ref = vpt_evaluator_render(e, &c, &r0);
+        REQUIRE_MSG(ref && r0.status == VPT_STATUS_OK, "%s untiled: %s", tiled[i], r0.reason);
+        for (size_t t = 0; t < sizeof tile_counts / sizeof tile_counts[0]; t++) {
+            VptRenderSettings rs = small;
+            rs.tiles = tile_counts[t];
+            REQUIRE(vpt_evaluator_set_scene(e, s, &rs) == 0);
+            float *img = vpt_evaluator_render(e, &c, &r1);
+            REQUIRE_MSG(img && r1.status == VPT_STATUS_OK, "%s tiles=%d: %s", tiled[i], rs.tiles, r1.reason);
+            CHECK_MSG(r1.rays == r0.rays && r1.steps == r0.steps && r1.paths == r0.paths,
+                      "%s tiles=%d: counts differ", tiled[i], rs.tiles);
+            CHECK_MSG(r1.launches >= rs.tiles * rs.tiles, "%s tiles=%d: %d launches", tiled[i], rs.tiles, r1.launches);
+            double worst = 0;
+            for (size_t k = 0; k < 3 * npix; k++) {
+                double d = fabs((double)img[k] - ref[k]) / (fabs((double)ref[k]) + 1e-6);
+                if (d > worst) worst = d;
+            }
+            CHECK_MSG(worst < 1e-5, "%s tiles=%d: worst relative pixel difference %g", tiled[i], rs.tiles, worst);
+            free(img);
+        }
+        free(ref);
+    }
+    vpt_scene_destroy(s);
     vpt_evaluator_destroy(e);
 }
 
@@ -212,6 +253,11 @@ TEST_TIMEOUT(gpu_worker_renders_measures_and_probes, 300)
     unsigned long long steps = 0;
     REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
     CHECK(gs > 1.0 && steps > 0);
+    /* the ray mode crosses the pipe intact: camera tiles (2) are not bundles (1) */
+    double cam = 0;
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 2, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    CHECK_MSG(cam < gs, "camera tiles %.1f Gsteps/s, bundles %.1f", cam, gs);
+    CHECK(vpt_eval_worker_roofline(w, 3, &ts, &cam, &steps) != 0);
     CHECK_EQ_INT(vpt_eval_worker_restarts(w), 0);
     vpt_eval_worker_stop(w);
     vpt_scene_destroy(s);
@@ -223,13 +269,17 @@ TEST_TIMEOUT(gpu_roofline_probe_measures, 300)
     VptScene *s = vpt_scene_builtin("manix");
     REQUIRE(s && vpt_evaluator_set_scene(e, s, &small) == 0);
     VptTimingStats ts;
-    double rnd = 0, coh = 0;
+    double rnd = 0, coh = 0, cam = 0;
     unsigned long long steps;
     REQUIRE_MSG(vpt_evaluator_roofline(e, 0, &ts, &rnd, &steps) == 0, "%s", vpt_errmsg());
     REQUIRE_MSG(vpt_evaluator_roofline(e, 1, &ts, &coh, &steps) == 0, "%s", vpt_errmsg());
-    vpt_test_log("roofline: random %.1f Gsteps/s, coherent %.1f Gsteps/s", rnd, coh);
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 2, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    vpt_test_log("roofline: random %.1f, coherent bundle %.1f, camera tiles %.1f Gsteps/s", rnd, coh, cam);
     CHECK(rnd > 1.0);
-    CHECK(coh > rnd); /* broadcast fetches must beat scattered ones */
+    CHECK(coh > rnd); /* one-voxel bundles must beat scattered fetches */
+    CHECK(cam > rnd); /* so must coherent camera rays with their own distances */
+    CHECK(coh > cam); /* shared distances keep a warp closer together than independent ones */
+    CHECK(vpt_evaluator_roofline(e, 3, &ts, &cam, &steps) != 0);
     vpt_scene_destroy(s);
     vpt_evaluator_destroy(e);
 }

@@ -25,7 +25,7 @@ TEST_TIMEOUT(gpu_naive_matches_cpu_reference_statistically, 900)
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
         VptScene *s = vpt_scene_builtin(scenes[i]);
         REQUIRE(s);
-        VptRenderSettings rs = {48, 32, 256, 11, 0, -1};
+        VptRenderSettings rs = {48, 32, 256, 11, 0, -1, 1};
         REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", scenes[i], vpt_errmsg());
         const VptParams *P = vpt_evaluator_params(e);
         size_t n = (size_t)P->width * P->height * 3;

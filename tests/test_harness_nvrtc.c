@@ -139,6 +139,13 @@ TEST(harness_nvrtc_version)
     CHECK(sscanf(v, "%d.%d", &major, &minor) == 2);
     CHECK(major >= 12);
     CHECK_STR_CONTAINS(vpt_cccl_include_dir(), "/include/cccl");
+    /* The build line names the same release (it keys the cubin cache). */
+    char release[64];
+    snprintf(release, sizeof release, "release %s, V%s.", v, v);
+    CHECK_STR_CONTAINS(vpt_nvrtc_build(), release);
+    vpt_test_log("%s; CCCL %ld", vpt_nvrtc_build(), vpt_cccl_version(vpt_cccl_include_dir()));
+    CHECK(vpt_cccl_version(vpt_cccl_include_dir()) >= 2000000);
+    CHECK(vpt_cccl_version("/nonexistent") == -1);
 }
 
 TEST_TIMEOUT(harness_nvrtc_cub_sm90_and_sm80, 180)
@@ -448,6 +455,20 @@ TEST(harness_cubin_cache_key_inputs)
     b.source = "extern \"C\" __global__ void other() {}\n";
     REQUIRE(vpt_cubin_cache_key(&b, k2) == 0);
     CHECK(strcmp(k1, k2) != 0);
+
+    /* The same toolkit under another path is another key: -lineinfo puts
+     * the CCCL headers' paths into the cubin. */
+    char link[700], *saved = getenv("VPT_CUDA_HOME") ? strdup(getenv("VPT_CUDA_HOME")) : NULL;
+    snprintf(link, sizeof link, "%s/cuda-link", vpt_test_tmpdir());
+    REQUIRE(symlink(vpt_cuda_home(), link) == 0);
+    setenv("VPT_CUDA_HOME", link, 1);
+    REQUIRE(vpt_cubin_cache_key(&a, k2) == 0);
+    CHECK(strcmp(k1, k2) != 0);
+    if (saved) setenv("VPT_CUDA_HOME", saved, 1);
+    else unsetenv("VPT_CUDA_HOME");
+    free(saved);
+    REQUIRE(vpt_cubin_cache_key(&a, k2) == 0);
+    CHECK(strcmp(k1, k2) == 0);
 }
 
 TEST(harness_cubin_cache_directory_choice)

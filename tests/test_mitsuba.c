@@ -158,7 +158,7 @@ TEST(mitsuba_roundtrip_edited_scene)
     s->ior_outside = 1.0f;
     s->ggx_alpha = 0.37f;
     REQUIRE(vpt_scene_finalize(s) == 0);
-    VptRenderSettings r = {64, 48, 7, 0, 12, 3};
+    VptRenderSettings r = {64, 48, 7, 0, 12, 3, 0};
     VptMitsubaIntegrator in;
     VptScene *t = round_trip(s, "edited", &r, &in);
     s->width = 64; /* the workload written is the command's */
@@ -333,7 +333,7 @@ TEST(mitsuba_export_xml_values)
     VptScene *s = vpt_scene_builtin("manix");
     REQUIRE(s);
     char xml[512], vol[512];
-    VptRenderSettings r = {200, 100, 33, 0, 0, -1};
+    VptRenderSettings r = {200, 100, 33, 0, 0, -1, 0};
     REQUIRE_MSG(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "manix.xml"), &r) == 0, "%s", vpt_errmsg());
     Doc *d = read_doc(xml);
     CHECK_ATTR(d, "scene", NULL, NULL, "version", "3.0.0");
@@ -848,7 +848,7 @@ TEST(mitsuba_import_camera_forms_agree)
     snprintf(p, sizeof b - (size_t)(p - b), "%s%s", m, rest);
     VptScene *sa = load_text("a.xml", a, NULL), *sb = load_text("b.xml", b, NULL);
     REQUIRE(sa && sb);
-    VptRenderSettings r = {0, 0, 0, 1, 0, -1};
+    VptRenderSettings r = {0, 0, 0, 1, 0, -1, 0};
     VptParams pa, pb;
     vpt_params_init(&pa, sa, &r);
     vpt_params_init(&pb, sb, &r);

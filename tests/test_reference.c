@@ -75,7 +75,7 @@ static void image_free(Image *im)
 
 static Image render(const VptScene *s, int w, int h, int spp, uint32_t seed, int max_depth, int rr_depth, int threads)
 {
-    VptRenderSettings rs = {w, h, spp, seed, max_depth, rr_depth};
+    VptRenderSettings rs = {w, h, spp, seed, max_depth, rr_depth, 1};
     VptParams p;
     vpt_params_init(&p, s, &rs);
     Image im = {w, h, malloc((size_t)w * h * 3 * sizeof(float)), malloc((size_t)w * h * 3 * sizeof(float)),
@@ -271,7 +271,7 @@ TEST(reference_transmittance)
     Image im = render(s, W, H, SPP, 5u, 0, -1, 0);
     /* Every path is one extension, ending in escape or absorption. */
     CHECK_EQ_INT(im.st.counters.rays, im.st.counters.paths);
-    VptRenderSettings rs = {W, H, SPP, 5u, 0, -1};
+    VptRenderSettings rs = {W, H, SPP, 5u, 0, -1, 1};
     VptParams p;
     vpt_params_init(&p, s, &rs);
     const double sigma = (double)s->density_scale;
@@ -452,7 +452,7 @@ TEST(reference_max_depth)
 TEST(reference_render_rejects_bad_params)
 {
     VptScene *s = make_scene(4, DENS_HETERO, 255, 1.0f);
-    VptRenderSettings rs = {8, 8, 2, 1u, 0, -1};
+    VptRenderSettings rs = {8, 8, 2, 1u, 0, -1, 1};
     VptParams p;
     vpt_params_init(&p, s, &rs);
     float img[8 * 8 * 3];
@@ -495,7 +495,7 @@ TEST(reference_stats_line_and_progress)
     snprintf(path, sizeof path, "%s/stderr.txt", vpt_test_tmpdir());
     REQUIRE(freopen(path, "w", stderr));
     VptScene *s = make_scene(8, DENS_HETERO, 255, 40.0f); /* optically thick: slow enough for a report */
-    VptRenderSettings rs = {32, 32, 64, 1u, 0, -1};
+    VptRenderSettings rs = {32, 32, 64, 1u, 0, -1, 1};
     VptParams p;
     vpt_params_init(&p, s, &rs);
     float *img = malloc(32 * 32 * 3 * sizeof(float));

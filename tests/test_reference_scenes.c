@@ -14,7 +14,7 @@ TEST_TIMEOUT(reference_builtin_scenes_finite, 300)
     for (const char *const *name = vpt_scene_names(); *name; name++, n++) {
         VptScene *s = vpt_scene_builtin(*name);
         REQUIRE_MSG(s, "scene %s: %s", *name, vpt_errmsg());
-        VptRenderSettings rs = {48, 48, 2, 1u, 0, -1};
+        VptRenderSettings rs = {48, 48, 2, 1u, 0, -1, 1};
         VptParams p;
         vpt_params_init(&p, s, &rs);
         float *img = malloc(48 * 48 * 3 * sizeof(float)), *var = malloc(48 * 48 * 3 * sizeof(float));

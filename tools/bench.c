@@ -4,7 +4,8 @@
  *   bench --scene manix --configs FILE          one config per line
  *   bench --scene manix --config "streamingSK,block=128"
  *   bench --scene manix --roofline              the divergence-free step loop
- *   bench --scene-file scene.xml --config best  a Mitsuba scene (scenes/mitsuba_xml.h)
+ *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba_xml.h)
+ *   bench --precompile --arch sm_90 --configs FILE   fill the cubin cache, no GPU
  *
  * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
  * with provenance and all metrics; a summary table goes to stdout.
@@ -16,9 +17,13 @@
 #include "base/file.h"
 #include "base/parse.h"
 #include "codegen/config.h"
+#include "codegen/kernel_source.h"
+#include "harness/compile_pool.h"
+#include "harness/cubin_cache.h"
 #include "harness/eval_worker.h"
 #include "harness/evaluator.h"
 #include "harness/results.h"
+#include "harness/variant.h"
 #include "image/image.h"
 #include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
@@ -40,8 +45,11 @@ static void usage(FILE *fp)
             "             (--thesis | --configs FILE | --config STR)...\n"
             "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
             "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
+            "             [--tiles N (the image in NxN tiles, one launch each: thesis 4.1.2)]\n"
             "             [--timeout SEC] [--max-reps N] [--max-time SEC] [--target-ci FRACTION]\n"
             "             [--no-gate] [--cache DIR] [--jobs N] [--quiet]\n"
+            "       bench --precompile --arch sm_XY (--thesis | --configs FILE | --config STR)...\n"
+            "             [--roofline] [--cache DIR] [--jobs N]\n"
             "\n"
             "Measures each configuration on each scene (default: all built-in scenes with\n"
             "--thesis, else manix) at the scene's thesis workload (400x400, 100 spp) unless\n"
@@ -51,6 +59,17 @@ static void usage(FILE *fp)
             "<stem>-<8 hex digits of its content's hash>; its integrator's depths apply unless\n"
             "--max-depth or --rr are given. Exit status: 0 done (failed variants are results),\n"
             "1 error, 2 bad usage, 3 no CUDA GPU or driver.\n"
+            "\n"
+            "Every config to measure is handed to the compile pool at once, so compiles\n"
+            "run ahead of the GPU: --jobs N of them at a time, in N worker processes\n"
+            "(default $VPT_COMPILE_JOBS, else one per core but one; 1 compiles in-process).\n"
+            "--precompile opens no GPU: it compiles the configs (and the reference variant\n"
+            "the gate renders; the roofline probe with --roofline) for sm_XY into the cubin\n"
+            "cache (--cache, else $VPT_CACHE_DIR, else ~/.cache/vptune/cubin), prints one\n"
+            "line per kernel and the NVRTC build and CCCL the cache entries are keyed on.\n"
+            "Carried to a GPU machine with the same toolkit at the same path, the cache\n"
+            "makes its bench or tune compile nothing; run --precompile there again to\n"
+            "check: it then reports every kernel as cached.\n"
             "\nScenes:\n");
     vpt_scene_print_list(fp);
 }
@@ -86,6 +105,138 @@ static int read_configs(const char *path, VptConfig *out, int *n, int max)
     return 0;
 }
 
+/* "sm_90", "sm_100", "90" or "9.0" -> 9, 0. */
+static int parse_arch(const char *v, int *major, int *minor)
+{
+    const char *d = !strncmp(v, "sm_", 3) ? v + 3 : v;
+    int a, b;
+    char tail;
+    if (sscanf(d, "%d.%d%c", &a, &b, &tail) == 2 && a >= 3 && a <= 99 && b >= 0 && b <= 9) {
+        *major = a;
+        *minor = b;
+        return 0;
+    }
+    if (strspn(d, "0123456789") == strlen(d) && strlen(d) >= 2 && strlen(d) <= 3) {
+        int n = atoi(d);
+        *major = n / 10;
+        *minor = n % 10;
+        if (*major >= 3) return 0;
+    }
+    return vpt_fail("--arch: '%s' is not a GPU architecture (sm_XY, e.g. sm_90 for an H100, sm_80, sm_100)", v);
+}
+
+typedef struct {
+    char label[VPT_CONFIG_STR_MAX + 16];
+    VptKernelSource ks;
+    int ticket;
+} Precompile;
+
+/* bench --precompile: the kernels of configs (plus the reference variant,
+ * and the roofline probe when asked) for sm_<major><minor> into the cubin
+ * cache, through the compile pool; no GPU. */
+static int precompile(const VptConfig *configs, int nconfigs, int roofline, int major, int minor, const char *cache_dir,
+                      int jobs)
+{
+    VptCubinCache *cache = vpt_cubin_cache_open(cache_dir);
+    if (!cache) {
+        vpt_error_prefix("opening the cubin cache");
+        vpt_report_error(prog);
+        return 1;
+    }
+    const char *cccl = vpt_cccl_include_dir();
+    if (!cccl) {
+        vpt_report_error(prog);
+        vpt_cubin_cache_close(cache);
+        return 1;
+    }
+    Precompile *k = vpt_calloc((size_t)nconfigs + 2, sizeof *k);
+    VptCompilePool *pool = k ? vpt_compile_pool_create(cache, jobs) : NULL;
+    if (!pool) {
+        vpt_report_error(prog);
+        free(k);
+        vpt_cubin_cache_close(cache);
+        return 1;
+    }
+    int jobs_now = vpt_compile_pool_threads(pool);
+    printf("precompiling for sm_%d%d into %s: %d compile%s at a time%s\n", major, minor, vpt_cubin_cache_dir(cache),
+           jobs_now, jobs_now > 1 ? "s" : "", vpt_compile_pool_uses_processes(pool) ? " in worker processes" : "");
+    printf("cache key: %s, CCCL %ld at %s\n", vpt_nvrtc_build(), vpt_cccl_version(cccl), cccl);
+    fflush(stdout);
+    double t0 = vpt_wire_now();
+    /* The reference variant first (every GPU session compiles it), then the
+     * configs in order, each once; rule breakers have no kernel. */
+    int n = 0, rules = 0;
+    VptConfig ref = vpt_config_default();
+    for (int i = -1; i < nconfigs; i++) {
+        const VptConfig *c = i < 0 ? &ref : &configs[i];
+        int dup = i >= 0 && vpt_config_equal(c, &ref);
+        for (int j = 0; j < i && !dup; j++) dup = vpt_config_equal(c, &configs[j]);
+        if (dup) continue;
+        char canon[VPT_CONFIG_STR_MAX];
+        vpt_config_format(c, canon, sizeof canon);
+        if (vpt_kernel_source_build(c, &k[n].ks)) {
+            printf("  %-9s %9s  %s\n    %s\n", "skipped", "", canon, vpt_errmsg());
+            rules++;
+            continue;
+        }
+        snprintf(k[n].label, sizeof k[n].label, "%s%s", canon, i < 0 ? " (reference)" : "");
+        n++;
+    }
+    if (roofline) {
+        if (vpt_kernel_source_build_roofline(256, &k[n].ks)) {
+            vpt_report_error(prog);
+        } else {
+            snprintf(k[n].label, sizeof k[n].label, "roofline probe");
+            n++;
+        }
+    }
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        VptCompileRequest req = vpt_compile_request_of(&k[i].ks, major, minor);
+        if ((k[i].ticket = vpt_compile_pool_submit(pool, &req)) < 0) {
+            vpt_report_error(prog);
+            rc = 1;
+            n = i;
+            break;
+        }
+    }
+    int compiled = 0, cached = 0, failed = 0;
+    double nvrtc_s = 0;
+    for (int i = 0; i < n; i++) {
+        VptCompileResult r;
+        if (vpt_compile_pool_wait(pool, k[i].ticket, &r)) {
+            failed++;
+            printf("  %-9s %7.2f s  %s\n    %s\n", "FAILED", r.seconds, k[i].label, vpt_errmsg());
+        } else if (r.from_cache) {
+            cached++;
+            printf("  %-9s %7.2f s  %s\n", "cached", r.seconds, k[i].label);
+        } else {
+            compiled++;
+            nvrtc_s += r.seconds;
+            printf("  %-9s %7.2f s  %s\n", "compiled", r.seconds, k[i].label);
+        }
+        fflush(stdout);
+        vpt_compile_result_free(&r);
+    }
+    double wall = vpt_wire_now() - t0;
+    char skipped[64] = "";
+    if (rules) snprintf(skipped, sizeof skipped, " (%d config%s a rule: no kernel)", rules, rules > 1 ? "s break" : " breaks");
+    printf("%d kernels for sm_%d%d: %d compiled, %d already cached, %d failed to compile%s; "
+           "%.1f s of NVRTC time in %.1f s\n",
+           n, major, minor, compiled, cached, failed, skipped, nvrtc_s, wall);
+    VptCubinCacheStats st;
+    vpt_cubin_cache_stats(cache, &st);
+    if (st.write_errors) {
+        fprintf(stderr, "%s: error: %llu cache entries could not be written\n", prog, (unsigned long long)st.write_errors);
+        rc = 1;
+    }
+    vpt_compile_pool_destroy(pool);
+    for (int i = 0; i < nconfigs + 2; i++) vpt_kernel_source_free(&k[i].ks);
+    free(k);
+    vpt_cubin_cache_close(cache);
+    return rc;
+}
+
 static void print_row(const VptEvalResult *r)
 {
     if (r->status == VPT_STATUS_OK)
@@ -101,12 +252,12 @@ static void print_row(const VptEvalResult *r)
 int main(int argc, char **argv)
 {
     const char *scenes[MAX_SCENES];
-    int nscenes = 0, thesis = 0, roofline = 0, quiet = 0;
+    int nscenes = 0, thesis = 0, roofline = 0, quiet = 0, precompile_only = 0, arch_major = 0, arch_minor = 0;
     const char *volume = NULL, *out_path = NULL, *cache = NULL, *scene_file = NULL;
     int has_max_depth = 0, has_rr = 0;
     static VptConfig configs[MAX_CONFIGS];
     int nconfigs = 0;
-    VptRenderSettings rs = {0, 0, 0, 1, 0, -1};
+    VptRenderSettings rs = {0, 0, 0, 1, 0, -1, 1};
     VptEvaluatorOptions eo = vpt_evaluator_options_default();
 
     for (int i = 1; i < argc; i++) {
@@ -140,6 +291,11 @@ int main(int argc, char **argv)
             thesis = 1;
         } else if (!strcmp(a, "--roofline")) {
             roofline = 1;
+        } else if (!strcmp(a, "--precompile")) {
+            precompile_only = 1;
+        } else if (!strcmp(a, "--arch")) {
+            NEED_VALUE();
+            if (parse_arch(v, &arch_major, &arch_minor)) goto usage_error;
         } else if (!strcmp(a, "--configs")) {
             NEED_VALUE();
             if (read_configs(v, configs, &nconfigs, MAX_CONFIGS)) goto usage_error;
@@ -169,6 +325,9 @@ int main(int argc, char **argv)
             NEED_VALUE();
             if (vpt_parse_int(v, -1, 1 << 20, "--rr", &rs.rr_depth)) goto usage_error;
             has_rr = 1;
+        } else if (!strcmp(a, "--tiles")) {
+            NEED_VALUE();
+            if (vpt_parse_int(v, 1, VPT_MAX_TILES, "--tiles", &rs.tiles)) goto usage_error;
         } else if (!strcmp(a, "-o")) {
             NEED_VALUE();
             out_path = v;
@@ -202,6 +361,25 @@ int main(int argc, char **argv)
 #undef NEED_VALUE
     }
     if (thesis) nconfigs += vpt_config_thesis_set(configs + nconfigs, MAX_CONFIGS - nconfigs);
+    if (arch_major && !precompile_only) {
+        fprintf(stderr, "%s: error: --arch is for --precompile (a measurement compiles for its GPU)\n", prog);
+        return 2;
+    }
+    if (precompile_only) {
+        if (!arch_major) {
+            fprintf(stderr, "%s: error: --precompile needs --arch sm_XY (no GPU is opened to ask)\n", prog);
+            return 2;
+        }
+        if (nconfigs == 0 && !roofline) {
+            fprintf(stderr, "%s: error: nothing to precompile: give --thesis, --configs FILE, --config STR or --roofline\n",
+                    prog);
+            return 2;
+        }
+        if (nscenes || volume || scene_file || out_path)
+            fprintf(stderr, "%s: note: --precompile measures nothing: --scene, --volume, --scene-file and -o are ignored "
+                            "(kernels do not depend on the scene)\n", prog);
+        return precompile(configs, nconfigs, roofline, arch_major, arch_minor, cache, eo.compile_threads);
+    }
     if (nconfigs == 0 && !roofline) {
         fprintf(stderr, "%s: error: nothing to measure: give --thesis, --configs FILE, --config STR or --roofline\n", prog);
         return 2;
@@ -318,7 +496,9 @@ int main(int argc, char **argv)
         const VptParams *P = vpt_eval_worker_params(ev);
         printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
         if (roofline) {
-            for (int coh = 0; coh <= 1; coh++) {
+            /* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
+            static const char *const rays_names[] = {"random", "coherent", "camera"};
+            for (int coh = 0; coh <= 2; coh++) {
                 VptTimingStats ts;
                 double gs;
                 unsigned long long steps;
@@ -327,7 +507,7 @@ int main(int argc, char **argv)
                     rc = 1;
                     break;
                 }
-                printf("  roofline %-9s %9.3f ms %7.2f Gsteps/s\n", coh ? "coherent" : "random", ts.median, gs);
+                printf("  roofline %-9s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh], ts.median, gs);
                 json_t *row = vpt_provenance_json(pv);
                 char when[64];
                 vpt_iso8601_now(when, sizeof when);
@@ -335,8 +515,8 @@ int main(int argc, char **argv)
                 json_object_set_new(row, "schema", json_string("vptune.result/1"));
                 json_object_set_new(row, "time", json_string(when));
                 json_object_set_new(row, "scene", json_string(sc->name));
-                json_object_set_new(row, "workload", vpt_workload_json(P, rs.max_depth, rs.rr_depth));
-                json_object_set_new(row, "rays", json_string(coh ? "coherent" : "random"));
+                json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
+                json_object_set_new(row, "rays", json_string(rays_names[coh]));
                 json_object_set_new(row, "metrics",
                                     json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", ts.median, "time_ms_ci95",
                                               ts.ci95_half, "time_ms_spread", ts.rel_spread, "reps", ts.n, "steps",

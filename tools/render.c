@@ -53,6 +53,7 @@ typedef struct {
     int width, height, spp;       /* 0: the scene's workload */
     uint32_t seed;
     int max_depth, rr_depth;
+    int tiles;                    /* GPU: NxN tiles, one launch each (0: none) */
     int threads;                  /* 0: all cores */
     int quiet;
     VptVolumeLoadOptions load;
@@ -96,6 +97,7 @@ static void usage(FILE *fp)
             "                      scene file's)\n"
             "  --rr DEPTH          Russian roulette from this depth; -1: off (default, or the scene\n"
             "                      file's)\n"
+            "  --tiles N           GPU: render in NxN image tiles, one launch each (thesis 4.1.2)\n"
             "  --threads T         CPU threads (default: all cores)\n"
             "  --quiet             no progress line and no summary\n"
             "  -h, --help          this text\n"
@@ -190,7 +192,7 @@ static int parse_args(int argc, char **argv, Options *o)
             continue;
         }
         static const char *const with_value[] = {"--scene", "--volume", "-o", "--output", "--width", "--height",
-                                                 "--spp", "--seed", "--max-depth", "--rr", "--threads", "--dims",
+                                                 "--spp", "--seed", "--max-depth", "--rr", "--tiles", "--threads", "--dims",
                                                  "--type", "--downsample", "--transfer", "--like", "--config",
                                                  "--scene-file", "--export-mitsuba", NULL};
         int known = 0;
@@ -230,6 +232,8 @@ static int parse_args(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "--rr")) {
             if (vpt_parse_int(val, -1, 1 << 20, "--rr", &o->rr_depth)) return -1;
             o->has_rr = 1;
+        } else if (!strcmp(a, "--tiles")) {
+            if (vpt_parse_int(val, 1, VPT_MAX_TILES, "--tiles", &o->tiles)) return -1;
         } else if (!strcmp(a, "--threads")) {
             if (vpt_parse_int(val, 1, 1024, "--threads", &o->threads)) return -1;
         } else if (!strcmp(a, "--dims")) {
@@ -303,7 +307,7 @@ static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st, int 
         return -1;
     }
     VptRenderSettings rs = {job->opt->width, job->opt->height, job->opt->spp, job->opt->seed, job->opt->max_depth,
-                            job->opt->rr_depth};
+                            job->opt->rr_depth, job->opt->tiles};
     int rc = -1;
     VptConfig kernel = job->opt->kernel;
     if (job->opt->config && !strcmp(job->opt->config, "best")) {
@@ -401,7 +405,7 @@ int main(int argc, char **argv)
         vpt_report_error(prog);
         return EXIT_RUNTIME;
     }
-    VptRenderSettings rs = {o.width, o.height, o.spp, o.seed, o.max_depth, o.rr_depth};
+    VptRenderSettings rs = {o.width, o.height, o.spp, o.seed, o.max_depth, o.rr_depth, o.tiles};
     if (o.export_mitsuba) {
         if (vpt_scene_export_mitsuba(s, o.export_mitsuba, &rs)) {
             vpt_report_error(prog);

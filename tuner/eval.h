@@ -113,9 +113,11 @@ int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTunePr
  * parse, and a config recorded twice at one fidelity keeps its first row.
  * Asking for a config the recording lacks is an error (-1).
  *
- * The simulated clock: what the real tuner's wall clock would read. The real
- * harness (harness/evaluator.h) compiles in a pool of threads, one per core,
- * fed in order by the strategies' prefetch hints, while the GPU measures one
+ * The simulated clock: what the real tuner's wall clock would read. The
+ * harness that made the recordings (harness/evaluator.h) compiled in a pool
+ * of threads, one per core, in one process (the pool now compiles in worker
+ * processes, harness/compile_pool.h, which the PARALLEL model below
+ * describes), fed in order by the strategies' prefetch hints, while the GPU measures one
  * config after another; an evaluation waits for its own compile (queued at
  * the end when no hint announced it), then measures. The replay simulates
  * that: a pool of `threads` compile threads (VPT_REPLAY_COMPILE_THREADS: the
