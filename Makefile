@@ -27,10 +27,11 @@ CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -MMD -MP -pthread \
             -ffp-contract=off $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
-# libpng, jansson, libcrypto and zlib are linked statically: the binaries then
-# need only glibc, NVRTC and (at run time, through dlopen) the CUDA driver, so
-# the ones built here also run on a GPU machine that has no -dev packages.
-LDLIBS   += -Wl,-Bstatic -lpng16 -ljansson -lcrypto -lz -Wl,-Bdynamic -lnvrtc -ldl -lm
+# libpng, jansson, expat, libcrypto and zlib are linked statically: the
+# binaries then need only glibc, NVRTC and (at run time, through dlopen) the
+# CUDA driver, so the ones built here also run on a GPU machine that has no
+# -dev packages.
+LDLIBS   += -Wl,-Bstatic -lpng16 -ljansson -lexpat -lcrypto -lz -Wl,-Bdynamic -lnvrtc -ldl -lm
 
 LIB_SRCS  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded.o $(BUILD)/obj/gen/version.o

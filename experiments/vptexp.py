@@ -633,7 +633,8 @@ def best_configs(rows, scenes=None, workload_filter=None):
 
 
 def gpu_dirs(results_dir):
-    """GPU folders under results/ holding at least one .jsonl file."""
+    """GPU folders under results/ holding at least one .jsonl file (CPU
+    machines' folders, results/cpu-*/, are not GPU folders)."""
     out = []
     try:
         names = sorted(os.listdir(results_dir))
@@ -641,6 +642,8 @@ def gpu_dirs(results_dir):
         return out
     for n in names:
         d = os.path.join(results_dir, n)
+        if n.startswith("cpu-"):
+            continue
         if os.path.isdir(d) and any(f.endswith(".jsonl") for f in os.listdir(d)):
             out.append(n)
     return out

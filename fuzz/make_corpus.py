@@ -310,6 +310,143 @@ def experiment_spec_seeds(spec_dir):
     return s
 
 
+MTS3_SCENE = b"""<?xml version="1.0" encoding="utf-8"?>
+<!-- as the export of bin/render writes it -->
+<scene version="3.0.0">
+    <default name="spp" value="100"/>
+    <default name="resx" value="400"/>
+    <default name="resy" value="400"/>
+    <integrator type="volpath">
+        <integer name="max_depth" value="-1"/>
+        <integer name="rr_depth" value="1073741824"/>
+    </integrator>
+    <sensor type="perspective">
+        <string name="fov_axis" value="x"/>
+        <float name="fov" value="0.7"/>
+        <float name="near_clip" value="0.01"/>
+        <float name="far_clip" value="10000"/>
+        <transform name="to_world">
+            <lookat origin="0, 0, 100" target="0, 0, 0" up="0, 1, 0"/>
+        </transform>
+        <sampler type="independent">
+            <integer name="sample_count" value="$spp"/>
+        </sampler>
+        <film type="hdrfilm">
+            <integer name="width" value="$resx"/>
+            <integer name="height" value="$resy"/>
+            <string name="pixel_format" value="rgb"/>
+            <string name="component_format" value="float32"/>
+            <rfilter type="box"/>
+        </film>
+    </sensor>
+    <emitter type="constant">
+        <rgb name="radiance" value="1, 1, 1"/>
+    </emitter>
+    <medium type="heterogeneous" id="medium">
+        <volume name="sigma_t" type="gridvolume">
+            <string name="filename" value="bucky_density.vol"/>
+            <transform name="to_world">
+                <scale value="1, 1, 1"/>
+                <translate value="-0.5, -0.5, -0.5"/>
+            </transform>
+        </volume>
+        <float name="scale" value="40"/>
+        <volume name="albedo" type="gridvolume">
+            <string name="filename" value="bucky_albedo.vol"/>
+            <transform name="to_world">
+                <matrix value="1 0 0 -0.5  0 1 0 -0.5  0 0 1 -0.5  0 0 0 1"/>
+            </transform>
+        </volume>
+        <phase type="hg"><float name="g" value="0.3"/></phase>
+        <boolean name="sample_emitters" value="false"/>
+    </medium>
+    <shape type="cube">
+        <transform name="to_world">
+            <scale value="0.5, 0.5, 0.5"/>
+            <translate value="0, 0, 0"/>
+        </transform>
+        <bsdf type="roughdielectric">
+            <string name="distribution" value="ggx"/>
+            <float name="alpha" value="0.1"/>
+            <float name="int_ior" value="1.05"/>
+            <float name="ext_ior" value="1.01"/>
+            <boolean name="sample_visible" value="true"/>
+        </bsdf>
+        <ref name="interior" id="medium"/>
+    </shape>
+</scene>
+"""
+
+THESIS_SCENE = b"""<?xml version='1.0' encoding='utf-8'?>
+<scene version="0.5.0">
+	<integrator type="volpath">
+		<integer name="maxDepth" value="10000000"/>
+		<integer name="rrDepth" value="1000000"/>
+	</integrator>
+	<sensor type="perspective" id="main">
+		<float name="nearClip" value="1"/>
+		<float name="farClip" value="100.0"/>
+		<float name="fov" value="0.7"/>
+		<transform name="toWorld">
+			<lookat target="0.0, 0.0, 0.0" origin="0.0, 0.0, 100" up="0, 1, 0"/>
+		</transform>
+		<sampler type="independent"><integer name="sampleCount" value="100"/></sampler>
+		<film type="hdrfilm">
+			<integer name="height" value="400"/><integer name="width" value="400"/>
+			<rfilter type="box" /><boolean name="banner" value="false"/>
+		</film>
+	</sensor>
+	<emitter type="constant" id="Env"><spectrum name="radiance" value="1"/></emitter>
+	<medium type="heterogeneous" id="Printout">
+		<string name="method" value="woodcock"/>
+		<volume name="density" type="gridvolume"><string name="filename" value="density.vol"/></volume>
+		<float name="scale" value="100" />
+		<volume name="albedo" type="gridvolume"><string name="filename" value="albedo.vol"/></volume>
+		<phase type="hg"><float name="g" value="0.0" /></phase>
+	</medium>
+	<bsdf type="roughdielectric" id="Capsule">
+		<string name="distribution" value="ggx"/>
+		<float name="alpha" value="0.1"/>
+		<float name="extIOR" value="1.01"/>
+		<float name="intIOR" value="1.05"/>
+		<boolean name="sampleVisible" value="true" />
+	</bsdf>
+	<shape type="obj">
+		<string name="filename" value="bounds.obj"/>
+		<ref id="Capsule"/>
+		<ref name="interior" id="Printout"/>
+	</shape>
+</scene>
+"""
+
+
+def mitsuba_xml_seeds():
+    """Scene files for vpt_mitsuba_parse: the export's form, the thesis'
+    Mitsuba 0.5 form, variations, and errors near different checks."""
+    s = {}
+    s["export_v3"] = MTS3_SCENE
+    s["thesis_v05"] = THESIS_SCENE
+    a0 = MTS3_SCENE.index(b'        <volume name="albedo"')
+    a1 = MTS3_SCENE.index(b"</volume>", a0) + len(b"</volume>")
+    b0 = MTS3_SCENE.index(b"        <bsdf")
+    b1 = MTS3_SCENE.index(b"</bsdf>", b0) + len(b"</bsdf>")
+    s["smooth_const_albedo"] = (MTS3_SCENE[:a0] + b'        <rgb name="albedo" value="0.5, 0.25, 1"/>' +
+                                MTS3_SCENE[a1:b0] + b'        <bsdf type="dielectric"/>' + MTS3_SCENE[b1:])
+    s["null_bsdf"] = MTS3_SCENE[:b0] + b'        <bsdf type="null"/>' + MTS3_SCENE[b1:]
+    s["fov_y_obj"] = MTS3_SCENE.replace(b'value="x"', b'value="y"').replace(
+        b'<shape type="cube">', b'<shape type="obj"><string name="filename" value="b.obj"/>')
+    s["bad_malformed"] = MTS3_SCENE[:900]
+    s["bad_doctype"] = b'<!DOCTYPE scene [<!ENTITY x "y">]><scene version="3.0.0">&x;</scene>'
+    s["bad_plugin"] = MTS3_SCENE.replace(b'<bsdf type="roughdielectric">', b'<bsdf type="plastic">')
+    s["bad_property"] = MTS3_SCENE.replace(b'<float name="alpha"', b'<float name="alphax"')
+    s["bad_param"] = MTS3_SCENE.replace(b"$spp", b"$samples")
+    s["bad_no_bsdf"] = MTS3_SCENE[:b0] + MTS3_SCENE[b1:]
+    s["bad_camel_case_v3"] = THESIS_SCENE.replace(b'version="0.5.0"', b'version="3.0.0"')
+    s["bad_gaussian"] = MTS3_SCENE.replace(b'<rfilter type="box"/>', b'<rfilter type="gaussian"/>')
+    s["bad_version"] = MTS3_SCENE.replace(b'version="3.0.0"', b'version="1.0"')
+    return s
+
+
 def write(root, target, seeds):
     d = os.path.join(root, target)
     shutil.rmtree(d, ignore_errors=True)
@@ -328,6 +465,7 @@ def main():
     write(root, "config", config_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
+    write(root, "mitsuba_xml", mitsuba_xml_seeds())
     here = os.path.dirname(os.path.abspath(__file__))
     bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
     write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))

@@ -13,11 +13,15 @@ Checks, each printed as PASS or FAIL with the reason:
     fastest Mrays/s at the thesis workload and the roofline Gsteps/s with
     random and coherent rays, on the scene's line of the key-numbers table;
     the abstract's slowest and fastest scene rates; the GPU name and driver;
-  - every number of report/thesis_tables.json appears in the PDF's text.
+  - every number of report/thesis_tables.json appears in the PDF's text;
+  - each experiments/mitsuba run (results/<gpu>/mitsuba.jsonl and
+    results/cpu-*/mitsuba.jsonl) shows its scene's Mitsuba and vptune times
+    and their ratio on one line of the Mitsuba table.
 Ends with "N passed, N failed"; exits 1 if any check failed.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -71,21 +75,31 @@ def tex_files(report_dir, main):
     return order, missing
 
 
+def rows_of_file(path):
+    rows = []
+    with open(path, "rb") as f:
+        data = f.read()
+    for raw in data.split(b"\n")[:-1]:   # a last line without newline is incomplete
+        try:
+            r = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(r, dict):
+            rows.append(r)
+    return rows
+
+
 def rows_of(results_dir):
     rows = []
     for fn in sorted(os.listdir(results_dir)):
-        if not fn.endswith(".jsonl"):
-            continue
-        with open(os.path.join(results_dir, fn), "rb") as f:
-            data = f.read()
-        for raw in data.split(b"\n")[:-1]:   # a last line without newline is incomplete
-            try:
-                r = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(r, dict):
-                rows.append(r)
+        if fn.endswith(".jsonl"):
+            rows.extend(rows_of_file(os.path.join(results_dir, fn)))
     return rows
+
+
+def f_sec(x):
+    """As report/generate.py formats a render time."""
+    return "%.1f ms" % (1e3 * x) if x < 1.0 else "%.2f s" % x
 
 
 def newest(rows, key):
@@ -200,6 +214,22 @@ def main(argv):
         flat = norm(text)
         c.check(g.get("name", "?") in flat, "GPU name '%s' in the PDF" % g.get("name"))
         c.check(str(g.get("driver", "?")) in flat, "driver '%s' in the PDF" % g.get("driver"))
+
+    # -- experiments/mitsuba: each run's times and ratio on its scene's line
+    for path in sorted(glob.glob(os.path.join(root, "results", "*", "mitsuba.jsonl"))):
+        folder = os.path.basename(os.path.dirname(path))
+        if folder != gpu and not folder.startswith("cpu-"):
+            continue
+        mrows = newest([r for r in rows_of_file(path) if r.get("kind") == "mitsuba_compare"],
+                       lambda r: (r.get("scene"), r.get("control")))
+        for (scene, control), r in sorted(mrows.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+            if r.get("status") != "ok" or control:
+                continue
+            tm, tv = r["mitsuba"]["time"]["median_s"], r["vptune"]["time"]["median_s"]
+            want = [f_sec(tm), f_sec(tv), "%.1f" % (tm / tv)]
+            hit = [ln for ln in lines if ln.strip().startswith(scene + " ") and all(w in ln for w in want)]
+            c.check(bool(hit), "Mitsuba run of %s (%s) in the PDF: %s" % (scene, folder, ", ".join(want)),
+                    "no line of the PDF text starts with '%s' and holds them all" % scene)
 
     # -- the thesis' numbers
     with open(os.path.join(rdir, "thesis_tables.json"), encoding="utf-8") as f:

@@ -9,6 +9,10 @@ Reads
   experiments/*.spec           what each experiment measures, at which workload
   report/thesis_tables.json    the thesis' published numbers (transcribed)
   docs/images/<scene>.png      rendered scenes (a marked placeholder if absent)
+  results/<gpu>/mitsuba.jsonl, results/cpu-*/mitsuba.jsonl
+                               experiments/mitsuba: Mitsuba 3 beside vptune, on
+                               the report's GPU and on CPU machines (rows of
+                               table 6.1 and the Mitsuba table, when present)
 and writes into report/generated/ (gitignored):
   macros.tex                   every number the prose uses, as \\newcommand
   *.tex                        tables, figure environments, generated prose
@@ -80,6 +84,11 @@ def f_ratio(x):
 
 def f_time(x):
     return "%.3f" % x
+
+
+def f_sec(x):
+    """A render time: milliseconds below a second."""
+    return "%.1f ms" % (1e3 * x) if x < 1.0 else "%.2f s" % x
 
 
 def tex(s):
@@ -275,6 +284,49 @@ def gp_header(name, w="6.5in", h="3.2in"):
             "set datafile separator '\\t'\nset key noautotitle\nset grid ytics lc rgb '#dddddd'\n" % (w, h, name))
 
 
+# ------------------------------------------------------------ Mitsuba 3
+
+class MitsubaRuns:
+    """experiments/mitsuba's rows: results/<gpu>/mitsuba.jsonl (the
+    report's GPU) and results/cpu-*/mitsuba.jsonl (CPU machines). For each
+    (folder, scene, control) the newest row counts."""
+
+    def __init__(self, results_dir, gpu):
+        self.folders = []
+        for d in [gpu] + sorted(n for n in os.listdir(results_dir) if n.startswith("cpu-")):
+            path = os.path.join(results_dir, d, "mitsuba.jsonl")
+            if not os.path.exists(path):
+                continue
+            rows = [r for r in vx.read_rows(path) if r.get("kind") == "mitsuba_compare"]
+            newest = vx.newest_by(rows, lambda r: (r.get("scene"), r.get("control")))
+            if newest:
+                self.folders.append((d, newest))
+
+    def row(self, folder, scene, control=None):
+        for d, newest in self.folders:
+            if d == folder:
+                r = newest.get((scene, control))
+                return r if r is not None and r.get("status") == "ok" else None
+        return None
+
+    def any_ok(self):
+        return any(r.get("status") == "ok" for _, n in self.folders for r in n.values())
+
+    def machine(self, folder):
+        """'NVIDIA H100 80GB HBM3' or 'AMD EPYC, 2 threads' from a folder's rows."""
+        for d, newest in self.folders:
+            if d != folder:
+                continue
+            for r in sorted(newest.values(), key=vx.row_time, reverse=True):
+                if r.get("status") != "ok":
+                    continue
+                if isinstance(r.get("gpu"), dict) and r["gpu"].get("name"):
+                    return r["gpu"]["name"]
+                cpu = r.get("machine", {}).get("cpu", {})
+                return "%s, %s threads" % (cpu.get("model", "?"), cpu.get("threads", "?"))
+        return folder
+
+
 # ------------------------------------------------------------ report pieces
 
 class Report:
@@ -284,6 +336,7 @@ class Report:
         with open(os.path.join(HERE, "thesis_tables.json"), encoding="utf-8") as f:
             self.thesis = json.load(f)
         self.pool = Pool(os.path.join(root, "results"), gpu)
+        self.mitsuba = MitsubaRuns(os.path.join(root, "results"), gpu)
         self.gpu = gpu
         self.out = Out(out)
         self.roof_spec = self.specs.get("roofline")
@@ -502,6 +555,9 @@ class Report:
             if any("tiles" in c for c in T["columns"]):
                 self.out.write(fname, self.tiling_table(tid, T, spec))
                 continue
+            if tid == "6.1":
+                extra, note = self.mitsuba_rows_61()
+                T = dict(T, rows=list(T["rows"]) + extra, mitsuba_note=note)
             text, info = self.thesis_table(tid, T, spec)
             self.out.write(fname, text)
             summary[tid] = info
@@ -514,6 +570,13 @@ class Report:
             return None, None
         if ours == "cpu":
             return self.pool.cpu_ref(scene), "cpu"
+        if ours.startswith("mitsuba:"):
+            _, folder, side = ours.split(":")
+            r = self.mitsuba.row(folder, scene)
+            if r is None:
+                return None, ours
+            v = r.get(side, {}).get("mrays_per_s")
+            return {"status": "ok", "metrics": {"mrays_per_s": v}, "_file": ""}, ours
         canon = vx.canonical(ours)
         wk = vx.workload_key(dict(vx.base_workload(spec, scene), **workload))
         return self.pool.result(scene, canon, wk), canon
@@ -591,7 +654,7 @@ class Report:
         for i, R in enumerate(T["rows"]):
             for c in cols:
                 row, canon = self.lookup(R["ours"], c["scene"], spec)
-                if row is not None:
+                if row is not None and row["_file"]:
                     sources.add(os.path.basename(row["_file"]))
                 tv = R["values"].get(c["key"])
                 ov = self.our_value(row, c["quantity"])
@@ -601,10 +664,13 @@ class Report:
         for c in cols:
             if c["quantity"] != "mrays_per_s":
                 continue
+            def ours_gpu(i):  # vptune's GPU schedules only: not the CPU, not Mitsuba
+                o = T["rows"][i]["ours"]
+                return o != "cpu" and not (o or "").startswith("mitsuba:")
             tvals = [(cells[(i, c["key"])][0], i) for i in range(len(T["rows"]))
-                     if cells[(i, c["key"])][0] is not None and T["rows"][i]["ours"] != "cpu"]
+                     if cells[(i, c["key"])][0] is not None and ours_gpu(i)]
             ovals = [(cells[(i, c["key"])][2], i) for i in range(len(T["rows"]))
-                     if cells[(i, c["key"])][2] is not None and T["rows"][i]["ours"] != "cpu"]
+                     if cells[(i, c["key"])][2] is not None and ours_gpu(i)]
             if tvals:
                 best_t[c["key"]] = max(tvals)[1]
             if ovals:
@@ -652,6 +718,8 @@ class Report:
             caption += " n/a: not measured yet."
         if T.get("notes"):
             caption += " " + " ".join(tex(n) for n in T["notes"])
+        if T.get("mitsuba_note"):
+            caption += " " + T["mitsuba_note"]
         lines.append("\\begin{table}[tbp]\\centering\\small")
         lines.append("\\caption{%s}\\label{tab:t%s}" % (caption, tid.replace(".", "")))
         if single_scene and len(cols) > 1:
@@ -698,6 +766,8 @@ class Report:
             return "--"
         if ours == "cpu":
             return "CPU reference"
+        if ours.startswith("mitsuba:"):
+            return "\\footnotesize " + tt("experiments/mitsuba")
         d = vx.describe_config(vx.canonical(ours))
         return "\\footnotesize " + tt(d)
 
@@ -719,6 +789,85 @@ class Report:
         lines.append("vptune & \\multicolumn{%d}{c}{\\emph{not implemented yet: no numbers}} \\\\" % len(cols))
         lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
         return "\n".join(lines) + "\n"
+
+    # -- Mitsuba 3
+
+    def mitsuba_rows_61(self):
+        """Rows for table 6.1 from experiments/mitsuba (none without
+        results), and a caption sentence."""
+        rows, files = [], []
+        for folder, newest in self.mitsuba.folders:
+            oks = [r for (sc, ctl), r in newest.items() if ctl is None and r.get("status") == "ok"]
+            if not oks:
+                continue
+            files.append(tt("results/%s/mitsuba.jsonl" % folder))
+            variant = oks[0].get("mitsuba", {}).get("variant", "?")
+            where = self.mitsuba.machine(folder)
+            rows.append({"method": "Mitsuba 3 (%s) on %s" % (variant, where), "ours": "mitsuba:%s:mitsuba" % folder,
+                         "values": {}})
+            if oks[0].get("vptune", {}).get("backend") == "cpu":
+                rows.append({"method": "vptune CPU reference on %s" % where, "ours": "mitsuba:%s:vptune" % folder,
+                             "values": {}})
+        if not rows:
+            return [], ""
+        note = ("Mitsuba 3 rows: %s (experiments/mitsuba; Table~\\ref{tab:mitsuba} gives their workloads and "
+                "whether the images agree); Mitsuba counts no path extensions, so its Mrays/s is vptune's "
+                "extension count of the same workload over Mitsuba's render time." % ", ".join(files))
+        return rows, note
+
+    def mitsuba_table(self):
+        """Table tab:mitsuba: every experiments/mitsuba row, per machine."""
+        label, cap = "tab:mitsuba", "Mitsuba 3 beside vptune on the same scenes (experiments/mitsuba)"
+        if not self.mitsuba.any_ok():
+            self.out.write("tab_mitsuba.tex", not_run_note(["mitsuba"], self.gpu, "The Mitsuba 3 comparison",
+                                                          env="table", label=label, caption=cap)
+                           .replace("experiments/run mitsuba", "experiments/mitsuba"))
+            self.out.macro("mitsubaRuns", "0")
+            return
+        lines = ["\\begin{table}[tbp]\\centering\\footnotesize"]
+        body = []
+        n = 0
+        notes = set()
+        for folder, newest in self.mitsuba.folders:
+            items = sorted(newest.items(), key=lambda kv: (kv[0][1] is not None, SCENES.index(kv[0][0])
+                                                           if kv[0][0] in SCENES else 99, kv[0][1] or ""))
+            body.append("\\midrule\\multicolumn{10}{@{}l}{\\textbf{%s} (%s)} \\\\"
+                        % (tex(self.mitsuba.machine(folder)), tt("results/%s/mitsuba.jsonl" % folder)))
+            for (scene, control), r in items:
+                name = tex(scene) + (" (%s boundary)" % tex(control) if control else "")
+                if r.get("status") != "ok":
+                    body.append("%s & \\multicolumn{9}{l}{\\emph{%s}: %s} \\\\"
+                                % (name, tex(r.get("status")), tex((r.get("reason") or "")[:70])))
+                    continue
+                n += 1
+                w, c, m, v = r["workload"], r["compare"], r["mitsuba"], r["vptune"]
+                notes.add("%s: Mitsuba %s %s, drjit %s; vptune %s" % (
+                    self.mitsuba.machine(folder), tex(m.get("variant", "?")),
+                    tex(m.get("versions", {}).get("mitsuba", "?")), tex(m.get("versions", {}).get("drjit", "?")),
+                    "GPU, per-scene config" if v.get("backend") == "gpu" else "CPU reference"))
+                body.append("%s & %dx%d, %d & %d & %s & %s & %.1f & %.1f & %s & %s & %s \\\\" % (
+                    name, w["width"], w["height"], w["spp"], r["renders_per_side"],
+                    f_sec(m["time"]["median_s"]), f_sec(v["time"]["median_s"]),
+                    m["time"]["median_s"] / v["time"]["median_s"], 100 * c["fraction_failed"],
+                    "%.2g" % c["block_chi2_p"],
+                    "%+.2f\\%% (%.2g)" % (100 * c["image_mean"]["rel_diff"], c["image_mean"]["p"]),
+                    "%.1f" % r["time_to_equal_error_ratio"] if r.get("time_to_equal_error_ratio") else "--"))
+        lines.append("\\caption{%s. Per scene: workload (W x H, spp), independent renders per side (K), median "
+                     "render time of Mitsuba (warm-up and JIT excluded, synchronized) and of vptune (GPU: CUDA "
+                     "events, CPU: render time), their ratio; per-pixel luminance t tests failing at 1\\%% "
+                     "(expected about 1\\%%), the p-value of the chi-square over 4x4-pixel blocks, the "
+                     "image-mean difference Mitsuba $-$ vptune (its t-test p), and the time Mitsuba needs for "
+                     "vptune's error (relMSE $\\times$ time). Mitsuba's rough dielectric masks with the "
+                     "separable Smith G, vptune's with the height-correlated one: the GGX scenes' images are "
+                     "expected to differ slightly; the rows with a smooth boundary (both renderers) compare the "
+                     "rest. %s.}\\label{%s}" % (cap, "; ".join(sorted(notes)), label))
+        lines += ["\\begin{tabular}{@{}lrrrrrrrrr@{}}", "\\toprule",
+                  "Scene & workload & K & Mitsuba & vptune & ratio & fail \\% & block $p$ & mean diff ($p$) & "
+                  "equal error \\\\"]
+        lines += body
+        lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+        self.out.write("tab_mitsuba.tex", "\n".join(lines) + "\n")
+        self.out.macro("mitsubaRuns", str(n))
 
     # -- per-scene key numbers
 
@@ -1660,6 +1809,7 @@ class Report:
         self.scenes_figure()
         self.experiments_table()
         self.thesis_tables()
+        self.mitsuba_table()
         self.key_numbers()
         self.fig_schedules()
         self.fig_roofline()

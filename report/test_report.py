@@ -60,6 +60,27 @@ def result(scene, canon, w, t="2026-01-01T00:00:00Z"):
                         "simd_efficiency": fake(scene, canon, "s"), "registers": 64}}
 
 
+def mitsuba_row(scene, control, backend):
+    """A row as experiments/mitsuba writes it."""
+    tm, tv = 0.5 + fake(scene, backend), 0.01 + 0.01 * fake(scene, "v", backend)
+    row = {"kind": "mitsuba_compare", "schema": "vptune.mitsuba/1", "time": "2026-01-01T00:00:00Z", "status": "ok",
+           "reason": "", "scene": scene, "control": control, "commit": "synthetic",
+           "workload": {"width": 64, "height": 64, "spp": 16, "seed": 1, "max_depth": 0, "rr_depth": -1},
+           "renders_per_side": 6,
+           "machine": {"cpu": {"model": "Test CPU", "threads": 2}},
+           "mitsuba": {"variant": "cuda_ad_rgb" if backend == "gpu" else "llvm_ad_rgb",
+                       "versions": {"mitsuba": "3.9.1", "drjit": "1.5.0", "python": "3.12.0"},
+                       "time": {"median_s": tm}, "mrays_per_s": 100.0 * fake(scene, "m", backend)},
+           "vptune": {"backend": backend, "time": {"median_s": tv}, "mrays_per_s": 1000.0 * fake(scene, "vr", backend)},
+           "compare": {"fraction_failed": 0.01, "block_chi2_p": 0.5, "image_mean": {"rel_diff": 1e-4, "p": 0.5}},
+           "agree": True, "time_to_equal_error_ratio": tm / tv}
+    if backend == "gpu":
+        row["gpu"] = GPU
+    if scene == "bucky":
+        row.update(status="failed", reason="synthetic failure")
+    return row
+
+
 def make_root(base):
     """A scratch repository: the real specs and report sources, synthetic results."""
     root = os.path.join(base, "repo")
@@ -135,6 +156,12 @@ def make_root(base):
     for k in ("occupancy_achieved", "occupancy_theoretical", "simd_efficiency"):
         del thin["metrics"][k]
     add("thesis_schedules", thin)
+    # experiments/mitsuba: a GPU run (cgg-logo, ad and a control) and a CPU machine's
+    for folder, backend in (("testgpu", "gpu"), ("cpu-test-2c", "cpu")):
+        os.makedirs(os.path.join(root, "results", folder), exist_ok=True)
+        with open(os.path.join(root, "results", folder, "mitsuba.jsonl"), "w") as f:
+            for scene, control in (("cgg-logo", None), ("ad", None), ("manix", "smooth"), ("bucky", None)):
+                f.write(json.dumps(mitsuba_row(scene, control, backend)) + "\n")
     for name, rows in files.items():
         with open(os.path.join(out, name + ".jsonl"), "w") as f:
             for r in rows:
@@ -188,6 +215,25 @@ class ReportTest(unittest.TestCase):
             t = fh.read()
         self.assertIn("docs/images/manix.png", t)
         self.assertIn("image not rendered yet", t)
+
+    def test_mitsuba_rows(self):
+        gen = self.generate()
+        with open(os.path.join(gen, "tab_t61.tex")) as fh:
+            t61 = fh.read()
+        self.assertIn("Mitsuba 3 (cuda\\_ad\\_rgb) on", t61)
+        self.assertIn("Mitsuba 3 (llvm\\_ad\\_rgb) on Test CPU, 2 threads", t61)
+        self.assertIn("vptune CPU reference on Test CPU, 2 threads", t61)
+        self.assertIn("results/cpu-test-2c/mitsuba.jsonl", t61)
+        with open(os.path.join(self.root, "results", "testgpu", "mitsuba.jsonl")) as fh:
+            rows = [json.loads(line) for line in fh]
+        want = "%.1f" % rows[0]["mitsuba"]["mrays_per_s"]   # cgg-logo's Mitsuba Mrays/s
+        self.assertIn(want, t61)
+        with open(os.path.join(gen, "tab_mitsuba.tex")) as fh:
+            tm = fh.read()
+        self.assertIn("\\label{tab:mitsuba}", tm)
+        self.assertIn("manix (smooth boundary)", tm)
+        self.assertIn("\\emph{failed}", tm)
+        self.assertNotIn("No results yet", tm)
 
     def test_values_match_rows(self):
         gen = self.generate()

@@ -70,6 +70,13 @@ int vpt_scene_finalize(VptScene *s);
 
 void vpt_scene_destroy(VptScene *s);
 
+/* SHA-256 of everything that determines a finalized scene's images: grid
+ * size, densities, albedos, density scale, box, camera, fov, boundary and its
+ * parameters, HG g and environment (each value as its little-endian bytes,
+ * in that order), as 64 lowercase hex digits. Name, source and the default
+ * workload do not count. */
+int vpt_scene_digest(const VptScene *s, char hex[65]);
+
 /* The thesis' CT transfer: 100-entry gray -> red -> blue albedo table. */
 void vpt_ct_albedo(float density, uint8_t rgba[4]);
 float vpt_ct_density(float normalized_value);

@@ -5,6 +5,7 @@
 #include "base/error.h"
 
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,85 @@ int vpt_scene_finalize(VptScene *s)
     for (int k = 0; k < 3; k++) dv[k] = s->cam_target[k] - s->cam_pos[k];
     if (dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2] <= 0.0f)
         return vpt_fail("scene '%s': camera position equals its target", s->name);
+    return 0;
+}
+
+/* Digest input, fed in little-endian order whatever the host's. */
+typedef struct {
+    EVP_MD_CTX *md;
+    unsigned char buf[4096];
+    size_t n;
+} Digest;
+
+static void dg_bytes(Digest *d, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    while (len) {
+        size_t k = sizeof d->buf - d->n < len ? sizeof d->buf - d->n : len;
+        memcpy(d->buf + d->n, b, k);
+        d->n += k;
+        b += k;
+        len -= k;
+        if (d->n == sizeof d->buf) {
+            EVP_DigestUpdate(d->md, d->buf, d->n);
+            d->n = 0;
+        }
+    }
+}
+
+static void dg_u32(Digest *d, uint32_t u)
+{
+    unsigned char b[4] = {(unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
+    dg_bytes(d, b, 4);
+}
+
+static void dg_f32(Digest *d, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    dg_u32(d, u);
+}
+
+static void dg_f32s(Digest *d, const float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dg_f32(d, f[i]);
+}
+
+int vpt_scene_digest(const VptScene *s, char hex[65])
+{
+    Digest d;
+    d.n = 0;
+    d.md = EVP_MD_CTX_new();
+    if (!d.md || EVP_DigestInit_ex(d.md, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(d.md);
+        return vpt_fail("scene '%s': SHA-256 unavailable (OpenSSL)", s->name);
+    }
+    size_t n = (size_t)s->nx * s->ny * s->nz;
+    dg_u32(&d, (uint32_t)s->nx);
+    dg_u32(&d, (uint32_t)s->ny);
+    dg_u32(&d, (uint32_t)s->nz);
+    dg_f32s(&d, s->density, n);
+    dg_bytes(&d, s->albedo, 4 * n);
+    dg_f32(&d, s->density_scale);
+    dg_f32s(&d, s->box_min, 3);
+    dg_f32s(&d, s->box_max, 3);
+    dg_f32s(&d, s->cam_pos, 3);
+    dg_f32s(&d, s->cam_target, 3);
+    dg_f32s(&d, s->cam_up, 3);
+    dg_f32(&d, s->fov_deg);
+    dg_u32(&d, (uint32_t)s->boundary);
+    dg_f32(&d, s->ior_inside);
+    dg_f32(&d, s->ior_outside);
+    dg_f32(&d, s->ggx_alpha);
+    dg_f32(&d, s->hg_g);
+    dg_f32s(&d, s->env, 3);
+    if (d.n) EVP_DigestUpdate(d.md, d.buf, d.n);
+    unsigned char sum[32];
+    unsigned int len = 0;
+    int ok = EVP_DigestFinal_ex(d.md, sum, &len) == 1 && len == 32;
+    EVP_MD_CTX_free(d.md);
+    if (!ok) return vpt_fail("scene '%s': SHA-256 failed (OpenSSL)", s->name);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", sum[i]);
     return 0;
 }
 

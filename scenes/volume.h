@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum {
     VPT_SCALAR_U8,
@@ -76,6 +77,29 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
 /* Writes a Mitsuba VOL v3 float32 1-channel file atomically; the bbox is the
  * volume's own or, without one, [0, n * spacing]. */
 int vpt_volume_save_mitsuba(const char *path, const VptVolume *v);
+
+/* A Mitsuba VOL grid with 1 or 3 channels, as Mitsuba stores it: values
+ * interleaved per voxel (index = c + channels * (x + nx * (y + ny * z))),
+ * and the file's bounding box. The scene layer uses it for albedo grids
+ * (3 channels) and for the grids it exports; VptVolume above stays the
+ * scalar view every other format loads into. The parser accepts float32
+ * (encoding 1) and uint8 (3, read as v / 255) data and the same limits as
+ * vpt_volume_parse_mitsuba; the writer writes float32. */
+typedef struct {
+    int nx, ny, nz, channels;
+    float *data;             /* owned; nx * ny * nz * channels values */
+    float bbox_min[3], bbox_max[3];
+} VptVolGrid;
+
+int vpt_vol_grid_parse(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolGrid *out);
+/* Reads and parses a .vol file (max_bytes 0: the default cap). */
+int vpt_vol_grid_load(const char *path, size_t max_bytes, VptVolGrid *out);
+/* Writes atomically (base/file.h): no file appears under path on failure. */
+int vpt_vol_grid_save(const char *path, const VptVolGrid *g);
+/* Writes the file's bytes to fp (for callers that commit several files
+ * together); path names it in messages. */
+int vpt_vol_grid_write(FILE *fp, const char *path, const VptVolGrid *g);
+void vpt_vol_grid_free(VptVolGrid *g);
 
 /* Halves each dimension greater than 1 (rounding down: an odd size drops its
  * last slice) by 2x2x2 box averaging; a dimension of 1 stays 1 and averages

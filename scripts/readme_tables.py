@@ -149,8 +149,58 @@ def table_fixtures(gpu):
     return "\n".join(lines)
 
 
+def table_mitsuba(gpu):
+    """experiments/mitsuba's rows of every folder (the GPU's, results/cpu-*/):
+    the newest per (scene, control)."""
+    blocks = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "results", "*", "mitsuba.jsonl"))):
+        newest = {}
+        for r in rows(path):
+            if r.get("kind") != "mitsuba_compare":
+                continue
+            k = (r.get("scene"), r.get("control"))
+            if k not in newest or r.get("time", "") >= newest[k].get("time", ""):
+                newest[k] = r
+        ok = [r for r in newest.values() if r.get("status") == "ok"]
+        if not ok:
+            continue
+        r0 = max(ok, key=lambda r: r.get("time", ""))
+        m, v = r0["mitsuba"], r0["vptune"]
+        if v.get("backend") == "gpu":
+            where = "%s (driver %s), vptune on the GPU (per-scene config, timed by bench)" % (
+                r0["gpu"]["name"], r0["gpu"].get("driver", "?"))
+        else:
+            cpu = r0["machine"]["cpu"]
+            where = "%s, %d threads (both renderers on the CPU: vptune's CPU reference)" % (cpu["model"],
+                                                                                         cpu["threads"])
+        rel = os.path.relpath(path, ROOT)
+        lines = ["%s: Mitsuba %s (%s), drjit %s, Python %s; vptune commit %s. `%s`." % (
+            where, m["versions"]["mitsuba"], m["variant"], m["versions"]["drjit"], m["versions"]["python"],
+            r0["commit"], rel), "",
+            "| scene | workload | renders per side | Mitsuba | vptune | Mitsuba / vptune | pixels failing at 1% "
+            "| 4x4-block chi-square p | image mean, Mitsuba - vptune (p) | time to equal error, Mitsuba / vptune |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        order = {s: i for i, s in enumerate(SCENES)}
+        for (scene, control), r in sorted(newest.items(), key=lambda kv: (kv[0][1] is not None,
+                                                                          order.get(kv[0][0], 99), kv[0][1] or "")):
+            name = scene + (" (smooth boundary, both)" if control == "smooth" else "")
+            if r.get("status") != "ok":
+                lines.append("| %s | %s: %s | | | | | | | | |" % (name, r.get("status"), r.get("reason", "")[:60]))
+                continue
+            w, c = r["workload"], r["compare"]
+            tm, tv = r["mitsuba"]["time"]["median_s"], r["vptune"]["time"]["median_s"]
+            fmt = lambda x: "%.1f ms" % (1e3 * x) if x < 1 else "%.2f s" % x  # noqa: E731
+            lines.append("| %s | %dx%d, %d spp | %d | %s | %s | %.1fx | %.2f%% | %.2g | %+.2f%% (%.2g) | %s |" % (
+                name, w["width"], w["height"], w["spp"], r["renders_per_side"], fmt(tm), fmt(tv), tm / tv,
+                100 * c["fraction_failed"], c["block_chi2_p"], 100 * c["image_mean"]["rel_diff"],
+                c["image_mean"]["p"], "%.1fx" % r["time_to_equal_error_ratio"]
+                if r.get("time_to_equal_error_ratio") else "--"))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) if blocks else "No Mitsuba comparison results yet (`experiments/mitsuba`)."
+
+
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
-          "fixtures": table_fixtures}
+          "fixtures": table_fixtures, "mitsuba": table_mitsuba}
 
 
 def render(text, gpu):

@@ -43,6 +43,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_tuner_cache
 #include "fuzz/fuzz_tuner_cache.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_mitsuba_xml
+#include "fuzz/fuzz_mitsuba_xml.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*FuzzOne)(const uint8_t *data, size_t size);
 
@@ -93,6 +96,7 @@ TEST(fuzz_regressions_config) { replay("config", fuzz_one_config); }
 TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_numbers); }
 TEST(fuzz_regressions_results_load) { replay("results_load", fuzz_one_results_load); }
 TEST(fuzz_regressions_tuner_cache) { replay("tuner_cache", fuzz_one_tuner_cache); }
+TEST(fuzz_regressions_mitsuba_xml) { replay("mitsuba_xml", fuzz_one_mitsuba_xml); }
 
 /* The experiment-spec target is Python (fuzz/fuzz_experiment_spec.py): its
  * --replay mode runs the same checks on the committed inputs, and compares
@@ -121,7 +125,8 @@ TEST(fuzz_regressions_experiment_spec)
 TEST(fuzz_regressions_cover_every_target)
 {
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
-                                           "config", "parse_numbers", "results_load", "tuner_cache"};
+                                           "config", "parse_numbers", "results_load", "tuner_cache",
+                                           "mitsuba_xml"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

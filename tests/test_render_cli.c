@@ -178,3 +178,78 @@ TEST(render_cli_renders_bucky)
     vpt_image_destroy(img2);
     vpt_image_destroy(png);
 }
+
+/* --export-mitsuba and --scene-file (scenes/mitsuba_xml.h): an exported
+ * scene renders on the CPU to the very bytes of the built-in one (the same
+ * grids and parameters trace the same paths); the depths of the file apply;
+ * bad uses are usage errors, bad files runtime errors, and neither leaves a
+ * file. */
+TEST(render_cli_mitsuba_export_and_scene_file)
+{
+    const char *dir = vpt_test_tmpdir();
+    char args[2048], xml[600], a[600], b[600];
+    snprintf(xml, sizeof xml, "%s/b.xml", dir);
+    snprintf(args, sizeof args, "--scene bucky --export-mitsuba %s --width 24 --height 16 --spp 3", xml);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    CHECK_STR_CONTAINS(out, "wrote");
+    CHECK_STR_CONTAINS(out, "b.xml");
+    CHECK_EQ_INT(count_files(dir), 3); /* b.xml, b_density.vol, b_albedo.vol */
+    snprintf(a, sizeof a, "%s/a.pfm", dir);
+    snprintf(args, sizeof args, "--cpu --scene-file %s --seed 5 -o %s", xml, a);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    CHECK_STR_CONTAINS(out, "24x16 at 3 spp");
+    CHECK_STR_CONTAINS(out, "scene b-");
+    snprintf(b, sizeof b, "%s/b.pfm", dir);
+    snprintf(args, sizeof args, "--cpu --scene bucky --width 24 --height 16 --spp 3 --seed 5 -o %s", b);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    VptImage *ia = vpt_image_read_pfm(a), *ib = vpt_image_read_pfm(b);
+    REQUIRE(ia && ib);
+    CHECK_MSG(memcmp(ia->rgb, ib->rgb, 24 * 16 * 3 * sizeof(float)) == 0,
+              "the exported scene renders differently from the built-in one");
+    vpt_image_destroy(ia);
+    vpt_image_destroy(ib);
+    /* export and render in one command, the scene file's depths applying */
+    snprintf(xml, sizeof xml, "%s/c.xml", dir);
+    snprintf(args, sizeof args, "--cpu --scene bucky --export-mitsuba %s --max-depth 2 --width 8 --height 8 --spp 1 -o %s",
+             xml, a);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    snprintf(args, sizeof args, "--cpu --scene-file %s --quiet -o %s", xml, b);
+    CHECK_EQ_INT(run(args, out, sizeof out), 0);
+    ia = vpt_image_read_pfm(a);
+    ib = vpt_image_read_pfm(b);
+    REQUIRE(ia && ib);
+    CHECK_MSG(memcmp(ia->rgb, ib->rgb, 8 * 8 * 3 * sizeof(float)) == 0, "max_depth 2 did not come back");
+    vpt_image_destroy(ia);
+    vpt_image_destroy(ib);
+    int files = count_files(dir);
+
+    /* usage errors */
+    snprintf(args, sizeof args, "--scene bucky --export-mitsuba %s/x.txt", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--export-mitsuba");
+    snprintf(args, sizeof args, "--cpu --scene bucky --scene-file %s -o %s/x.pfm", xml, dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--scene-file");
+    snprintf(args, sizeof args, "--cpu --scene-file %s --like manix -o %s/x.pfm", xml, dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--like");
+    snprintf(args, sizeof args, "--cpu --scene-file %s", xml);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--export-mitsuba");
+    /* runtime errors: a missing file, an unsupported plugin with its line */
+    snprintf(args, sizeof args, "--cpu --scene-file %s/none.xml -o %s/x.pfm", dir, dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "none.xml");
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/bad.xml", dir);
+    FILE *fp = fopen(bad, "w");
+    REQUIRE(fp);
+    fputs("<scene version=\"3.0.0\">\n  <integrator type=\"path\"/>\n</scene>\n", fp);
+    fclose(fp);
+    files++;
+    snprintf(args, sizeof args, "--cpu --scene-file %s -o %s/x.pfm", bad, dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "bad.xml:2");
+    CHECK_STR_CONTAINS(out, "<integrator type=\"path\">");
+    CHECK_EQ_INT(count_files(dir), files);
+}

@@ -4,6 +4,7 @@
  *   bench --scene manix --configs FILE          one config per line
  *   bench --scene manix --config "streamingSK,block=128"
  *   bench --scene manix --roofline              the divergence-free step loop
+ *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba_xml.h)
  *   bench --precompile --arch sm_90 --configs FILE   fill the cubin cache, no GPU
  *
  * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
@@ -24,6 +25,7 @@
 #include "harness/results.h"
 #include "harness/variant.h"
 #include "image/image.h"
+#include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
 
 #include <stdio.h>
@@ -39,7 +41,8 @@ static const char *prog = "bench";
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: bench [--scene NAME]... [--volume FILE] (--thesis | --configs FILE | --config STR)...\n"
+            "usage: bench [--scene NAME]... [--volume FILE] [--scene-file FILE.xml]\n"
+            "             (--thesis | --configs FILE | --config STR)...\n"
             "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
             "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
             "             [--tiles N (the image in NxN tiles, one launch each: thesis 4.1.2)]\n"
@@ -52,7 +55,9 @@ static void usage(FILE *fp)
             "--thesis, else manix) at the scene's thesis workload (400x400, 100 spp) unless\n"
             "overridden. Each result is appended as a JSON line to -o (default\n"
             "results/<gpu>/bench.jsonl) with GPU, driver, NVRTC, commit, scene, workload,\n"
-            "config, status and metrics. Exit status: 0 done (failed variants are results),\n"
+            "config, status and metrics. A Mitsuba scene file (--scene-file) is named\n"
+            "<stem>-<8 hex digits of its content's hash>; its integrator's depths apply unless\n"
+            "--max-depth or --rr are given. Exit status: 0 done (failed variants are results),\n"
             "1 error, 2 bad usage, 3 no CUDA GPU or driver.\n"
             "\n"
             "Every config to measure is handed to the compile pool at once, so compiles\n"
@@ -248,7 +253,8 @@ int main(int argc, char **argv)
 {
     const char *scenes[MAX_SCENES];
     int nscenes = 0, thesis = 0, roofline = 0, quiet = 0, precompile_only = 0, arch_major = 0, arch_minor = 0;
-    const char *volume = NULL, *out_path = NULL, *cache = NULL;
+    const char *volume = NULL, *out_path = NULL, *cache = NULL, *scene_file = NULL;
+    int has_max_depth = 0, has_rr = 0;
     static VptConfig configs[MAX_CONFIGS];
     int nconfigs = 0;
     VptRenderSettings rs = {0, 0, 0, 1, 0, -1, 1};
@@ -278,6 +284,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--volume")) {
             NEED_VALUE();
             volume = v;
+        } else if (!strcmp(a, "--scene-file")) {
+            NEED_VALUE();
+            scene_file = v;
         } else if (!strcmp(a, "--thesis")) {
             thesis = 1;
         } else if (!strcmp(a, "--roofline")) {
@@ -311,9 +320,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--max-depth")) {
             NEED_VALUE();
             if (vpt_parse_int(v, 0, 1 << 20, "--max-depth", &rs.max_depth)) goto usage_error;
+            has_max_depth = 1;
         } else if (!strcmp(a, "--rr")) {
             NEED_VALUE();
             if (vpt_parse_int(v, -1, 1 << 20, "--rr", &rs.rr_depth)) goto usage_error;
+            has_rr = 1;
         } else if (!strcmp(a, "--tiles")) {
             NEED_VALUE();
             if (vpt_parse_int(v, 1, VPT_MAX_TILES, "--tiles", &rs.tiles)) goto usage_error;
@@ -364,8 +375,8 @@ int main(int argc, char **argv)
                     prog);
             return 2;
         }
-        if (nscenes || volume || out_path)
-            fprintf(stderr, "%s: note: --precompile measures nothing: --scene, --volume and -o are ignored "
+        if (nscenes || volume || scene_file || out_path)
+            fprintf(stderr, "%s: note: --precompile measures nothing: --scene, --volume, --scene-file and -o are ignored "
                             "(kernels do not depend on the scene)\n", prog);
         return precompile(configs, nconfigs, roofline, arch_major, arch_minor, cache, eo.compile_threads);
     }
@@ -379,7 +390,7 @@ int main(int argc, char **argv)
             vpt_config_format(&configs[i], c, sizeof c);
             fprintf(stderr, "%s: note: %s breaks a rule and will be recorded as such: %s\n", prog, c, vpt_errmsg());
         }
-    if (nscenes == 0 && !volume) {
+    if (nscenes == 0 && !volume && !scene_file) {
         if (thesis) {
             for (const char *const *n = vpt_scene_names(); *n && nscenes < MAX_SCENES; n++) scenes[nscenes++] = *n;
         } else {
@@ -387,7 +398,7 @@ int main(int argc, char **argv)
         }
     }
     /* Build the scenes before touching the GPU: bad names fail fast. */
-    VptScene *built[MAX_SCENES + 1];
+    VptScene *built[MAX_SCENES + 2]; /* the scenes, a --volume and a --scene-file */
     int nbuilt = 0;
     for (int i = 0; i < nscenes; i++) {
         built[nbuilt] = vpt_scene_builtin(scenes[i]);
@@ -401,6 +412,23 @@ int main(int argc, char **argv)
         built[nbuilt] = vpt_scene_from_volume(volume, &vo);
         if (!built[nbuilt]) goto usage_error_scenes;
         nbuilt++;
+    }
+    if (scene_file) {
+        VptMitsubaIntegrator in;
+        built[nbuilt] = vpt_scene_from_mitsuba(scene_file, &in);
+        if (!built[nbuilt]) goto usage_error_scenes;
+        nbuilt++;
+        /* the file's depths, unless given; one setting serves every scene */
+        if ((!has_max_depth && in.max_depth != rs.max_depth) || (!has_rr && in.rr_depth != rs.rr_depth)) {
+            if (nbuilt > 1) {
+                vpt_fail("--scene-file %s sets max_depth %d and rr_depth %d, which would apply to the other scenes "
+                         "too: give --max-depth and --rr",
+                         scene_file, in.max_depth, in.rr_depth);
+                goto usage_error_scenes;
+            }
+            if (!has_max_depth) rs.max_depth = in.max_depth;
+            if (!has_rr) rs.rr_depth = in.rr_depth;
+        }
     }
     /* The image each scene's workload asks for must be one the harness can
      * hold (--width and --height are bounded, their product too). */

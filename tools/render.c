@@ -3,10 +3,16 @@
  *   render --scene manix --config streamingSK -o manix.png      (GPU)
  *   render --cpu --scene manix --spp 16 -o manix.png            (CPU reference)
  *   render --cpu --volume head.mha --like manix --downsample 2 -o head.pfm
+ *   render --cpu --scene-file scene.xml -o scene.pfm            (a Mitsuba scene)
+ *   render --scene manix --export-mitsuba out/manix.xml         (export only)
  *
- * The scene is a built-in one (--scene) or a volume file turned into one
+ * The scene is a built-in one (--scene), a volume file turned into one
  * (--volume, with --like taking camera, boundary and scale from a built-in
- * scene). The workload defaults to the scene's thesis workload. The image is
+ * scene) or a Mitsuba scene file (--scene-file, scenes/mitsuba_xml.h; its
+ * integrator's max_depth and rr_depth apply unless --max-depth or --rr say
+ * otherwise). --export-mitsuba writes the scene, with the workload and
+ * depths of this command, as a Mitsuba 3 scene; without -o nothing is
+ * rendered. The workload defaults to the scene's thesis workload. The image is
  * written only after the render succeeded, atomically: on any failure no
  * file appears under the output name. Exit status: 0 done, 1 runtime
  * failure, 2 bad usage, 3 no CUDA GPU or driver (VPT_EXIT_NO_GPU). */
@@ -18,6 +24,7 @@
 #include "codegen/config.h"
 #include "harness/evaluator.h"
 #include "image/image.h"
+#include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/best.h"
 
@@ -38,6 +45,9 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 typedef struct {
     int cpu;
     const char *scene, *volume, *out, *like;
+    const char *scene_file;       /* a Mitsuba scene file */
+    const char *export_mitsuba;   /* write the scene as a Mitsuba 3 scene here */
+    int has_max_depth, has_rr;    /* given on the command line */
     const char *config;           /* GPU kernel configuration (text) */
     VptConfig kernel;
     int width, height, spp;       /* 0: the scene's workload */
@@ -54,7 +64,8 @@ typedef struct {
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: render [--cpu | --config CONFIG] (--scene NAME | --volume FILE) -o OUT.png|OUT.pfm [options]\n"
+            "usage: render [--cpu | --config CONFIG] (--scene NAME | --volume FILE | --scene-file FILE.xml)\n"
+            "              (-o OUT.png|OUT.pfm | --export-mitsuba FILE.xml) [options]\n"
             "\n"
             "Renders a scene with the volumetric path tracer and writes the mean radiance\n"
             "per pixel: PNG (8-bit sRGB, for viewing) or PFM (32-bit float, exact).\n"
@@ -73,12 +84,19 @@ static void usage(FILE *fp)
             "    --downsample 2    halve each dimension (2x2x2 averaging); 1: none (default)\n"
             "    --transfer TF     ct | linear | identity | auto (default auto)\n"
             "    --like SCENE      camera, boundary and density scale of a built-in scene\n"
+            "  --scene-file FILE   a Mitsuba scene file (Mitsuba 3, or 0.5 as the thesis' scenes):\n"
+            "                      a medium in a box shape, gridvolume .vol files, constant emitter\n"
+            "  --export-mitsuba FILE.xml\n"
+            "                      write the scene as a Mitsuba 3 scene (FILE.xml and its .vol grids\n"
+            "                      beside it) with this command's workload; renders only with -o\n"
             "  -o, --output FILE   output image, .png or .pfm (required)\n"
             "  --width W, --height H, --spp N\n"
             "                      image size and samples per pixel (default: the scene's)\n"
             "  --seed S            random seed, 0..4294967295 (default 0)\n"
-            "  --max-depth D       maximum interactions per path; 0: unlimited (default)\n"
-            "  --rr DEPTH          Russian roulette from this depth; -1: off (default)\n"
+            "  --max-depth D       maximum interactions per path; 0: unlimited (default, or the\n"
+            "                      scene file's)\n"
+            "  --rr DEPTH          Russian roulette from this depth; -1: off (default, or the scene\n"
+            "                      file's)\n"
             "  --tiles N           GPU: render in NxN image tiles, one launch each (thesis 4.1.2)\n"
             "  --threads T         CPU threads (default: all cores)\n"
             "  --quiet             no progress line and no summary\n"
@@ -175,7 +193,8 @@ static int parse_args(int argc, char **argv, Options *o)
         }
         static const char *const with_value[] = {"--scene", "--volume", "-o", "--output", "--width", "--height",
                                                  "--spp", "--seed", "--max-depth", "--rr", "--tiles", "--threads", "--dims",
-                                                 "--type", "--downsample", "--transfer", "--like", "--config", NULL};
+                                                 "--type", "--downsample", "--transfer", "--like", "--config",
+                                                 "--scene-file", "--export-mitsuba", NULL};
         int known = 0;
         for (int k = 0; with_value[k]; k++) known |= !strcmp(a, with_value[k]);
         if (!known) return vpt_fail("unknown option '%s'", argv[i]);
@@ -189,6 +208,10 @@ static int parse_args(int argc, char **argv, Options *o)
             o->config = val;
         } else if (!strcmp(a, "--volume")) {
             o->volume = val;
+        } else if (!strcmp(a, "--scene-file")) {
+            o->scene_file = val;
+        } else if (!strcmp(a, "--export-mitsuba")) {
+            o->export_mitsuba = val;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             o->out = val;
         } else if (!strcmp(a, "--like")) {
@@ -205,8 +228,10 @@ static int parse_args(int argc, char **argv, Options *o)
             o->seed = (uint32_t)s;
         } else if (!strcmp(a, "--max-depth")) {
             if (vpt_parse_int(val, 0, 1 << 20, "--max-depth", &o->max_depth)) return -1;
+            o->has_max_depth = 1;
         } else if (!strcmp(a, "--rr")) {
             if (vpt_parse_int(val, -1, 1 << 20, "--rr", &o->rr_depth)) return -1;
+            o->has_rr = 1;
         } else if (!strcmp(a, "--tiles")) {
             if (vpt_parse_int(val, 1, VPT_MAX_TILES, "--tiles", &o->tiles)) return -1;
         } else if (!strcmp(a, "--threads")) {
@@ -228,8 +253,10 @@ static int parse_args(int argc, char **argv, Options *o)
             has_transfer = 1;
         }
     }
-    if (o->scene && o->volume) return vpt_fail("--scene and --volume exclude each other (use --like with --volume)");
-    if (!o->scene && !o->volume) return vpt_fail("a scene is required: --scene NAME or --volume FILE");
+    if (!!o->scene + !!o->volume + !!o->scene_file > 1)
+        return vpt_fail("--scene, --volume and --scene-file exclude each other (use --like with --volume)");
+    if (!o->scene && !o->volume && !o->scene_file)
+        return vpt_fail("a scene is required: --scene NAME, --volume FILE or --scene-file FILE.xml");
     if (!o->volume && (has_dims || has_type || has_downsample || has_transfer || o->like))
         return vpt_fail("--%s applies to --volume only",
                         has_dims ? "dims" : has_type ? "type" : has_downsample ? "downsample"
@@ -240,7 +267,13 @@ static int parse_args(int argc, char **argv, Options *o)
         if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
         if (vpt_config_check(&o->kernel)) return -1;
     }
-    if (!o->out) return vpt_fail("an output file is required: -o OUT.png or -o OUT.pfm");
+    if (o->export_mitsuba) {
+        const char *dot = strrchr(o->export_mitsuba, '.'), *slash = strrchr(o->export_mitsuba, '/');
+        if (!dot || (slash && dot < slash) || strcasecmp(dot, ".xml") || dot == (slash ? slash + 1 : o->export_mitsuba))
+            return vpt_fail("--export-mitsuba %s: expected a FILE.xml name", o->export_mitsuba);
+        if (!o->out) return 0;
+    }
+    if (!o->out) return vpt_fail("an output file is required: -o OUT.png or -o OUT.pfm (or --export-mitsuba FILE.xml)");
     if (!has_image_extension(o->out))
         return vpt_fail("-o %s: unknown image format; expected a .png or .pfm file name", o->out);
     return 0;
@@ -310,9 +343,17 @@ static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st, int 
 
 /* ------------------------------------------------------------ main */
 
-static VptScene *load_scene(const Options *o)
+/* The scene; a scene file's integrator depths become o's unless given. */
+static VptScene *load_scene(Options *o)
 {
     if (o->scene) return vpt_scene_builtin(o->scene);
+    if (o->scene_file) {
+        VptMitsubaIntegrator in;
+        VptScene *s = vpt_scene_from_mitsuba(o->scene_file, &in);
+        if (s && !o->has_max_depth) o->max_depth = in.max_depth;
+        if (s && !o->has_rr) o->rr_depth = in.rr_depth;
+        return s;
+    }
     VptVolumeSceneOptions vo;
     memset(&vo, 0, sizeof vo);
     vo.load = o->load;
@@ -354,7 +395,7 @@ int main(int argc, char **argv)
         vpt_scene_print_list(stderr);
         return EXIT_USAGE;
     }
-    if (check_output_dir(o.out)) {
+    if ((o.out && check_output_dir(o.out)) || (o.export_mitsuba && check_output_dir(o.export_mitsuba))) {
         vpt_report_error(prog);
         return EXIT_RUNTIME;
     }
@@ -365,6 +406,19 @@ int main(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     VptRenderSettings rs = {o.width, o.height, o.spp, o.seed, o.max_depth, o.rr_depth, o.tiles};
+    if (o.export_mitsuba) {
+        if (vpt_scene_export_mitsuba(s, o.export_mitsuba, &rs)) {
+            vpt_report_error(prog);
+            vpt_scene_destroy(s);
+            return EXIT_RUNTIME;
+        }
+        if (!o.quiet) printf("scene %s (%s)\nwrote %s (Mitsuba 3 scene, with its .vol grids beside it)\n", s->name,
+                             s->source, o.export_mitsuba);
+        if (!o.out) {
+            vpt_scene_destroy(s);
+            return EXIT_OK;
+        }
+    }
     VptParams p;
     vpt_params_init(&p, s, &rs);
     if ((uint64_t)p.width * p.height > VPT_IMAGE_MAX_PIXELS) {

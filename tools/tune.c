@@ -2,6 +2,7 @@
  *
  *   tune --scene manix                         defaults: see DEFAULT_* below
  *   tune --scene smoke --strategy genetic --budget 300evals --seed 7
+ *   tune --scene-file scene.xml                 a Mitsuba scene (scenes/mitsuba_xml.h)
  *   tune --replay tests/fixtures/tuner/manix_exhaustive.jsonl --strategy local
  *
  * On a GPU, every evaluation is compiled (cached, in background threads),
@@ -16,6 +17,7 @@
 #include "base/file.h"
 #include "base/parse.h"
 #include "harness/provenance.h"
+#include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/best.h"
 #include "tuner/cache.h"
@@ -53,11 +55,14 @@ static void on_sigint(int sig)
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: tune (--scene NAME | --volume FILE [--like SCENE] | --replay FILE) [options]\n"
+            "usage: tune (--scene NAME | --volume FILE [--like SCENE] | --scene-file FILE.xml | --replay FILE)\n"
+            "            [options]\n"
             "\n"
             "Searches the kernel configuration space for the fastest configuration that\n"
             "renders the scene correctly, and saves it as results/<gpu>/best/<scene>.json\n"
-            "(used by `render --config best`).\n"
+            "(used by `render --config best`). A Mitsuba scene file (--scene-file) is named\n"
+            "<file stem>-<8 hex digits of its content's SHA-256>, so that the caches and best\n"
+            "configs of different scenes never mix; its integrator's depths apply.\n"
             "\n"
             "  --strategy S      exhaustive | random | local | annealing | genetic | halving\n"
             "                    (default " DEFAULT_STRATEGY ")\n"
@@ -83,7 +88,7 @@ static void usage(FILE *fp)
 }
 
 typedef struct {
-    const char *scene, *volume, *like, *replay, *cache, *t4, *strategy;
+    const char *scene, *volume, *like, *replay, *cache, *t4, *strategy, *scene_file;
     double budget_s;
     size_t budget_evals;
     uint64_t seed;
@@ -135,6 +140,7 @@ static int parse_args(int argc, char **argv, Options *o)
         i++;
         if (!strcmp(a, "--scene")) o->scene = v;
         else if (!strcmp(a, "--volume")) o->volume = v;
+        else if (!strcmp(a, "--scene-file")) o->scene_file = v;
         else if (!strcmp(a, "--like")) o->like = v;
         else if (!strcmp(a, "--replay")) o->replay = v;
         else if (!strcmp(a, "--cache")) o->cache = v;
@@ -164,9 +170,10 @@ static int parse_args(int argc, char **argv, Options *o)
             return vpt_fail("unknown option '%s' (see --help)", a);
         }
     }
-    int sources = !!o->scene + !!o->volume + !!o->replay;
+    int sources = !!o->scene + !!o->volume + !!o->scene_file + !!o->replay;
     if (o->dump_space) return 0;
-    if (sources != 1) return vpt_fail("give exactly one of --scene NAME, --volume FILE or --replay FILE");
+    if (sources != 1)
+        return vpt_fail("give exactly one of --scene NAME, --volume FILE, --scene-file FILE.xml or --replay FILE");
     if (o->like && !o->volume) return vpt_fail("--like applies to --volume only");
     if (!budget_given) o->budget_s = DEFAULT_BUDGET_S;
     return 0;
@@ -290,11 +297,18 @@ static int run_replay(const Options *o)
     return rc ? 1 : 0;
 }
 
-static int run_gpu(const Options *o)
+static int run_gpu(Options *o)
 {
     VptScene *scene = NULL;
     if (o->scene) {
         scene = vpt_scene_builtin(o->scene);
+    } else if (o->scene_file) {
+        VptMitsubaIntegrator in;
+        scene = vpt_scene_from_mitsuba(o->scene_file, &in);
+        if (scene) {
+            o->rs.max_depth = in.max_depth;
+            o->rs.rr_depth = in.rr_depth;
+        }
     } else {
         VptVolumeSceneOptions vo;
         memset(&vo, 0, sizeof vo);
@@ -327,8 +341,9 @@ static int run_gpu(const Options *o)
         fprintf(stderr,
                 "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
                 "  tune --replay tests/fixtures/tuner/<scene>_exhaustive.jsonl   search a recorded space\n"
-                "  render --cpu --scene %s -o out.png                            render with the CPU reference\n",
-                prog, scene->name);
+                "  render --cpu %s %s -o out.png   render with the CPU reference\n",
+                prog, o->scene ? "--scene" : o->volume ? "--volume" : "--scene-file",
+                o->scene ? o->scene : o->volume ? o->volume : o->scene_file);
         vpt_space_destroy(space);
         vpt_scene_destroy(scene);
         return VPT_EXIT_NO_GPU;
