@@ -857,10 +857,10 @@ class Report:
                      "events, CPU: render time), their ratio; per-pixel luminance t tests failing at 1\\%% "
                      "(expected about 1\\%%), the p-value of the chi-square over 4x4-pixel blocks, the "
                      "image-mean difference Mitsuba $-$ vptune (its t-test p), and the time Mitsuba needs for "
-                     "vptune's error (relMSE $\\times$ time). Mitsuba's rough dielectric masks with the "
-                     "separable Smith G, vptune's with the height-correlated one: the GGX scenes' images are "
-                     "expected to differ slightly; the rows with a smooth boundary (both renderers) compare the "
-                     "rest. %s.}\\label{%s}" % (cap, "; ".join(sorted(notes)), label))
+                     "vptune's error (relMSE $\\times$ time). Both rough dielectrics mask with the separable "
+                     "Smith G (vptune's rows before its commit 'physics: separable Smith masking' used the "
+                     "height-correlated form, 0.1\\%% brighter on the GGX scenes); the rows with a smooth "
+                     "boundary (both renderers) compare the rest. %s.}\\label{%s}" % (cap, "; ".join(sorted(notes)), label))
         lines += ["\\begin{tabular}{@{}lrrrrrrrrr@{}}", "\\toprule",
                   "Scene & workload & K & Mitsuba & vptune & ratio & fail \\% & block $p$ & mean diff ($p$) & "
                   "equal error \\\\"]

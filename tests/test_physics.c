@@ -526,7 +526,7 @@ static double boundary_albedo(const VptParams *P, vpt_vec3 d, int inside, long n
 
 /* Independent check of the rough boundary: with ior_inside -> infinity the
  * interface is a perfect-mirror microfacet surface (F ~ 1), whose albedo from
- * outside is int D(h) G2(wo, wi) / (4 cos_o) d wi over the upper hemisphere. */
+ * outside is int D(h) G(wo, wi) / (4 cos_o) d wi over the upper hemisphere. */
 typedef struct {
     vpt_vec3 wo;
     float alpha;
@@ -538,14 +538,14 @@ static double mirror_brdf_cos(const void *ctx, double x, double y, double z)
     vpt_vec3 h = vpt_add(wi, c->wo);
     if (len3(h) < 1e-9) return 0;
     h = vpt_normalize(h);
-    return vpt_ggx_D(h, c->alpha) * vpt_ggx_G2(c->wo, wi, c->alpha) / (4.0 * c->wo.z);
+    return vpt_ggx_D(h, c->alpha) * vpt_ggx_G(c->wo, wi, c->alpha) / (4.0 * c->wo.z);
 }
 
 /* The full rough dielectric (Walter et al. 2007) by quadrature over wi, as an
  * independent check of the sampled boundary: reflection
- *   F D G2 / (4 |wo.z|)            with h = normalize(wo + wi),
+ *   F D G / (4 |wo.z|)             with h = normalize(wo + wi),
  * transmission with the radiance factor (n_o/n_t)^2 undone
- *   |wi.h| |wo.h| n_t^2 (1 - F) D G2 / (|wo.z| (n_t wi.h + n_o wo.h)^2)
+ *   |wi.h| |wo.h| n_t^2 (1 - F) D G / (|wo.z| (n_t wi.h + n_o wo.h)^2)
  *                                  with h = -normalize(n_o wo + n_t wi),
  * wo on the side of index n_o, local frame z towards wo. */
 typedef struct {
@@ -559,7 +559,7 @@ static double diel_brdf_cos(const void *ctx, double x, double y, double z)
     if (len3(h) < 1e-9) return 0;
     h = vpt_normalize(h);
     double F = vpt_fresnel_dielectric((float)dot3(c->wo, h), c->n_o, c->n_t);
-    return F * vpt_ggx_D(h, c->alpha) * vpt_ggx_G2(c->wo, wi, c->alpha) / (4.0 * c->wo.z);
+    return F * vpt_ggx_D(h, c->alpha) * vpt_ggx_G(c->wo, wi, c->alpha) / (4.0 * c->wo.z);
 }
 static double diel_btdf_cos(const void *ctx, double x, double y, double z)
 {
@@ -574,7 +574,7 @@ static double diel_btdf_cos(const void *ctx, double x, double y, double z)
     double F = vpt_fresnel_dielectric((float)oh, c->n_o, c->n_t);
     vpt_vec3 wia = vpt_v3(wi.x, wi.y, -wi.z);
     double den = c->n_t * ih + c->n_o * oh;
-    return fabs(ih) * oh * c->n_t * c->n_t * (1 - F) * vpt_ggx_D(h, c->alpha) * vpt_ggx_G2(c->wo, wia, c->alpha) /
+    return fabs(ih) * oh * c->n_t * c->n_t * (1 - F) * vpt_ggx_D(h, c->alpha) * vpt_ggx_G(c->wo, wia, c->alpha) /
            (c->wo.z * den * den);
 }
 static double dielectric_albedo_quadrature(vpt_vec3 wo, float alpha, float n_o, float n_t)
@@ -607,10 +607,12 @@ TEST(physics_boundary_energy)
                          angles[a], eo, ei);
             /* Single scattering loses energy, more for rougher surfaces and
              * grazing angles (at 80 degrees from inside, beyond the critical
-             * angle, alpha 0.5 keeps only ~55%). */
+             * angle, alpha 0.5 keeps only ~40% with the separable Smith G,
+             * ~55% with the height-correlated one); the quadrature below is
+             * the exact check. */
             CHECK(eo <= 1.0 + 1e-6 && ei <= 1.0 + 1e-6);
             CHECK(eo <= prev_o + 2e-3 && ei <= prev_i + 2e-3);
-            CHECK(eo > (a < 2 ? 0.9 : 0.5) && ei > (a < 2 ? 0.9 : 0.5));
+            CHECK(eo > (a < 2 ? 0.9 : 0.35) && ei > (a < 2 ? 0.9 : 0.35));
             prev_o = eo;
             prev_i = ei;
             /* Against quadrature of Walter's BSDF, at glass-like indices:

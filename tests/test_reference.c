@@ -199,10 +199,11 @@ TEST(reference_furnace_exact)
  * loses energy, and its estimator has variance, so the furnace is <= 1 up to
  * noise. physics_boundary_energy checks the boundary against quadrature of
  * Walter et al.'s BSDF and measures the loss per interaction: at 1.05/1.01,
- * below 0.5% at normal incidence but up to 21% (alpha 0.1) and 45% (alpha
+ * below 0.5% at normal incidence but up to 22% (alpha 0.1) and 60% (alpha
  * 0.5) at 80 degrees from inside, where total internal reflection makes paths
  * bounce along the walls. In this scene (most pixels see the box) the image
- * loses about 2.5% for alpha 0.1 and 16% for alpha 0.5; the bounds below
+ * loses about 3% for alpha 0.1 and 21% for alpha 0.5 (separable Smith G:
+ * the height-correlated form lost 2.5% and 16%); the bounds below
  * leave room for other scenes' geometry but catch a gross loss or any gain. */
 TEST(reference_furnace_ggx)
 {
@@ -221,7 +222,7 @@ TEST(reference_furnace_ggx)
             CHECK(im.img_se > 0); /* not zero-variance */
             CHECK_MSG(im.img_mean <= 1.0 + 4 * im.img_se, "GGX furnace gains energy: %g +- %g", im.img_mean,
                       im.img_se);
-            double floor_ = alphas[a] < 0.2f ? 0.95 : 0.80;
+            double floor_ = alphas[a] < 0.2f ? 0.95 : 0.75;
             CHECK_MSG(im.img_mean >= floor_, "GGX furnace loses too much: %g < %g", im.img_mean, floor_);
             image_free(&im);
         }
