@@ -45,28 +45,32 @@ static void wr_f32(unsigned char *p, float f)
     wr_u32(p, u);
 }
 
-int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+/* The header up to the resolution: magic, version, size, encoding, channel
+ * count and the grid's shape (one channel; callers check the channels). */
+static int parse_header(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptScalarType *t,
+                        int32_t *chan, VptvShape *sh)
 {
-    memset(out, 0, sizeof *out);
     if (size == 0) return vpt_fail("%s: file is empty", name);
     if (size < 4 || memcmp(buf, "VOL", 3) != 0)
         return vpt_fail("%s: bad magic: not a Mitsuba VOL file (it must start with 'VOL')", name);
     if (buf[3] != 3) return vpt_fail("%s: Mitsuba VOL version %d is not supported (only version 3)", name, buf[3]);
     if (size < VOL_HEADER)
         return vpt_fail("%s: truncated header: %zu bytes, a VOL header has %d", name, size, VOL_HEADER);
-    int32_t enc = rd_i32(buf + 4), chan = rd_i32(buf + 20);
-    VptScalarType t;
-    if (enc == 1) t = VPT_SCALAR_F32;
-    else if (enc == 3) t = VPT_SCALAR_U8;
+    int32_t enc = rd_i32(buf + 4);
+    *chan = rd_i32(buf + 20);
+    if (enc == 1) *t = VPT_SCALAR_F32;
+    else if (enc == 3) *t = VPT_SCALAR_U8;
     else if (enc == 2) return vpt_fail("%s: float16 encoding (2) is not supported (use float32, 1)", name);
     else if (enc == 4) return vpt_fail("%s: quantized-direction encoding (4) is not supported", name);
     else return vpt_fail("%s: unknown encoding %d (1 float32, 3 uint8)", name, (int)enc);
     int64_t dims[3] = {rd_i32(buf + 8), rd_i32(buf + 12), rd_i32(buf + 16)};
-    VptvShape sh;
-    if (vptv_shape(name, "resolution", dims, 3, t, max_bytes, &sh)) return -1;
-    if (chan != 1)
-        return vpt_fail("%s: %d channels per voxel; only 1-channel (scalar) volumes are supported", name, (int)chan);
-    float bmin[3], bmax[3];
+    return vptv_shape(name, "resolution", dims, 3, *t, max_bytes, sh);
+}
+
+/* The bounding box, which must be finite and non-empty, and the voxel size
+ * it gives (the box over n cells). */
+static int parse_bbox(const char *name, const unsigned char *buf, VptvShape *sh, float bmin[3], float bmax[3])
+{
     for (int k = 0; k < 3; k++) {
         bmin[k] = rd_f32(buf + 24 + 4 * k);
         bmax[k] = rd_f32(buf + 36 + 4 * k);
@@ -75,10 +79,22 @@ int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t 
         if (!(bmax[k] > bmin[k]))
             return vpt_fail("%s: bounding box is empty along %c (%g to %g)", name, "xyz"[k], bmin[k], bmax[k]);
     }
-    /* The voxel size as the volume will store it: the box over n cells. */
     double sp[3];
-    for (int k = 0; k < 3; k++) sp[k] = (bmax[k] - bmin[k]) / (float)sh.dims[k];
-    if (vptv_check_spacing(name, "bounding box / resolution", sp, &sh, 3)) return -1;
+    for (int k = 0; k < 3; k++) sp[k] = (bmax[k] - bmin[k]) / (float)sh->dims[k];
+    return vptv_check_spacing(name, "bounding box / resolution", sp, sh, 3);
+}
+
+int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+{
+    memset(out, 0, sizeof *out);
+    VptScalarType t;
+    int32_t chan;
+    VptvShape sh;
+    if (parse_header(name, buf, size, max_bytes, &t, &chan, &sh)) return -1;
+    if (chan != 1)
+        return vpt_fail("%s: %d channels per voxel; only 1-channel (scalar) volumes are supported", name, (int)chan);
+    float bmin[3], bmax[3];
+    if (parse_bbox(name, buf, &sh, bmin, bmax)) return -1;
     size_t have = size - VOL_HEADER;
     if (have < sh.nbytes)
         return vpt_fail("%s: truncated: expected %zu data bytes, file has %zu", name, sh.nbytes, have);
@@ -162,40 +178,20 @@ int vpt_volume_save_mitsuba(const char *path, const VptVolume *v)
 int vpt_vol_grid_parse(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolGrid *out)
 {
     memset(out, 0, sizeof *out);
-    if (size == 0) return vpt_fail("%s: file is empty", name);
-    if (size < 4 || memcmp(buf, "VOL", 3) != 0)
-        return vpt_fail("%s: bad magic: not a Mitsuba VOL file (it must start with 'VOL')", name);
-    if (buf[3] != 3) return vpt_fail("%s: Mitsuba VOL version %d is not supported (only version 3)", name, buf[3]);
-    if (size < VOL_HEADER)
-        return vpt_fail("%s: truncated header: %zu bytes, a VOL header has %d", name, size, VOL_HEADER);
-    int32_t enc = rd_i32(buf + 4), chan = rd_i32(buf + 20);
     VptScalarType t;
-    if (enc == 1) t = VPT_SCALAR_F32;
-    else if (enc == 3) t = VPT_SCALAR_U8;
-    else return vpt_fail("%s: encoding %d is not supported (1 float32, 3 uint8)", name, (int)enc);
+    int32_t chan;
+    VptvShape sh;
+    if (parse_header(name, buf, size, max_bytes, &t, &chan, &sh)) return -1;
     if (chan != 1 && chan != 3)
         return vpt_fail("%s: %d channels per voxel; only 1 (scalar) and 3 (RGB) are supported", name, (int)chan);
-    int64_t dims[3] = {rd_i32(buf + 8), rd_i32(buf + 12), rd_i32(buf + 16)};
-    VptvShape sh;
-    if (vptv_shape(name, "resolution", dims, 3, t, max_bytes, &sh)) return -1;
     size_t esz = vpt_scalar_type_size(t);
-    /* vptv_shape checked one channel; three need three times that */
+    /* parse_header checked one channel; three need three times that */
     if (sh.count > SIZE_MAX / (3 * sizeof(float)) || sh.count * (size_t)chan * sizeof(float) > vptv_max_bytes(max_bytes))
         return vpt_fail("%s: %dx%dx%d voxels of %d channels need more than the %zu bytes allowed", name, sh.dims[0],
                         sh.dims[1], sh.dims[2], (int)chan, vptv_max_bytes(max_bytes));
     size_t nval = sh.count * (size_t)chan, nbytes = nval * esz;
     float bmin[3], bmax[3];
-    for (int k = 0; k < 3; k++) {
-        bmin[k] = rd_f32(buf + 24 + 4 * k);
-        bmax[k] = rd_f32(buf + 36 + 4 * k);
-        if (!isfinite(bmin[k]) || !isfinite(bmax[k]))
-            return vpt_fail("%s: bounding box has a non-finite coordinate", name);
-        if (!(bmax[k] > bmin[k]))
-            return vpt_fail("%s: bounding box is empty along %c (%g to %g)", name, "xyz"[k], bmin[k], bmax[k]);
-    }
-    double sp[3];
-    for (int k = 0; k < 3; k++) sp[k] = (bmax[k] - bmin[k]) / (float)sh.dims[k];
-    if (vptv_check_spacing(name, "bounding box / resolution", sp, &sh, 3)) return -1;
+    if (parse_bbox(name, buf, &sh, bmin, bmax)) return -1;
     size_t have = size - VOL_HEADER;
     if (have < nbytes) return vpt_fail("%s: truncated: expected %zu data bytes, file has %zu", name, nbytes, have);
     if (have > nbytes)
