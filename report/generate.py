@@ -1570,25 +1570,23 @@ class Report:
                 break
         add("Registers", "Bounding registers to reach full occupancy (maxrregcount=32) makes thread and warp "
             "regeneration slower", "4.4", ("speed ratio 32/auto: " + ", ".join(ev)) if ok is not None else "--", ok)
+        def beats(name_a, name_b, fmt):
+            """Ratios a/b on the thesis' four scenes and whether a beats b on
+            all of them (None: a measurement is missing)."""
+            ev, ok = [], True
+            for s in ("cgg-logo", "ad", "artifix", "manix"):
+                a, b = mr(s, name_a), mr(s, name_b)
+                if a is None or b is None:
+                    return ev, None
+                ev.append(fmt % (a / b))
+                ok = ok and a > b
+            return ev, ok
+
         # 4.5: block compaction beats device compaction
-        ev, ok = [], True
-        for s in ("cgg-logo", "ad", "artifix", "manix"):
-            a, b = mr(s, "streamingSK"), mr(s, "streamingMK")
-            if a is None or b is None:
-                ok = None
-                break
-            ev.append("%.1f" % (a / b))
-            ok = ok and a > b
+        ev, ok = beats("streamingSK", "streamingMK", "%.1f")
         add("BlockCompaction", "Block compaction (streamingSK) beats device compaction (streamingMK)", "4.5",
             ("streamingSK/streamingMK: " + ", ".join(ev)) if ok is not None else "--", ok)
-        ev, ok = [], True
-        for s in ("cgg-logo", "ad", "artifix", "manix"):
-            a, b = mr(s, "streamingSK"), mr(s, "regenerationSK-warp")
-            if a is None or b is None:
-                ok = None
-                break
-            ev.append("%.2f" % (a / b))
-            ok = ok and a > b
+        ev, ok = beats("streamingSK", "regenerationSK-warp", "%.2f")
         add("CompactionVsWarp", "Compaction (streamingSK) beats warp regeneration", "4.5",
             ("streamingSK/warp: " + ", ".join(ev)) if ok is not None else "--", ok)
         # 4.6: sorting does not pay
