@@ -181,27 +181,32 @@ static int run_multi(const VptGpu *g, const VptVariant *v, VptLaunch *L, VptRend
     return 0;
 }
 
-/* One tile after the other: the tile's paths are L->P.npaths of the launch
- * and its rectangle L->tile_*; the persistent kernels' path counter restarts
- * at each tile. Returns 0, 1 timed out, -1 error. */
-static int run_tiles(const VptGpu *g, const VptVariant *v, const VptParams *P, int tiles, VptLaunch *L,
-                     VptRenderBuffers *b, VptWatchdog *wd, int *launches)
+/* The variant's schedule over the image: one launch (single kernel) or one
+ * host loop (multi kernel), or with tiles > 1 one per tile, one tile after
+ * the other: the tile's paths are L->P.npaths of the launch and its
+ * rectangle L->tile_* (tile_w 0: the whole image); the persistent kernels'
+ * path counter restarts at each tile. Returns 0, 1 timed out, -1 error. */
+static int run_schedule(const VptGpu *g, const VptVariant *v, const VptParams *P, int tiles, VptLaunch *L,
+                        VptRenderBuffers *b, VptWatchdog *wd, int *launches)
 {
     CUdeviceptr head = b->stats + offsetof(VptDevStats, path_head);
-    for (int ty = 0; ty < tiles; ty++) {
-        for (int tx = 0; tx < tiles; tx++) {
+    const int n = tiles > 1 ? tiles : 1;
+    for (int ty = 0; ty < n; ty++) {
+        for (int tx = 0; tx < n; tx++) {
             if (wd && vpt_watchdog_expired(wd)) return 1;
-            unsigned x0 = (unsigned)((unsigned long long)P->width * tx / tiles);
-            unsigned x1 = (unsigned)((unsigned long long)P->width * (tx + 1) / tiles);
-            unsigned y0 = (unsigned)((unsigned long long)P->height * ty / tiles);
-            unsigned y1 = (unsigned)((unsigned long long)P->height * (ty + 1) / tiles);
-            if (x1 == x0 || y1 == y0) continue; /* more tiles than pixels on an axis */
-            L->tile_x0 = x0;
-            L->tile_y0 = y0;
-            L->tile_w = x1 - x0;
-            L->tile_h = y1 - y0;
-            L->P.npaths = (unsigned long long)L->tile_w * L->tile_h * P->spp;
-            if (VPT_CU_TRY(cuMemsetD8, head, 0, sizeof(unsigned long long))) return -1;
+            if (n > 1) {
+                unsigned x0 = (unsigned)((unsigned long long)P->width * tx / n);
+                unsigned x1 = (unsigned)((unsigned long long)P->width * (tx + 1) / n);
+                unsigned y0 = (unsigned)((unsigned long long)P->height * ty / n);
+                unsigned y1 = (unsigned)((unsigned long long)P->height * (ty + 1) / n);
+                if (x1 == x0 || y1 == y0) continue; /* more tiles than pixels on an axis */
+                L->tile_x0 = x0;
+                L->tile_y0 = y0;
+                L->tile_w = x1 - x0;
+                L->tile_h = y1 - y0;
+                L->P.npaths = (unsigned long long)L->tile_w * L->tile_h * P->spp;
+                if (VPT_CU_TRY(cuMemsetD8, head, 0, sizeof(unsigned long long))) return -1;
+            }
             if (v->is_multi) {
                 int r = run_multi(g, v, L, b, wd, launches);
                 if (r) return r;
@@ -245,18 +250,9 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, 
     int rc = -1, timed_out = 0;
     if (VPT_CU_TRY(cuEventCreate, &e0, CU_EVENT_DEFAULT) || VPT_CU_TRY(cuEventCreate, &e1, CU_EVENT_DEFAULT)) goto out;
     if (VPT_CU_TRY(cuEventRecord, e0, NULL)) goto out;
-    if (tiles > 1) {
-        int r = run_tiles(g, v, P, tiles, &L, b, wd, &rs->launches);
-        if (r < 0) goto out;
-        timed_out = r == 1;
-    } else if (v->is_multi) {
-        int r = run_multi(g, v, &L, b, wd, &rs->launches);
-        if (r < 0) goto out;
-        timed_out = r == 1;
-    } else {
-        if (launch(v->render, vpt_variant_grid(v, g, P->npaths), (unsigned)v->config.block, v->dynamic_smem, &L)) goto out;
-        rs->launches = 1;
-    }
+    int r = run_schedule(g, v, P, tiles, &L, b, wd, &rs->launches);
+    if (r < 0) goto out;
+    timed_out = r == 1;
     if (VPT_CU_TRY(cuEventRecord, e1, NULL)) goto out;
     int w = wait_event(e1, b, wd);
     if (w < 0) goto out;
