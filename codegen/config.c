@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const regen_names[] = {"none", "thread", "warp", "block", "device"};
+static const char *const regen_names[] = {"none", "thread", "warp", "block", "device", "step"};
 static const char *const reorder_names[] = {"none", "compact", "morton", "morton_delayed"};
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
@@ -42,15 +42,16 @@ const char *vpt_sortkey_name(VptSortKey k)
 }
 
 static const VptSchedule schedules[VPT_SCHEDULE_COUNT] = {
-    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
-    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0},
-    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
-    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
-    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
-    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE, 100},
-    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI, 0},
-    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE, 100},
-    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE, 100},
+    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
+    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0, 1},
+    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
+    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
+    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
+    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE, 100, 1},
+    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI, 0, 1},
+    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE, 100, 1},
+    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE, 100, 1},
+    {"regenerationSK-step", VPT_REGEN_STEP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 100, 0},
 };
 
 int vpt_config_schedules(const VptSchedule **out)
@@ -76,7 +77,8 @@ const char *vpt_config_schedule_name(const VptConfig *c)
 
 int vpt_config_is_persistent(const VptConfig *c)
 {
-    return c->regen == VPT_REGEN_THREAD || c->regen == VPT_REGEN_WARP || c->regen == VPT_REGEN_BLOCK;
+    return c->regen == VPT_REGEN_THREAD || c->regen == VPT_REGEN_WARP || c->regen == VPT_REGEN_BLOCK ||
+           c->regen == VPT_REGEN_STEP;
 }
 
 VptConfig vpt_config_default(void)
@@ -135,19 +137,19 @@ static const char *const key_names[K_COUNT] = {
 };
 #define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead"
 
-/* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
- * default regeneration, thread level) as an extra spelling. */
+/* Schedule names accepted as the first token, with "regenerationSK" (the
+ * thesis' default regeneration, thread level) as an extra spelling. */
 static const struct {
     const char *name;
     int schedule;
 } aliases[] = {
     {"naiveSK", 0}, {"naiveMK", 1}, {"regenerationSK", 2}, {"regenerationSK-thread", 2},
     {"regenerationSK-warp", 3}, {"regenerationSK-block", 4}, {"streamingSK", 5},
-    {"streamingMK", 6}, {"streamingSK-morton", 7}, {"sortingSK", 8},
+    {"streamingMK", 6}, {"streamingSK-morton", 7}, {"sortingSK", 8}, {"regenerationSK-step", 9},
 };
 #define ALIAS_LIST                                                                              \
     "naiveSK, naiveMK, regenerationSK, regenerationSK-thread, regenerationSK-warp, "           \
-    "regenerationSK-block, streamingSK, streamingMK, streamingSK-morton, sortingSK"
+    "regenerationSK-block, streamingSK, streamingMK, streamingSK-morton, sortingSK, regenerationSK-step"
 
 static int find_alias(const char *tok)
 {
@@ -347,13 +349,13 @@ static int check_rules(const VptConfig *c)
                         regen, reorder);
     if (!multi && c->reorder != VPT_REORDER_NONE && c->regen != VPT_REGEN_BLOCK)
         return vpt_fail("reorder=%s needs regen=block with kernels=single (got regen=%s)", reorder, regen);
-    if (c->threshold > 0 && c->regen != VPT_REGEN_WARP && c->regen != VPT_REGEN_BLOCK)
-        return vpt_fail("threshold=%d needs regen warp|block (got regen=%s)", c->threshold, regen);
+    if (c->threshold > 0 && c->regen != VPT_REGEN_WARP && c->regen != VPT_REGEN_BLOCK && c->regen != VPT_REGEN_STEP)
+        return vpt_fail("threshold=%d needs regen warp|block|step (got regen=%s)", c->threshold, regen);
     if (c->sortkey == VPT_SORTKEY_TERMINATION && c->reorder != VPT_REORDER_MORTON &&
         c->reorder != VPT_REORDER_MORTON_DELAYED)
         return vpt_fail("sortkey=termination needs reorder morton|morton_delayed (got reorder=%s)", reorder);
     if (c->grid > 0 && !vpt_config_is_persistent(c))
-        return vpt_fail("grid=%d needs a persistent kernel, regen thread|warp|block (got regen=%s, kernels=%s)",
+        return vpt_fail("grid=%d needs a persistent kernel, regen thread|warp|block|step (got regen=%s, kernels=%s)",
                         c->grid, regen, vpt_kernels_name(c->kernels));
     if (c->maxrregcount > 0) {
         long per_thread = (c->maxrregcount + VPT_REG_ALLOC_UNIT - 1) / VPT_REG_ALLOC_UNIT * VPT_REG_ALLOC_UNIT;
@@ -391,6 +393,7 @@ int vpt_config_thesis_set(VptConfig *out, int max)
 {
     int n = 0;
     for (int i = 0; i < VPT_SCHEDULE_COUNT && n < max; i++) {
+        if (!schedules[i].thesis) continue;
         VptConfig c = vpt_config_default(); /* block 256, ppt 1, maxrregcount 0, grid 0 */
         c.regen = schedules[i].regen;
         c.reorder = schedules[i].reorder;

@@ -495,65 +495,94 @@ typedef struct VptMedium VptMedium;
 VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 
-/* Woodcock (delta) tracking from distance t to tmax along o + t d against
- * the majorant. Returns the distance of the real collision, or a value
- * >= tmax when the ray leaves the interval. Each tentative collision is one
- * step and one draw.
+/* Woodcock (delta) tracking against the majorant, in batches. One batch takes
+ * the next VPT_LOOKAHEAD tentative steps along o + t d from *t: each is one
+ * step and one draw. Returns 1 when the flight ended in the batch, with *t the
+ * real collision's distance or a value >= tmax (the ray left the interval);
+ * returns 0 with *t advanced past the batch otherwise. Every schedule traces
+ * a flight as a sequence of batches, whole (vpt_woodcock) or one batch per
+ * round (the step-level kernel), so draws, decisions and counts never depend
+ * on the schedule.
  *
  * Steps are taken in texture space (uvw = ou + du t, one fused multiply-add
  * per axis: fmaf is correctly rounded on the CPU and __fmaf_rn on the GPU, so
- * both compute the same points). With VPT_LOOKAHEAD = L > 1 the next L
+ * both compute the same points; ou and du are recomputed from o and d by the
+ * same operations every batch). With VPT_LOOKAHEAD = L > 1 the batch's L
  * tentative distances are computed from their own draws first and their L
  * density fetches issued together, then consumed in order: the same draws,
  * decisions and counts as L = 1, with L fetches in flight instead of one;
  * fetches past the collision are wasted. */
-VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d,
-                          float t, float tmax, vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float *t,
+                              float tmax, vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
 {
     const vpt_vec3 ou = vpt_world_to_uvw(P, o);
     const vpt_vec3 du = vpt_mul(d, P->inv_extent);
-    for (;;) {
-        float tt[VPT_LOOKAHEAD], uy[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
-        float tc = t;
-        for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-            vpt_u4 r = vpt_rng(P->seed, path, *draw + (vpt_u32)k);
-            tc = vpt_fmaf(-vpt_logf(1.0f - vpt_u01(r.x)), P->inv_sigma_max, tc);
-            tt[k] = tc;
-            uy[k] = vpt_u01(r.y);
-        }
-        for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-            vpt_vec3 u = vpt_v3(vpt_fmaf(du.x, tt[k], ou.x), vpt_fmaf(du.y, tt[k], ou.y), vpt_fmaf(du.z, tt[k], ou.z));
-            dens[k] = tt[k] < tmax ? vpt_medium_density(M, u) : 0.0f; /* never past the exit */
-        }
-        for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-            *draw += 1u;
-            *steps += 1u;
-            if (tt[k] >= tmax) return tt[k];
-            if (uy[k] * P->density_max < dens[k]) return tt[k];
-        }
-        t = tc;
+    float tt[VPT_LOOKAHEAD], uy[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+    float tc = *t;
+    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+        vpt_u4 r = vpt_rng(P->seed, path, *draw + (vpt_u32)k);
+        tc = vpt_fmaf(-vpt_logf(1.0f - vpt_u01(r.x)), P->inv_sigma_max, tc);
+        tt[k] = tc;
+        uy[k] = vpt_u01(r.y);
     }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+        vpt_vec3 u = vpt_v3(vpt_fmaf(du.x, tt[k], ou.x), vpt_fmaf(du.y, tt[k], ou.y), vpt_fmaf(du.z, tt[k], ou.z));
+        dens[k] = tt[k] < tmax ? vpt_medium_density(M, u) : 0.0f; /* never past the exit */
+    }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+        *draw += 1u;
+        *steps += 1u;
+        *t = tt[k];
+        if (tt[k] >= tmax) return 1;
+        if (uy[k] * P->density_max < dens[k]) return 1;
+    }
+    return 0;
 }
 
-/* One extension ("ray" in the thesis' rays/s): from the current point to the
- * next event. Sets s->event and moves s->o there; counts Woodcock steps. */
-VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
+/* A whole Woodcock flight from t: the distance of the real collision, or a
+ * value >= tmax when the ray leaves the interval. */
+VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
+                          vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+{
+    while (!vpt_woodcock_batch(P, M, o, d, &t, tmax, path, draw, steps)) {
+    }
+    return t;
+}
+
+/* One extension ("ray" in the thesis' rays/s) from the current point to the
+ * next event, in two halves around the Woodcock flight so that a schedule
+ * may interleave the flight's batches with other work:
+ *
+ * vpt_path_extend_begin returns 1 when the extension needs a flight over
+ * [*t, *tmax] (then s->axis already holds the exit face); otherwise it has
+ * set s->event (and moved s->o) itself: the ray misses the box (ESCAPED) or
+ * reaches the dielectric boundary from outside (SURFACE).
+ * vpt_path_extend_finish takes the flight's end distance and sets s->event
+ * and s->o: SCATTER inside, else ESCAPED (null boundary) or SURFACE at the
+ * exit face. */
+VPT_FN int vpt_path_extend_begin(const VptParams *P, VptPath *s, float *t, float *tmax)
 {
     float t0, t1;
     int a0, a1;
     if (!vpt_box_intersect(P->box_min, P->box_max, s->o, s->d, &t0, &t1, &a0, &a1) || t1 <= VPT_RAY_EPS) {
         s->event = VPT_EV_ESCAPED;
-        return;
+        return 0;
     }
     if (P->boundary != VPT_BOUNDARY_NULL && !s->inside) {
         s->o = vpt_madd(s->o, s->d, vpt_fmaxf(t0, 0.0f));
         s->event = VPT_EV_SURFACE;
         s->axis = a0;
-        return;
+        return 0;
     }
-    float tstart = vpt_fmaxf(t0, 0.0f);
-    float t = vpt_woodcock(P, M, s->o, s->d, tstart, t1, s->path, &s->draw, steps);
-    if (t < t1) {
+    *t = vpt_fmaxf(t0, 0.0f);
+    *tmax = t1;
+    s->axis = a1;
+    return 1;
+}
+
+VPT_FN void vpt_path_extend_finish(const VptParams *P, VptPath *s, float t, float tmax)
+{
+    if (t < tmax) {
         s->o = vpt_madd(s->o, s->d, t);
         s->event = VPT_EV_SCATTER;
         return;
@@ -562,9 +591,18 @@ VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, 
         s->event = VPT_EV_ESCAPED;
         return;
     }
-    s->o = vpt_madd(s->o, s->d, t1);
+    s->o = vpt_madd(s->o, s->d, tmax);
     s->event = VPT_EV_SURFACE;
-    s->axis = a1;
+}
+
+/* A whole extension: sets s->event and moves s->o there; counts Woodcock
+ * steps. */
+VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
+{
+    float t, tmax;
+    if (!vpt_path_extend_begin(P, s, &t, &tmax)) return;
+    t = vpt_woodcock(P, M, s->o, s->d, t, tmax, s->path, &s->draw, steps);
+    vpt_path_extend_finish(P, s, t, tmax);
 }
 
 /* Applies the event of the last extension (one draw): at a collision the
