@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const regen_names[] = {"none", "thread", "warp", "block", "device", "step"};
+static const char *const regen_names[] = {"none", "thread", "warp", "block", "device"};
 static const char *const reorder_names[] = {"none", "compact", "morton", "morton_delayed"};
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
@@ -42,16 +42,15 @@ const char *vpt_sortkey_name(VptSortKey k)
 }
 
 static const VptSchedule schedules[VPT_SCHEDULE_COUNT] = {
-    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
-    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0, 1},
-    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
-    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
-    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0, 1},
-    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE, 100, 1},
-    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI, 0, 1},
-    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE, 100, 1},
-    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE, 100, 1},
-    {"regenerationSK-step", VPT_REGEN_STEP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 100, 0},
+    {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0},
+    {"regenerationSK-thread", VPT_REGEN_THREAD, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"regenerationSK-warp", VPT_REGEN_WARP, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"regenerationSK-block", VPT_REGEN_BLOCK, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
+    {"streamingSK", VPT_REGEN_BLOCK, VPT_REORDER_COMPACT, VPT_KERNELS_SINGLE, 100},
+    {"streamingMK", VPT_REGEN_DEVICE, VPT_REORDER_COMPACT, VPT_KERNELS_MULTI, 0},
+    {"streamingSK-morton", VPT_REGEN_BLOCK, VPT_REORDER_MORTON, VPT_KERNELS_SINGLE, 100},
+    {"sortingSK", VPT_REGEN_BLOCK, VPT_REORDER_MORTON_DELAYED, VPT_KERNELS_SINGLE, 100},
 };
 
 int vpt_config_schedules(const VptSchedule **out)
@@ -77,8 +76,7 @@ const char *vpt_config_schedule_name(const VptConfig *c)
 
 int vpt_config_is_persistent(const VptConfig *c)
 {
-    return c->regen == VPT_REGEN_THREAD || c->regen == VPT_REGEN_WARP || c->regen == VPT_REGEN_BLOCK ||
-           c->regen == VPT_REGEN_STEP;
+    return c->regen == VPT_REGEN_THREAD || c->regen == VPT_REGEN_WARP || c->regen == VPT_REGEN_BLOCK;
 }
 
 VptConfig vpt_config_default(void)
@@ -94,6 +92,7 @@ VptConfig vpt_config_default(void)
         .threshold = 0,
         .sortkey = VPT_SORTKEY_POSITION,
         .lookahead = 1,
+        .coop = 0,
     };
     return c;
 }
@@ -103,15 +102,18 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
     return a->regen == b->regen && a->reorder == b->reorder && a->kernels == b->kernels &&
            a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
            a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
-           a->lookahead == b->lookahead;
+           a->lookahead == b->lookahead && a->coop == b->coop;
 }
 
 void vpt_config_format(const VptConfig *c, char *buf, size_t size)
 {
-    snprintf(buf, size,
-             "regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d",
-             vpt_regen_name(c->regen), vpt_reorder_name(c->reorder), vpt_kernels_name(c->kernels),
-             c->maxrregcount, c->ppt, c->block, c->grid, c->threshold, vpt_sortkey_name(c->sortkey), c->lookahead);
+    int n = snprintf(buf, size,
+                     "regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,"
+                     "lookahead=%d",
+                     vpt_regen_name(c->regen), vpt_reorder_name(c->reorder), vpt_kernels_name(c->kernels),
+                     c->maxrregcount, c->ppt, c->block, c->grid, c->threshold, vpt_sortkey_name(c->sortkey),
+                     c->lookahead);
+    if (c->coop != 0 && n >= 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ",coop=%d", c->coop);
 }
 
 /* ---- domains ---------------------------------------------------------- */
@@ -121,6 +123,7 @@ static int ppt_ok(int v) { return v == 1 || v == 2 || v == 4; }
 static int block_ok(int v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 static int grid_ok(int v) { return v >= 0 && v <= 64; }
 static int threshold_ok(int v) { return v >= 0 && v <= 100; }
+static int coop_ok(int v) { return v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }
 
 #define MAXRREG_ALLOWED "0 (compiler's choice) or 24..255"
 #define PPT_ALLOWED "1, 2, 4"
@@ -128,28 +131,42 @@ static int threshold_ok(int v) { return v >= 0 && v <= 100; }
 #define GRID_ALLOWED "0..64 (blocks per SM; 0: all that fit)"
 #define THRESHOLD_ALLOWED "0..100 (percent)"
 #define LOOKAHEAD_ALLOWED "1, 2, 4"
+#define COOP_ALLOWED "0 (off), 1, 2, 4, 8, 16"
 
 /* ---- parser ----------------------------------------------------------- */
 
-enum { K_REGEN, K_REORDER, K_KERNELS, K_MAXRREG, K_PPT, K_BLOCK, K_GRID, K_THRESHOLD, K_SORTKEY, K_LOOKAHEAD, K_COUNT };
-static const char *const key_names[K_COUNT] = {
-    "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
+enum {
+    K_REGEN,
+    K_REORDER,
+    K_KERNELS,
+    K_MAXRREG,
+    K_PPT,
+    K_BLOCK,
+    K_GRID,
+    K_THRESHOLD,
+    K_SORTKEY,
+    K_LOOKAHEAD,
+    K_COOP,
+    K_COUNT
 };
-#define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead"
+static const char *const key_names[K_COUNT] = {
+    "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
+};
+#define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop"
 
-/* Schedule names accepted as the first token, with "regenerationSK" (the
- * thesis' default regeneration, thread level) as an extra spelling. */
+/* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
+ * default regeneration, thread level) as an extra spelling. */
 static const struct {
     const char *name;
     int schedule;
 } aliases[] = {
     {"naiveSK", 0}, {"naiveMK", 1}, {"regenerationSK", 2}, {"regenerationSK-thread", 2},
     {"regenerationSK-warp", 3}, {"regenerationSK-block", 4}, {"streamingSK", 5},
-    {"streamingMK", 6}, {"streamingSK-morton", 7}, {"sortingSK", 8}, {"regenerationSK-step", 9},
+    {"streamingMK", 6}, {"streamingSK-morton", 7}, {"sortingSK", 8},
 };
 #define ALIAS_LIST                                                                              \
     "naiveSK, naiveMK, regenerationSK, regenerationSK-thread, regenerationSK-warp, "           \
-    "regenerationSK-block, streamingSK, streamingMK, streamingSK-morton, sortingSK, regenerationSK-step"
+    "regenerationSK-block, streamingSK, streamingMK, streamingSK-morton, sortingSK"
 
 static int find_alias(const char *tok)
 {
@@ -245,6 +262,11 @@ static int set_field(VptConfig *c, int key, const char *v)
         if (!ppt_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, LOOKAHEAD_ALLOWED);
         c->lookahead = i;
         return 0;
+    case K_COOP:
+        if (parse_num(k, v, COOP_ALLOWED, &i)) return -1;
+        if (!coop_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, COOP_ALLOWED);
+        c->coop = i;
+        return 0;
     }
     VPT_ASSERT(0);
 }
@@ -329,6 +351,7 @@ static int check_domains(const VptConfig *c)
         return vpt_fail("threshold=%d: out of range (allowed: %s)", c->threshold, THRESHOLD_ALLOWED);
     if (!ppt_ok(c->lookahead))
         return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
+    if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
     return 0;
 }
 
@@ -349,13 +372,13 @@ static int check_rules(const VptConfig *c)
                         regen, reorder);
     if (!multi && c->reorder != VPT_REORDER_NONE && c->regen != VPT_REGEN_BLOCK)
         return vpt_fail("reorder=%s needs regen=block with kernels=single (got regen=%s)", reorder, regen);
-    if (c->threshold > 0 && c->regen != VPT_REGEN_WARP && c->regen != VPT_REGEN_BLOCK && c->regen != VPT_REGEN_STEP)
-        return vpt_fail("threshold=%d needs regen warp|block|step (got regen=%s)", c->threshold, regen);
+    if (c->threshold > 0 && c->regen != VPT_REGEN_WARP && c->regen != VPT_REGEN_BLOCK)
+        return vpt_fail("threshold=%d needs regen warp|block (got regen=%s)", c->threshold, regen);
     if (c->sortkey == VPT_SORTKEY_TERMINATION && c->reorder != VPT_REORDER_MORTON &&
         c->reorder != VPT_REORDER_MORTON_DELAYED)
         return vpt_fail("sortkey=termination needs reorder morton|morton_delayed (got reorder=%s)", reorder);
     if (c->grid > 0 && !vpt_config_is_persistent(c))
-        return vpt_fail("grid=%d needs a persistent kernel, regen thread|warp|block|step (got regen=%s, kernels=%s)",
+        return vpt_fail("grid=%d needs a persistent kernel, regen thread|warp|block (got regen=%s, kernels=%s)",
                         c->grid, regen, vpt_kernels_name(c->kernels));
     if (c->maxrregcount > 0) {
         long per_thread = (c->maxrregcount + VPT_REG_ALLOC_UNIT - 1) / VPT_REG_ALLOC_UNIT * VPT_REG_ALLOC_UNIT;
@@ -393,7 +416,6 @@ int vpt_config_thesis_set(VptConfig *out, int max)
 {
     int n = 0;
     for (int i = 0; i < VPT_SCHEDULE_COUNT && n < max; i++) {
-        if (!schedules[i].thesis) continue;
         VptConfig c = vpt_config_default(); /* block 256, ppt 1, maxrregcount 0, grid 0 */
         c.regen = schedules[i].regen;
         c.reorder = schedules[i].reorder;

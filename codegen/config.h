@@ -8,7 +8,9 @@
  *
  * A config has exactly one canonical text form, every field in a fixed order:
  *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,sortkey=position,lookahead=1
- * used on the command line, as cache key and in results. The parser also
+ * used on the command line, as cache key and in results. The last field,
+ * coop, is written only when it is not 0 ("...,lookahead=4,coop=4"), so the
+ * texts of every config from before it existed stay canonical. The parser also
  * takes any subset in any order (the rest default as in vpt_config_default)
  * and the thesis' names ("streamingSK", "regenerationSK-warp", ...), optionally
  * followed by overrides: "streamingSK,block=128". */
@@ -17,16 +19,7 @@
 
 #include <stddef.h>
 
-/* VPT_REGEN_STEP is beyond the thesis: warp-level regeneration whose round is
- * one Woodcock batch instead of one extension (kernels.cu.in). */
-typedef enum {
-    VPT_REGEN_NONE,
-    VPT_REGEN_THREAD,
-    VPT_REGEN_WARP,
-    VPT_REGEN_BLOCK,
-    VPT_REGEN_DEVICE,
-    VPT_REGEN_STEP
-} VptRegen;
+typedef enum { VPT_REGEN_NONE, VPT_REGEN_THREAD, VPT_REGEN_WARP, VPT_REGEN_BLOCK, VPT_REGEN_DEVICE } VptRegen;
 typedef enum { VPT_REORDER_NONE, VPT_REORDER_COMPACT, VPT_REORDER_MORTON, VPT_REORDER_MORTON_DELAYED } VptReorder;
 typedef enum { VPT_KERNELS_SINGLE, VPT_KERNELS_MULTI } VptKernels;
 typedef enum { VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION } VptSortKey;
@@ -43,12 +36,14 @@ typedef struct {
     int grid;                /* persistent kernels: blocks per SM (0: all that fit) */
     int threshold;           /* warp/block regeneration when the active fraction
                                 is <= threshold percent: 0 only when all are done
-                                (regenerationSK), 100 whenever any is idle (streamingSK);
-                                regen=step: an event round when the stepping
-                                fraction is <= threshold percent */
+                                (regenerationSK), 100 whenever any is idle (streamingSK) */
     VptSortKey sortkey;      /* morton key: current position or estimated termination point */
     int lookahead;           /* Woodcock steps whose density fetches are issued together
                                 (software pipelining, vpt_woodcock): 1, 2, 4 */
+    int coop;                /* cooperative flights (beyond the thesis): when at most
+                                coop of a warp's flights remain, its 32 lanes step
+                                them together, 32/coop lanes per flight (kernels.cu.in,
+                                extend_warp); 0: off, each lane steps its own */
 } VptConfig;
 
 /* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
@@ -63,16 +58,16 @@ VptConfig vpt_config_default(void);
  * (= regenerationSK-thread, the thesis' default), regenerationSK-thread,
  * regenerationSK-warp, regenerationSK-block, streamingSK, streamingMK,
  * streamingSK-morton (the thesis' "streamingSK (sorting)": block regeneration
- * with Morton reordering), sortingSK, and regenerationSK-step (beyond the
- * thesis: regen=step, threshold=100). It sets regen, reorder and kernels; the
+ * with Morton reordering), sortingSK. It sets regen, reorder and kernels; the
  * pairs that follow override any field. Fields not given keep their
  * vpt_config_default values. Unknown keys, values outside the domains below
  * and a key given twice are errors. *out is written only on success.
  *
- * Domains: regen none|thread|warp|block|device|step; reorder
+ * Domains: regen none|thread|warp|block|device; reorder
  * none|compact|morton|morton_delayed; kernels single|multi; maxrregcount 0 or
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
- * threshold 0..100; sortkey position|termination; lookahead 1|2|4. */
+ * threshold 0..100; sortkey position|termination; lookahead 1|2|4; coop
+ * 0|1|2|4|8|16 (a divisor of 32: lanes per flight). */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */
@@ -92,10 +87,10 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size);
  *      (streamingMK; naiveMK is none/none);
  *   5. reorder compact|morton|morton_delayed with kernels=single needs
  *      regen=block (the block-wide scan/sort is the regeneration's barrier);
- *   6. threshold > 0 needs regen warp|block|step (thread regeneration has no
- *      group to wait for, the others none at all);
+ *   6. threshold > 0 needs regen warp|block (thread regeneration has no group
+ *      to wait for, the others none at all);
  *   7. sortkey=termination needs reorder morton|morton_delayed;
- *   8. grid > 0 needs a persistent kernel (regen thread|warp|block|step): other
+ *   8. grid > 0 needs a persistent kernel (regen thread|warp|block): other
  *      schedules launch one thread per path (or per path slot);
  *   9. maxrregcount > 0: a block of `block` threads at maxrregcount registers
  *      must fit one SM's register file of VPT_SM_REGISTERS, counting the
@@ -119,19 +114,17 @@ int vpt_config_check(const VptConfig *c);
 const char *vpt_config_schedule_name(const VptConfig *c);
 
 /* The thesis' named variants with the thesis' settings, for bench --thesis:
- * fills up to max configs and returns how many. Schedules beyond the thesis
- * (regenerationSK-step) are not among them. */
+ * fills up to max configs and returns how many. */
 int vpt_config_thesis_set(VptConfig *out, int max);
 
 /* 1 when every field is equal, else 0. */
 int vpt_config_equal(const VptConfig *a, const VptConfig *b);
 
 /* A schedule is the (regen, reorder, kernels) triple. Every triple that passes
- * vpt_config_check is one of ten named schedules, listed in this fixed order:
- * the thesis' nine (naiveSK, naiveMK, regenerationSK-thread,
- * regenerationSK-warp, regenerationSK-block, streamingSK, streamingMK,
- * streamingSK-morton, sortingSK), then regenerationSK-step, which is ours
- * (thesis = 0). The table is static; *out points into it. */
+ * vpt_config_check is one of the thesis' nine named schedules, listed in this
+ * fixed order: naiveSK, naiveMK, regenerationSK-thread, regenerationSK-warp,
+ * regenerationSK-block, streamingSK, streamingMK, streamingSK-morton,
+ * sortingSK. The table is static; *out points into it. */
 typedef struct {
     const char *name;
     VptRegen regen;
@@ -139,17 +132,14 @@ typedef struct {
     VptKernels kernels;
     int threshold;   /* the thesis' regeneration point: 0 (all idle) for the
                         regeneration schedules, 100 (every extension, algorithm 5)
-                        for the streaming and sorting ones; 100 (an event
-                        round as soon as any slot waits) for regenerationSK-step */
-    int thesis;      /* 1: one of the thesis' variants, run by bench --thesis */
+                        for the streaming and sorting ones */
 } VptSchedule;
-#define VPT_SCHEDULE_COUNT 10
-#define VPT_THESIS_SCHEDULE_COUNT 9
+#define VPT_SCHEDULE_COUNT 9
 int vpt_config_schedules(const VptSchedule **out);
 /* Index of c's schedule in that table, or -1 for a triple that is none. */
 int vpt_config_schedule_index(const VptConfig *c);
 
-/* 1 for persistent kernels (regen thread, warp, block or step), which take grid. */
+/* 1 for persistent kernels (regen thread, warp or block), which take grid. */
 int vpt_config_is_persistent(const VptConfig *c);
 
 /* The canonical spelling of each enum value ("block", "morton_delayed", ...),

@@ -495,6 +495,44 @@ typedef struct VptMedium VptMedium;
 VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 
+/* The parts of one tentative Woodcock step, shared by every way of taking
+ * steps (a lane's own batches, or several lanes' steps of one flight): the
+ * step with draw index `draw` moves from t to the returned distance and
+ * draws its acceptance number *uy; it samples the density at
+ * vpt_woodcock_point (texture space: ou = uvw of the origin, du = direction
+ * scaled to texture space); it ends the flight when vpt_woodcock_stops.
+ * The distance is t advanced by the step's free path (an exponential sample
+ * at unit majorant), split in two so that lanes can draw the free paths of
+ * consecutive steps in parallel and then chain the advances in step order,
+ * which rounds exactly as one lane taking the steps one by one. */
+VPT_FN float vpt_woodcock_free_path(const VptParams *P, vpt_u64 path, vpt_u32 draw, float *uy)
+{
+    vpt_u4 r = vpt_rng(P->seed, path, draw);
+    *uy = vpt_u01(r.y);
+    return -vpt_logf(1.0f - vpt_u01(r.x));
+}
+
+VPT_FN float vpt_woodcock_advance(const VptParams *P, float t, float free_path)
+{
+    return vpt_fmaf(free_path, P->inv_sigma_max, t);
+}
+
+VPT_FN float vpt_woodcock_distance(const VptParams *P, vpt_u64 path, vpt_u32 draw, float t, float *uy)
+{
+    return vpt_woodcock_advance(P, t, vpt_woodcock_free_path(P, path, draw, uy));
+}
+
+VPT_FN vpt_vec3 vpt_woodcock_point(vpt_vec3 ou, vpt_vec3 du, float t)
+{
+    return vpt_v3(vpt_fmaf(du.x, t, ou.x), vpt_fmaf(du.y, t, ou.y), vpt_fmaf(du.z, t, ou.z));
+}
+
+/* A step past the exit (t >= tmax) has density 0 and ends the flight. */
+VPT_FN int vpt_woodcock_stops(const VptParams *P, float t, float tmax, float uy, float dens)
+{
+    return t >= tmax || uy * P->density_max < dens;
+}
+
 /* Woodcock (delta) tracking against the majorant, in batches. One batch takes
  * the next VPT_LOOKAHEAD tentative steps along o + t d from *t: each is one
  * step and one draw. Returns 1 when the flight ended in the batch, with *t the
@@ -520,21 +558,16 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
     float tt[VPT_LOOKAHEAD], uy[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
     float tc = *t;
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-        vpt_u4 r = vpt_rng(P->seed, path, *draw + (vpt_u32)k);
-        tc = vpt_fmaf(-vpt_logf(1.0f - vpt_u01(r.x)), P->inv_sigma_max, tc);
+        tc = vpt_woodcock_distance(P, path, *draw + (vpt_u32)k, tc, &uy[k]);
         tt[k] = tc;
-        uy[k] = vpt_u01(r.y);
     }
-    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-        vpt_vec3 u = vpt_v3(vpt_fmaf(du.x, tt[k], ou.x), vpt_fmaf(du.y, tt[k], ou.y), vpt_fmaf(du.z, tt[k], ou.z));
-        dens[k] = tt[k] < tmax ? vpt_medium_density(M, u) : 0.0f; /* never past the exit */
-    }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++)
+        dens[k] = tt[k] < tmax ? vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k])) : 0.0f; /* never past the exit */
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
         *draw += 1u;
         *steps += 1u;
         *t = tt[k];
-        if (tt[k] >= tmax) return 1;
-        if (uy[k] * P->density_max < dens[k]) return 1;
+        if (vpt_woodcock_stops(P, tt[k], tmax, uy[k], dens[k])) return 1;
     }
     return 0;
 }

@@ -31,7 +31,7 @@ static size_t brute_count(int (*keep)(const VptConfig *))
                                             VptConfig x = {(VptRegen)r,     (VptReorder)o, (VptKernels)k,
                                                            D_MR[a],         D_PPT[b],      D_BLOCK[c],
                                                            D_GRID[d],       D_THR[e],      (VptSortKey)f,
-                                                           D_LA[g]};
+                                                           D_LA[g], 0};
                                             if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
                                         }
     return n;
