@@ -32,7 +32,8 @@ REGEN = ("none", "thread", "warp", "block", "device")
 REORDER = ("none", "compact", "morton", "morton_delayed")
 KERNELS = ("single", "multi")
 SORTKEY = ("position", "termination")
-KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead")
+KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
+        "coop")
 
 # The nine schedules in codegen/config.c's order: name, regen, reorder,
 # kernels, threshold (the thesis' regeneration point).
@@ -63,7 +64,7 @@ class ConfigError(ValueError):
 
 def default_config():
     return {"regen": "none", "reorder": "none", "kernels": "single", "maxrregcount": 0, "ppt": 1,
-            "block": 256, "grid": 0, "threshold": 0, "sortkey": "position", "lookahead": 1}
+            "block": 256, "grid": 0, "threshold": 0, "sortkey": "position", "lookahead": 1, "coop": 0}
 
 
 def _strict_int(key, v, allowed):
@@ -83,6 +84,7 @@ _DOMAINS = {
     "grid": (lambda v: 0 <= v <= 64, "0..64 (blocks per SM; 0: all that fit)", "out of range"),
     "threshold": (lambda v: 0 <= v <= 100, "0..100 (percent)", "out of range"),
     "lookahead": (lambda v: v in (1, 2, 4), "1, 2, 4", "not allowed"),
+    "coop": (lambda v: v in (0, 1, 2, 4, 8, 16), "0 (off), 1, 2, 4, 8, 16", "not allowed"),
 }
 _ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY}
 
@@ -133,9 +135,11 @@ def parse_config(text):
 
 
 def format_config(c):
+    # coop is written only when not 0, as codegen/config.c does
     return ("regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,"
             "lookahead=%d" % (c["regen"], c["reorder"], c["kernels"], c["maxrregcount"], c["ppt"], c["block"],
-                              c["grid"], c["threshold"], c["sortkey"], c["lookahead"]))
+                              c["grid"], c["threshold"], c["sortkey"], c["lookahead"])
+            + (",coop=%d" % c["coop"] if c["coop"] else ""))
 
 
 def canonical(text):

@@ -55,6 +55,24 @@ TEST_TIMEOUT(codegen_every_schedule_compiles_for_sm90_and_sm80, 600)
         }
 }
 
+/* Cooperative flights (extend_warp) for every schedule: the warp-wide code
+ * must compile wherever the schedule calls it. */
+TEST_TIMEOUT(codegen_every_schedule_compiles_with_cooperative_flights, 600)
+{
+    VptConfig cs[16];
+    int n = vpt_config_thesis_set(cs, 16);
+    static const int coop[] = {1, 2, 4, 8, 16};
+    for (int i = 0; i < n; i++) {
+        cs[i].coop = coop[i % 5];
+        cs[i].lookahead = i % 2 ? 4 : 1;
+        VptCompileResult cr;
+        int rc = compile(&cs[i], 9, 0, &cr);
+        CHECK_MSG(rc == 0, "%s coop=%d for sm_90: %s", vpt_config_schedule_name(&cs[i]), cs[i].coop, vpt_errmsg());
+        if (rc == 0) CHECK(cr.cubin_size > 4 && memcmp(cr.cubin, "\177ELF", 4) == 0);
+        vpt_compile_result_free(&cr);
+    }
+}
+
 TEST_TIMEOUT(codegen_register_bound_takes_effect, 300)
 {
     /* __launch_bounds__ would silently override --maxrregcount: the bound

@@ -152,6 +152,8 @@ static VptConfig random_config(uint64_t *s)
     c.threshold = (int)(rng_next(s) % 101);
     c.sortkey = (VptSortKey)(rng_next(s) % 2);
     c.lookahead = ppts[rng_next(s) % 3];
+    static const int coops[] = {0, 1, 2, 4, 8, 16};
+    c.coop = coops[rng_next(s) % 6];
     return c;
 }
 
@@ -175,9 +177,9 @@ TEST(config_random_round_trip)
             /* and its alias + overrides spell the same config */
             char alias[VPT_CONFIG_STR_MAX * 2];
             snprintf(alias, sizeof alias,
-                     "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d",
+                     "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d,coop=%d",
                      vpt_config_schedule_name(&c), c.maxrregcount, c.ppt, c.block, c.grid, c.threshold,
-                     vpt_sortkey_name(c.sortkey), c.lookahead);
+                     vpt_sortkey_name(c.sortkey), c.lookahead, c.coop);
             VptConfig a = parse_ok(alias);
             CHECK(vpt_config_equal(&a, &c));
         }
@@ -385,6 +387,31 @@ TEST(config_valid_schedules_are_the_nine)
     CHECK(strcmp(s[5].name, "streamingSK") == 0);
     CHECK(vpt_config_is_persistent(&(VptConfig){.regen = VPT_REGEN_WARP}));
     CHECK(!vpt_config_is_persistent(&(VptConfig){.regen = VPT_REGEN_DEVICE}));
+}
+
+TEST(config_coop_field)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,coop=4", &c) == 0);
+    CHECK_EQ_INT(c.coop, 4);
+    char buf[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK_STR_CONTAINS(buf, ",lookahead=1,coop=4");
+    /* off is not written: texts from before coop existed stay canonical */
+    REQUIRE(vpt_config_parse("regenerationSK-warp,coop=0", &c) == 0);
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK(strstr(buf, "coop") == NULL);
+    CHECK(strcmp(buf + strlen(buf) - strlen("lookahead=1"), "lookahead=1") == 0);
+    const char *bad[] = {"naiveSK,coop=3", "naiveSK,coop=32", "naiveSK,coop=-2"};
+    for (int i = 0; i < 3; i++) {
+        CHECK(vpt_config_parse(bad[i], &c) == -1);
+        CHECK_STR_CONTAINS(vpt_errmsg(), "coop");
+        CHECK_STR_CONTAINS(vpt_errmsg(), "0 (off), 1, 2, 4, 8, 16");
+    }
+    VptConfig d = vpt_config_default();
+    d.coop = 5; /* built by hand */
+    CHECK(vpt_config_check(&d) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "coop=5");
 }
 
 TEST(config_lookahead_field)

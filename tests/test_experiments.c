@@ -48,7 +48,8 @@ static const char *const malformed[] = {
     "regen=device", "kernels=multi,reorder=morton", "regenerationSK-warp,grid=8,threshold=50",
     "naiveSK,grid=4", "naiveMK,block=1024,maxrregcount=128", "block=1024,maxrregcount=64",
     "streamingSK,ppt=4,block=1024", "a=b=c", "block=256,,ppt=2", "regen=block,reorder=compact",
-    "lookahead=3", "lookahead=0", "naiveSK,lookahead=4",
+    "lookahead=3", "lookahead=0", "naiveSK,lookahead=4", "coop=3", "coop=32", "coop=-4", "coop=0",
+    "streamingSK,coop=16", "regenerationSK-warp,coop=4,lookahead=4",
 };
 
 TEST(experiments_config_mirror)
@@ -65,7 +66,7 @@ TEST(experiments_config_mirror)
     static const char *const reorder[] = {"none", "compact", "morton", "morton_delayed"};
     static const char *const kernels[] = {"single", "multi"};
     static const int maxrreg[] = {0, 24, 32, 40, 128, 255}, block[] = {32, 256, 512, 1024}, ppt[] = {1, 4};
-    static const int grid[] = {0, 8}, threshold[] = {0, 50, 100}, lookahead[] = {1, 4};
+    static const int grid[] = {0, 8}, threshold[] = {0, 50, 100}, lookahead[] = {1, 4}, coop[] = {0, 4};
     static const char *const sortkey[] = {"position", "termination"};
     for (int a = 0; a < 5; a++)
         for (int b = 0; b < 4; b++)
@@ -76,12 +77,13 @@ TEST(experiments_config_mirror)
                             for (int g = 0; g < 2; g++)
                                 for (int t = 0; t < 3; t++)
                                     for (int s = 0; s < 2; s++)
-                                        for (int l = 0; l < 2; l++, n++)
+                                        for (int l = 0; l < 4; l++, n++)
                                             fprintf(f,
                                                     "block=%d,regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,"
-                                                    "ppt=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d\n",
+                                                    "ppt=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d,coop=%d\n",
                                                     block[bl], regen[a], reorder[b], kernels[k], maxrreg[m],
-                                                    ppt[p], grid[g], threshold[t], sortkey[s], lookahead[l]);
+                                                    ppt[p], grid[g], threshold[t], sortkey[s], lookahead[l % 2],
+                                                    coop[l / 2]);
     const VptSchedule *sch;
     int ns = vpt_config_schedules(&sch);
     for (int i = 0; i < ns; i++, n += 3) {

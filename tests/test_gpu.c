@@ -47,6 +47,10 @@ static const char *const variants[] = {
     "regenerationSK-warp,maxrregcount=64", "naiveSK,maxrregcount=40,block=1024",
     "regenerationSK-thread,lookahead=2", "regenerationSK-thread,lookahead=4,ppt=2", "streamingSK,lookahead=4",
     "sortingSK,lookahead=2", "naiveMK,lookahead=4", "streamingMK,lookahead=2",
+    /* cooperative flights, every schedule, every group size */
+    "naiveSK,coop=2", "naiveMK,coop=4,ppt=2", "regenerationSK-thread,coop=1", "regenerationSK-warp,threshold=50,lookahead=4,coop=4",
+    "regenerationSK-block,coop=8,ppt=2", "streamingSK,coop=16,block=64", "streamingMK,coop=4",
+    "streamingSK-morton,coop=2,lookahead=2", "sortingSK,coop=8,ppt=4,block=128",
 };
 
 TEST_TIMEOUT(gpu_every_schedule_every_scene_passes_the_gate, 900)

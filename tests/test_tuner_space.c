@@ -14,6 +14,7 @@ static const int D_BLOCK[] = {32, 64, 128, 256, 512, 1024};
 static const int D_GRID[] = {0, 1, 2, 4, 8};
 static const int D_THR[] = {0, 25, 50, 75, 100};
 static const int D_LA[] = {1, 2, 4};
+static const int D_COOP[] = {0, 2, 4, 8};
 
 static size_t brute_count(int (*keep)(const VptConfig *))
 {
@@ -27,13 +28,14 @@ static size_t brute_count(int (*keep)(const VptConfig *))
                             for (int d = 0; d < 5; d++)
                                 for (int e = 0; e < 5; e++)
                                     for (int f = 0; f < 2; f++)
-                                        for (int g = 0; g < 3; g++) {
-                                            VptConfig x = {(VptRegen)r,     (VptReorder)o, (VptKernels)k,
-                                                           D_MR[a],         D_PPT[b],      D_BLOCK[c],
-                                                           D_GRID[d],       D_THR[e],      (VptSortKey)f,
-                                                           D_LA[g], 0};
-                                            if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
-                                        }
+                                        for (int g = 0; g < 3; g++)
+                                            for (int h = 0; h < 4; h++) {
+                                                VptConfig x = {(VptRegen)r, (VptReorder)o, (VptKernels)k,
+                                                               D_MR[a],     D_PPT[b],      D_BLOCK[c],
+                                                               D_GRID[d],   D_THR[e],      (VptSortKey)f,
+                                                               D_LA[g],     D_COOP[h]};
+                                                if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
+                                            }
     return n;
 }
 
@@ -43,7 +45,7 @@ TEST(tuner_space_default_members)
     REQUIRE(s);
     size_t n = vpt_space_size(s);
     CHECK_EQ_INT(n, brute_count(NULL));
-    CHECK_EQ_INT(n, 87291); /* the number the header states */
+    CHECK_EQ_INT(n, 349164); /* the number the header states */
     for (size_t i = 0; i < n; i++) {
         const VptConfig *c = vpt_space_point(s, i);
         CHECK(vpt_config_check(c) == 0);
@@ -58,7 +60,8 @@ TEST(tuner_space_default_members)
     char buf[4096];
     vpt_space_describe(s, buf, sizeof buf);
     CHECK_STR_CONTAINS(buf, "maxrregcount  0,32,40,48,64,80,96,128,168,255");
-    CHECK_STR_CONTAINS(buf, "87291 valid configs");
+    CHECK_STR_CONTAINS(buf, "coop          0,2,4,8");
+    CHECK_STR_CONTAINS(buf, "349164 valid configs");
     vpt_space_destroy(s);
 }
 
@@ -73,6 +76,7 @@ static unsigned diff_mask(const VptConfig *a, const VptConfig *b)
     if (a->grid != b->grid) m |= 1u << VPT_DIM_GRID;
     if (a->threshold != b->threshold) m |= 1u << VPT_DIM_THRESHOLD;
     if (a->sortkey != b->sortkey) m |= 1u << VPT_DIM_SORTKEY;
+    if (a->coop != b->coop) m |= 1u << VPT_DIM_COOP;
     return m;
 }
 
@@ -86,7 +90,7 @@ TEST(tuner_space_neighbours_are_one_move_away)
     for (size_t i = 0; i < vpt_space_size(s); i += 7) {
         size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
         size_t n = vpt_space_neighbours(s, i, nb, VPT_SPACE_MAX_NEIGHBOURS);
-        CHECK(n >= 1 && n <= 21);
+        CHECK(n >= 1 && n <= 23); /* 21 before coop, whose domain adds at most 2 */
         total += n;
         const VptConfig *c = vpt_space_point(s, i);
         for (size_t j = 0; j < n; j++) {
@@ -176,7 +180,7 @@ TEST(tuner_space_neighbours_by_dimension)
                 CHECK(m & (1u << d));
                 m &= ~(1u << d);
                 CHECK((m & ((1u << VPT_DIM_SCHEDULE) | (1u << VPT_DIM_PPT) | (1u << VPT_DIM_BLOCK) |
-                            (1u << VPT_DIM_LOOKAHEAD))) == 0);
+                            (1u << VPT_DIM_LOOKAHEAD) | (1u << VPT_DIM_COOP))) == 0);
             }
             covered += k;
         }

@@ -70,7 +70,7 @@ static void usage(FILE *fp)
             "                    default %.0fs\n"
             "  --seed N          search seed (default 1)\n"
             "  --space DIM=V,..  restrict a dimension (schedule, maxrregcount, ppt, block, grid,\n"
-            "                    threshold, sortkey, lookahead); may repeat\n"
+            "                    threshold, sortkey, lookahead, coop); may repeat\n"
             "  --width W --height H --spp N    workload (default: the scene's thesis workload)\n"
             "  --cache FILE      evaluations cache (default results/<gpu>/tune/<scene>.jsonl)\n"
             "  --fresh           start a new cache (the old one is kept as FILE.prevN)\n"

@@ -25,7 +25,7 @@ struct VptSpace {
 };
 
 static const char *const dim_names[VPT_DIM_COUNT] = {
-    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
+    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
 };
 
 /* The default domains (issue 4). */
@@ -36,6 +36,7 @@ static const int def_grid[] = {0, 1, 2, 4, 8};
 static const int def_threshold[] = {0, 25, 50, 75, 100};
 static const int def_sortkey[] = {VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION};
 static const int def_lookahead[] = {1, 2, 4};
+static const int def_coop[] = {0, 2, 4, 8};
 
 /* Dimensions with an "off" value that repairs may fall back to. */
 static const VptDim repairable[] = {VPT_DIM_MAXRREGCOUNT, VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
@@ -54,7 +55,7 @@ int vpt_space_dim_parse(const char *name, VptDim *out)
             return 0;
         }
     return vpt_fail("unknown space dimension '%s' (dimensions: schedule, maxrregcount, ppt, block, grid, "
-                    "threshold, sortkey, lookahead)",
+                    "threshold, sortkey, lookahead, coop)",
                     name);
 }
 
@@ -69,6 +70,7 @@ static int config_value(const VptConfig *c, VptDim d)
     case VPT_DIM_THRESHOLD: return c->threshold;
     case VPT_DIM_SORTKEY: return (int)c->sortkey;
     case VPT_DIM_LOOKAHEAD: return c->lookahead;
+    case VPT_DIM_COOP: return c->coop;
     default: VPT_ASSERT(0);
     }
 }
@@ -89,6 +91,7 @@ static VptConfig coords_config(const VptSpace *s, const uint8_t *co)
         .threshold = s->dom[VPT_DIM_THRESHOLD][co[VPT_DIM_THRESHOLD]],
         .sortkey = (VptSortKey)s->dom[VPT_DIM_SORTKEY][co[VPT_DIM_SORTKEY]],
         .lookahead = s->dom[VPT_DIM_LOOKAHEAD][co[VPT_DIM_LOOKAHEAD]],
+        .coop = s->dom[VPT_DIM_COOP][co[VPT_DIM_COOP]],
     };
     return c;
 }
@@ -173,7 +176,7 @@ VptSpace *vpt_space_create(void)
     for (int i = 0; i < VPT_SCHEDULE_COUNT; i++) sched[i] = i;
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
     int n_max = VPT_SCHEDULE_COUNT * N(def_maxrreg) * N(def_ppt) * N(def_block) * N(def_grid) *
-                N(def_threshold) * N(def_sortkey) * N(def_lookahead);
+                N(def_threshold) * N(def_sortkey) * N(def_lookahead) * N(def_coop);
     VptSpace *s = space_alloc((size_t)n_max);
     if (!s) return NULL;
     set_domain(s, VPT_DIM_SCHEDULE, sched, VPT_SCHEDULE_COUNT);
@@ -184,6 +187,7 @@ VptSpace *vpt_space_create(void)
     set_domain(s, VPT_DIM_THRESHOLD, def_threshold, N(def_threshold));
     set_domain(s, VPT_DIM_SORTKEY, def_sortkey, N(def_sortkey));
     set_domain(s, VPT_DIM_LOOKAHEAD, def_lookahead, N(def_lookahead));
+    set_domain(s, VPT_DIM_COOP, def_coop, N(def_coop));
 #undef N
     compute_strides(s);
     /* Walk the product in id order, keeping what codegen accepts. */

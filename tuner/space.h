@@ -12,13 +12,16 @@
  *   ppt           1, 2, 4
  *   block         32, 64, 128, 256, 512, 1024
  *   grid          0 (all resident blocks), 1, 2, 4, 8 blocks per SM
- *   threshold     0, 25, 50, 75 percent
+ *   threshold     0, 25, 50, 75, 100 percent
  *   sortkey       position, termination
+ *   lookahead     1, 2, 4
+ *   coop          0 (off), 2, 4, 8 cooperative flights
  * The members of the space are the points of the domains' product that pass
  * vpt_config_check (so the constraints are codegen's, not restated here):
  * grid only varies for persistent kernels, threshold for warp/block
  * regeneration, sortkey for Morton reordering, and maxrregcount x block must
- * fit the register file. The default space has 87,291 members.
+ * fit the register file. The default space has 349,164 members (87,291 for
+ * each coop value).
  *
  * Members are numbered 0..size-1 in the mixed-radix order of their domain
  * indices (schedule slowest, sortkey fastest); that order is stable for a
@@ -51,6 +54,7 @@ typedef enum {
     VPT_DIM_THRESHOLD,
     VPT_DIM_SORTKEY,
     VPT_DIM_LOOKAHEAD,
+    VPT_DIM_COOP,
     VPT_DIM_COUNT
 } VptDim;
 
