@@ -538,9 +538,9 @@ VPT_FN int vpt_woodcock_stops(const VptParams *P, float t, float tmax, float uy,
  * step and one draw. Returns 1 when the flight ended in the batch, with *t the
  * real collision's distance or a value >= tmax (the ray left the interval);
  * returns 0 with *t advanced past the batch otherwise. Every schedule traces
- * a flight as a sequence of batches, whole (vpt_woodcock) or one batch per
- * round (the step-level kernel), so draws, decisions and counts never depend
- * on the schedule.
+ * a flight with these parts, a lane alone (vpt_woodcock, batches) or a group
+ * of lanes one step each (cooperative flights, kernels.cu.in), so draws,
+ * decisions and counts never depend on the schedule.
  *
  * Steps are taken in texture space (uvw = ou + du t, one fused multiply-add
  * per axis: fmaf is correctly rounded on the CPU and __fmaf_rn on the GPU, so

@@ -534,3 +534,61 @@ TEST(reference_stats_line_and_progress)
     free(img);
     vpt_scene_destroy(s);
 }
+
+/* The invariant cooperative flights (kernels.cu.in, extend_warp) rest on: a
+ * flight's steps taken G at a time, each step's free path drawn on its own and
+ * the advances chained in step order, end at the same distance, draw and step
+ * count as vpt_woodcock taking them one by one, bit for bit. Emulated here
+ * for every group size on camera rays through a heterogeneous medium. */
+TEST(reference_woodcock_steps_taken_in_groups_trace_the_same_flight)
+{
+    VptScene *s = make_scene(12, DENS_HETERO, 200, 200.0f);
+    VptRenderSettings rs = {16, 16, 4, 9u, 0, -1, 1};
+    VptParams p;
+    vpt_params_init(&p, s, &rs);
+    VptMedium m;
+    vpt_cpu_medium_init(&m, s);
+    int flights = 0, long_ones = 0;
+    for (vpt_u64 id = 0; id < 16 * 16 * 4; id++) {
+        VptPath a;
+        vpt_path_start(&p, id, &a);
+        float t0, tmax;
+        if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) continue;
+        vpt_u32 draw_a = a.draw;
+        vpt_u64 steps_a = 0;
+        const float t_a = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_a, &steps_a);
+        flights++;
+        long_ones += steps_a > 8;
+        const vpt_vec3 ou = vpt_world_to_uvw(&p, a.o), du = vpt_mul(a.d, p.inv_extent);
+        for (int g = 1; g <= 32; g *= 2) {
+            float t = t0;
+            vpt_u32 draw = a.draw;
+            vpt_u64 steps = 0;
+            for (int done = 0; !done;) {
+                float x[32], uy[32], tc[32];
+                for (int j = 0; j < g; j++) x[j] = vpt_woodcock_free_path(&p, a.path, draw + (vpt_u32)j, &uy[j]);
+                for (int j = 0; j < g; j++) tc[j] = vpt_woodcock_advance(&p, j ? tc[j - 1] : t, x[j]);
+                int last = g - 1;
+                for (int j = 0; j < g; j++) {
+                    float dens = tc[j] < tmax ? vpt_medium_density(&m, vpt_woodcock_point(ou, du, tc[j])) : 0.0f;
+                    if (vpt_woodcock_stops(&p, tc[j], tmax, uy[j], dens)) {
+                        last = j;
+                        done = 1;
+                        break;
+                    }
+                }
+                t = tc[last];
+                draw += (vpt_u32)last + 1u;
+                steps += (vpt_u64)last + 1u;
+            }
+            CHECK_MSG(memcmp(&t, &t_a, sizeof t) == 0, "path %llu, groups of %d: t %.9g vs %.9g", (unsigned long long)id,
+                      g, t, t_a);
+            CHECK_EQ_INT(draw, draw_a);
+            CHECK_EQ_INT(steps, steps_a);
+        }
+    }
+    CHECK(flights > 500);
+    CHECK(long_ones >= 10); /* flights that span several groups of 8 (19 with this seed) */
+    vpt_test_log("%d flights, %d of them over 8 steps", flights, long_ones);
+    vpt_scene_destroy(s);
+}
