@@ -95,7 +95,8 @@ static VptSpace *small_space(void)
     VptSpace *s = vpt_space_create();
     if (!s || vpt_space_restrict(s, "schedule", "streamingSK,regenerationSK-warp") ||
         vpt_space_restrict(s, "ppt", "1") || vpt_space_restrict(s, "block", "128,256") ||
-        vpt_space_restrict(s, "grid", "0,2") || vpt_space_restrict(s, "lookahead", "1")) {
+        vpt_space_restrict(s, "grid", "0,2") || vpt_space_restrict(s, "lookahead", "1") ||
+        vpt_space_restrict(s, "coop", "0")) {
         vpt_space_destroy(s);
         return NULL;
     }
