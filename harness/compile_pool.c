@@ -469,15 +469,6 @@ int vpt_compile_pool_default_jobs(void)
     return n - 1 > MAX_JOBS ? MAX_JOBS : (int)(n - 1);
 }
 
-static void describe_status(int status, char *buf, size_t n)
-{
-    if (status < 0) snprintf(buf, n, "its exit status is unknown (reaped elsewhere)");
-    else if (WIFSIGNALED(status))
-        snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else if (WIFEXITED(status)) snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
-    else snprintf(buf, n, "wait status 0x%x", (unsigned)status);
-}
-
 static void slot_set(Slot *s, pid_t pid, int fd)
 {
     pthread_mutex_lock(&s->pool->mu);
@@ -527,7 +518,7 @@ static int lost(Slot *s, int kill_first, const char *name, const char *fmt_why, 
     va_end(ap);
     pid_t pid = s->pid;
     char how[160];
-    describe_status(slot_reap(s, 5.0, kill_first), how, sizeof how);
+    vpt_wire_describe_exit(slot_reap(s, 5.0, kill_first), how, sizeof how);
     return vpt_fail("NVRTC compile of %s failed: compile worker process %d %s%s", name, (int)pid, why, how);
 }
 
@@ -651,7 +642,7 @@ out:
         else if (ready == 2) vpt_fail("the pool is shutting down");
         char why[1024];
         snprintf(why, sizeof why, "%s", vpt_errmsg());
-        describe_status(slot_reap(s, 0.0, 1), how, sizeof how);
+        vpt_wire_describe_exit(slot_reap(s, 0.0, 1), how, sizeof how);
         return vpt_fail("compile worker %s (%s): %s", exe, why, how);
     }
     uint32_t type;
@@ -667,7 +658,7 @@ out:
             atomic_fetch_add(&p->greeted, 1);
             return 0;
         }
-        describe_status(slot_reap(s, 0.0, 1), how, sizeof how);
+        vpt_wire_describe_exit(slot_reap(s, 0.0, 1), how, sizeof how);
         return vpt_fail("compile worker %s speaks protocol %u with NVRTC %s, not %u with %s (stopped: %s)", exe,
                         h.protocol, h.nvrtc, PROTOCOL, vpt_nvrtc_version(), how);
     }
@@ -675,7 +666,7 @@ out:
     char why[1024];
     snprintf(why, sizeof why, "%s",
              st == VPT_WIRE_OK ? "an unexpected first message" : st == VPT_WIRE_EOF ? "it closed the connection" : vpt_errmsg());
-    describe_status(slot_reap(s, STOP_GRACE_S, st != VPT_WIRE_EOF), how, sizeof how);
+    vpt_wire_describe_exit(slot_reap(s, STOP_GRACE_S, st != VPT_WIRE_EOF), how, sizeof how);
     return vpt_fail("compile worker %s gave no hello (%s): %s", exe, why, how);
 }
 
@@ -737,7 +728,7 @@ static int remote_compile(VptCompilePool *p, Slot *s, const VptCompileRequest *r
             snprintf(why, sizeof why, "%s", vpt_errmsg());
             pid_t pid = s->pid;
             char how[160];
-            describe_status(slot_reap(s, 0.0, 1), how, sizeof how);
+            vpt_wire_describe_exit(slot_reap(s, 0.0, 1), how, sizeof how);
             if (attempt == 0) continue;
             rc = vpt_fail("NVRTC compile of %s failed: could not hand it to compile worker process %d (%s): %s", name,
                           (int)pid, why, how);

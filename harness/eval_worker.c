@@ -415,15 +415,6 @@ static const char *phase_text(const VptEvalWorker *w, int starting)
     return vpt_eval_phase_name(w->phase);
 }
 
-static void describe_status(int status, char *buf, size_t n)
-{
-    if (status < 0) snprintf(buf, n, "its exit status is unknown (reaped elsewhere)");
-    else if (WIFSIGNALED(status))
-        snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else if (WIFEXITED(status)) snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
-    else snprintf(buf, n, "wait status 0x%x", (unsigned)status);
-}
-
 /* Closes the connection and reaps the child: waits up to grace_s for it to
  * exit by itself, then kills it. Returns its wait status, or -1 when it was
  * already reaped by someone else (SIGCHLD ignored). Leaves no zombie. */
@@ -461,7 +452,7 @@ static int kill_and_reap(VptEvalWorker *w)
 static void lost_message(VptEvalWorker *w, int status, int starting)
 {
     char how[160];
-    describe_status(status, how, sizeof how);
+    vpt_wire_describe_exit(status, how, sizeof how);
     vpt_fail("worker process died: %s %s%s; last CUDA error: %s", how,
              w->phase == PHASE_NONE ? "" : "during ", phase_text(w, starting),
              w->last_cu[0] ? w->last_cu : "none reported");
@@ -507,7 +498,7 @@ static int exchange(VptEvalWorker *w, uint32_t type, const void *a, size_t alen,
         snprintf(why, sizeof why, "%s", vpt_errmsg());
         int status = kill_and_reap(w);
         char how[160];
-        describe_status(status, how, sizeof how);
+        vpt_wire_describe_exit(status, how, sizeof how);
         return vpt_fail("worker process lost before accepting the request (%s): %s", why, how);
     }
     double allowance = starting && w->hard_s < START_ALLOWANCE_S ? START_ALLOWANCE_S : w->hard_s;
@@ -576,7 +567,7 @@ static int exchange(VptEvalWorker *w, uint32_t type, const void *a, size_t alen,
         snprintf(why, sizeof why, "%s", vpt_errmsg());
         int status = kill_and_reap(w);
         char how[160];
-        describe_status(status, how, sizeof how);
+        vpt_wire_describe_exit(status, how, sizeof how);
         return vpt_fail("worker protocol error during %s: %s (the worker was stopped: %s)", phase_text(w, starting), why,
                         how);
     }

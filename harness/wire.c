@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,4 +173,13 @@ VptWireStatus vpt_wire_recv(int fd, size_t max_len, double timeout_s, uint32_t *
     *payload = p;
     *len = (size_t)n;
     return VPT_WIRE_OK;
+}
+
+void vpt_wire_describe_exit(int status, char *buf, size_t n)
+{
+    if (status < 0) snprintf(buf, n, "its exit status is unknown (reaped elsewhere)");
+    else if (WIFSIGNALED(status))
+        snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status)) snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
+    else snprintf(buf, n, "wait status 0x%x", (unsigned)status);
 }

@@ -41,4 +41,8 @@ double vpt_wire_now(void);
  * -1 with a message. */
 int vpt_wire_wait(int fd, short events, double deadline);
 
+/* A worker's wait status (from waitpid; < 0: reaped elsewhere) in words for
+ * error messages, e.g. "killed by signal 9 (Killed)", into buf. */
+void vpt_wire_describe_exit(int status, char *buf, size_t n);
+
 #endif

@@ -129,6 +129,18 @@ void vpt_score_free(VptScore *s)
     memset(s, 0, sizeof *s);
 }
 
+/* One search on the recorded run from its start: *r is the caller's to free
+ * on success; on failure nothing is left to free. */
+static int replay_search(const VptSpace *space, VptReplay *replay, VptSearchOptions *o, VptSearchResult *r)
+{
+    o->prefetch = vpt_replay_prefetch;
+    o->prefetch_user = replay;
+    vpt_replay_reset(replay);
+    if (vpt_search_run(space, vpt_replay_evaluate, replay, NULL, o, r) == 0) return 0;
+    vpt_search_result_free(r);
+    return -1;
+}
+
 /* The time axis' baseline (score.h) at T * j / VPT_SCORE_TIME_POINTS. */
 static int time_baseline(const VptSpace *space, VptReplay *replay, const VptSpaceStats *st, double T, double *out)
 {
@@ -139,12 +151,8 @@ static int time_baseline(const VptSpace *space, VptReplay *replay, const VptSpac
         o.strategy = VPT_STRATEGY_RANDOM;
         o.seed = VPT_SCORE_BASELINE_SEED + (uint64_t)run;
         o.max_seconds = T;
-        o.prefetch = vpt_replay_prefetch;
-        o.prefetch_user = replay;
-        vpt_replay_reset(replay);
         VptSearchResult r;
-        if (vpt_search_run(space, vpt_replay_evaluate, replay, NULL, &o, &r)) {
-            vpt_search_result_free(&r);
+        if (replay_search(space, replay, &o, &r)) {
             vpt_error_prefix("score: random search for the time baseline");
             return -1;
         }
@@ -195,12 +203,8 @@ int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceS
             o.max_seconds = axis == 0 ? 0 : (T > target_s ? T : target_s);
             o.progress = NULL;
             o.interrupt = NULL;
-            o.prefetch = vpt_replay_prefetch;
-            o.prefetch_user = replay;
-            vpt_replay_reset(replay);
             VptSearchResult r;
-            if (vpt_search_run(space, vpt_replay_evaluate, replay, NULL, &o, &r)) {
-                vpt_search_result_free(&r);
+            if (replay_search(space, replay, &o, &r)) {
                 vpt_score_free(out);
                 free(to_quality);
                 vpt_error_prefix("score %s seed %llu", vpt_strategy_name(base->strategy),
