@@ -69,8 +69,12 @@ static int write_prefix(const char *path, const char *data, size_t n)
  * for the rows that were missing, and in the end the very same file. */
 static void resume_at_every_offset(VptStrategy strategy, size_t step)
 {
+    /* coop off: random and exhaustive runs set up per-member state, and
+     * thousands of resumes on the 4x larger space overran the time limit
+     * under ASan; the resume logic does not depend on the space's size */
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
+    REQUIRE(vpt_space_restrict(s, "coop", "0") == 0);
     char full[600], cut[600];
     snprintf(full, sizeof full, "%s/full-%s.jsonl", vpt_test_tmpdir(), vpt_strategy_name(strategy));
     snprintf(cut, sizeof cut, "%s/cut.jsonl", vpt_test_tmpdir());
