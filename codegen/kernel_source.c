@@ -55,9 +55,17 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     /* -Xptxas -v puts the register and spill report into the kept log.
      * --fmad=false: every schedule (and the CPU reference, built with
      * -ffp-contract=off) evaluates the physics with the same roundings, so
-     * all variants trace bit-identical paths; see vpt_physics.h. */
+     * all variants trace bit-identical paths; see vpt_physics.h.
+     * --prec-div=false --prec-sqrt=false: divisions and square roots (ray
+     * setup, normalisations, the boundary's GGX and Fresnel sampling) within
+     * 2 ulp instead of correctly rounded, one instruction sequence each
+     * without the IEEE slow-path call, so still the same in every schedule;
+     * the CPU reference agrees statistically, as it does with the GPU's
+     * approximate log and sincos. */
     int k = 0;
     snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--fmad=false");
+    snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--prec-div=false");
+    snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--prec-sqrt=false");
     snprintf(out->option_buf[k++], sizeof out->option_buf[0], "-lineinfo");
     snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--ptxas-options=-v");
     if (c->maxrregcount > 0)

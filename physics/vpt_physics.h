@@ -39,12 +39,21 @@ typedef unsigned int vpt_u32;
 typedef unsigned long long vpt_u64;
 #define vpt_sqrtf(x) sqrtf(x)
 #define vpt_logf(x) __logf(x)
+#define vpt_log2f(x) vpt_lg2_approx(x)
 #define vpt_sincosf(x, s, c) __sincosf((x), (s), (c))
 #define vpt_fabsf(x) fabsf(x)
 #define vpt_fminf(a, b) fminf(a, b)
 #define vpt_fmaxf(a, b) fmaxf(a, b)
 #define vpt_powf(a, b) powf(a, b)
 #define vpt_fmaf(a, b, c) __fmaf_rn((a), (b), (c))
+/* The hardware log2 without the denormal fix-up log2f and __log2f add: for
+ * arguments that are never denormal (the Woodcock step's are >= 1). */
+static __device__ __forceinline__ float vpt_lg2_approx(float x)
+{
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 #else
 #include <math.h>
 #include <stdint.h>
@@ -53,6 +62,7 @@ typedef uint32_t vpt_u32;
 typedef uint64_t vpt_u64;
 #define vpt_sqrtf(x) sqrtf(x)
 #define vpt_logf(x) logf(x)
+#define vpt_log2f(x) log2f(x)
 #define vpt_sincosf(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
 #define vpt_fabsf(x) fabsf(x)
 #define vpt_fminf(a, b) fminf(a, b)
@@ -68,6 +78,7 @@ typedef uint64_t vpt_u64;
 #endif
 
 #define VPT_PI 3.14159265358979323846f
+#define VPT_LN2 0.693147180559945309417f
 #define VPT_INV_4PI 0.0795774715459476679f
 /* Distances below this are treated as zero when leaving a surface. */
 #define VPT_RAY_EPS 1e-6f
@@ -148,6 +159,22 @@ VPT_FN vpt_u4 vpt_rng(vpt_u32 seed, vpt_u64 path, vpt_u32 draw)
     v.y = draw;
     v.z = seed;
     v.w = (vpt_u32)(path >> 32);
+    return vpt_pcg4d(v);
+}
+
+/* The random words of Woodcock steps, a stream of its own. A step needs two
+ * words (free path, acceptance) and a hash gives four, so the steps with
+ * draw indices 2p and 2p + 1 share the hash of pair p (words x, y and z, w):
+ * hashing is a third of a step's instructions otherwise. The top bit of the
+ * fourth input word (path indices stay below 2^63) keeps the stream apart
+ * from vpt_rng's, so a step never reuses an event's words. */
+VPT_FN vpt_u4 vpt_rng_step_pair(vpt_u32 seed, vpt_u64 path, vpt_u32 pair)
+{
+    vpt_u4 v;
+    v.x = (vpt_u32)path;
+    v.y = pair;
+    v.z = seed;
+    v.w = (vpt_u32)(path >> 32) ^ 0x80000000u;
     return vpt_pcg4d(v);
 }
 
@@ -497,29 +524,42 @@ VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 
 /* The parts of one tentative Woodcock step, shared by every way of taking
  * steps (a lane's own batches, or several lanes' steps of one flight): the
- * step with draw index `draw` moves from t to the returned distance and
- * draws its acceptance number *uy; it samples the density at
+ * step with draw index `draw` draws its free path and its acceptance level
+ * from its two words (vpt_woodcock_step_words), moves from t to
+ * vpt_woodcock_advance(t, free path), samples the density at
  * vpt_woodcock_point (texture space: ou = uvw of the origin, du = direction
- * scaled to texture space); it ends the flight when vpt_woodcock_stops.
- * The distance is t advanced by the step's free path (an exponential sample
- * at unit majorant), split in two so that lanes can draw the free paths of
+ * scaled to texture space), and ends the flight when vpt_woodcock_stops.
+ * Drawing and advancing are apart so that lanes can draw the free paths of
  * consecutive steps in parallel and then chain the advances in step order,
  * which rounds exactly as one lane taking the steps one by one. */
-VPT_FN float vpt_woodcock_free_path(const VptParams *P, vpt_u64 path, vpt_u32 draw, float *uy)
+VPT_FN void vpt_woodcock_step_words(const VptParams *P, vpt_u64 path, vpt_u32 draw, vpt_u32 *wx, vpt_u32 *wy)
 {
-    vpt_u4 r = vpt_rng(P->seed, path, draw);
-    *uy = vpt_u01(r.y);
-    return -vpt_logf(1.0f - vpt_u01(r.x));
+    vpt_u4 r = vpt_rng_step_pair(P->seed, path, draw >> 1);
+    *wx = draw & 1u ? r.z : r.x;
+    *wy = draw & 1u ? r.w : r.y;
+}
+
+/* The free path, in units of ln 2 mean free paths at the majorant:
+ * -log2(1 - u) with u = vpt_u01(wx), as 24 - log2 of the integer 2^24 (1 - u)
+ * in [1, 2^24] (no subtraction in floating point, never a denormal). *level
+ * is vpt_u01(wy) * density_max, the density the step's acceptance draw picks
+ * (the same float: scaling by 2^-24 is exact). */
+VPT_FN float vpt_woodcock_free_path_of(const VptParams *P, vpt_u32 wx, vpt_u32 wy, float *level)
+{
+    *level = (float)(wy >> 8) * (P->density_max * 0x1p-24f);
+    return 24.0f - vpt_log2f((float)(0x1000000u - (wx >> 8)));
+}
+
+VPT_FN float vpt_woodcock_free_path(const VptParams *P, vpt_u64 path, vpt_u32 draw, float *level)
+{
+    vpt_u32 wx, wy;
+    vpt_woodcock_step_words(P, path, draw, &wx, &wy);
+    return vpt_woodcock_free_path_of(P, wx, wy, level);
 }
 
 VPT_FN float vpt_woodcock_advance(const VptParams *P, float t, float free_path)
 {
-    return vpt_fmaf(free_path, P->inv_sigma_max, t);
-}
-
-VPT_FN float vpt_woodcock_distance(const VptParams *P, vpt_u64 path, vpt_u32 draw, float t, float *uy)
-{
-    return vpt_woodcock_advance(P, t, vpt_woodcock_free_path(P, path, draw, uy));
+    return vpt_fmaf(free_path, P->inv_sigma_max * VPT_LN2, t);
 }
 
 VPT_FN vpt_vec3 vpt_woodcock_point(vpt_vec3 ou, vpt_vec3 du, float t)
@@ -527,10 +567,11 @@ VPT_FN vpt_vec3 vpt_woodcock_point(vpt_vec3 ou, vpt_vec3 du, float t)
     return vpt_v3(vpt_fmaf(du.x, t, ou.x), vpt_fmaf(du.y, t, ou.y), vpt_fmaf(du.z, t, ou.z));
 }
 
-/* A step past the exit (t >= tmax) has density 0 and ends the flight. */
-VPT_FN int vpt_woodcock_stops(const VptParams *P, float t, float tmax, float uy, float dens)
+/* A step past the exit (t >= tmax) has density 0 and ends the flight; one
+ * inside is a real collision with probability dens / density_max. */
+VPT_FN int vpt_woodcock_stops(float t, float tmax, float level, float dens)
 {
-    return t >= tmax || uy * P->density_max < dens;
+    return t >= tmax || level < dens;
 }
 
 /* Woodcock (delta) tracking against the majorant, in batches. One batch takes
@@ -549,25 +590,40 @@ VPT_FN int vpt_woodcock_stops(const VptParams *P, float t, float tmax, float uy,
  * tentative distances are computed from their own draws first and their L
  * density fetches issued together, then consumed in order: the same draws,
  * decisions and counts as L = 1, with L fetches in flight instead of one;
- * fetches past the collision are wasted. */
+ * fetches past the collision are wasted, and so are those past the exit
+ * (clamped to the border; vpt_woodcock_stops ends the flight at t >= tmax
+ * whatever the density), cheaper than the per-fetch branch avoiding them. */
 VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float *t,
                               float tmax, vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
 {
     const vpt_vec3 ou = vpt_world_to_uvw(P, o);
     const vpt_vec3 du = vpt_mul(d, P->inv_extent);
-    float tt[VPT_LOOKAHEAD], uy[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+    float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
     float tc = *t;
+    vpt_u4 r = {0u, 0u, 0u, 0u};
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-        tc = vpt_woodcock_distance(P, path, *draw + (vpt_u32)k, tc, &uy[k]);
+        vpt_u32 wx, wy;
+        if (VPT_LOOKAHEAD % 2 == 0) {
+            /* *draw is even (flights start at even draws, vpt_path_extend_begin,
+             * and batches before this one took an even number of steps), so
+             * steps k and k + 1 share one hash: the words of
+             * vpt_woodcock_step_words, half the hashing */
+            if (k % 2 == 0) r = vpt_rng_step_pair(P->seed, path, (*draw >> 1) + (vpt_u32)(k / 2));
+            wx = k % 2 ? r.z : r.x;
+            wy = k % 2 ? r.w : r.y;
+        } else {
+            vpt_woodcock_step_words(P, path, *draw + (vpt_u32)k, &wx, &wy);
+        }
+        tc = vpt_woodcock_advance(P, tc, vpt_woodcock_free_path_of(P, wx, wy, &level[k]));
         tt[k] = tc;
     }
     for (int k = 0; k < VPT_LOOKAHEAD; k++)
-        dens[k] = tt[k] < tmax ? vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k])) : 0.0f; /* never past the exit */
+        dens[k] = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k]));
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
         *draw += 1u;
         *steps += 1u;
         *t = tt[k];
-        if (vpt_woodcock_stops(P, tt[k], tmax, uy[k], dens[k])) return 1;
+        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) return 1;
     }
     return 0;
 }
@@ -587,7 +643,8 @@ VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vp
  * may interleave the flight's batches with other work:
  *
  * vpt_path_extend_begin returns 1 when the extension needs a flight over
- * [*t, *tmax] (then s->axis already holds the exit face); otherwise it has
+ * [*t, *tmax] (then s->axis already holds the exit face and s->draw is
+ * even); otherwise it has
  * set s->event (and moved s->o) itself: the ray misses the box (ESCAPED) or
  * reaches the dielectric boundary from outside (SURFACE).
  * vpt_path_extend_finish takes the flight's end distance and sets s->event
@@ -610,6 +667,7 @@ VPT_FN int vpt_path_extend_begin(const VptParams *P, VptPath *s, float *t, float
     *t = vpt_fmaxf(t0, 0.0f);
     *tmax = t1;
     s->axis = a1;
+    s->draw += s->draw & 1u; /* flights start at even draws (vpt_woodcock_batch) */
     return 1;
 }
 

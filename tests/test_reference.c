@@ -539,7 +539,8 @@ TEST(reference_stats_line_and_progress)
  * flight's steps taken G at a time, each step's free path drawn on its own and
  * the advances chained in step order, end at the same distance, draw and step
  * count as vpt_woodcock taking them one by one, bit for bit. Emulated here
- * for every group size on camera rays through a heterogeneous medium. */
+ * for every round size (1 to 64 steps; the kernel's G lanes take 2G) on
+ * camera rays through a heterogeneous medium. */
 TEST(reference_woodcock_steps_taken_in_groups_trace_the_same_flight)
 {
     VptScene *s = make_scene(12, DENS_HETERO, 200, 200.0f);
@@ -560,18 +561,18 @@ TEST(reference_woodcock_steps_taken_in_groups_trace_the_same_flight)
         flights++;
         long_ones += steps_a > 8;
         const vpt_vec3 ou = vpt_world_to_uvw(&p, a.o), du = vpt_mul(a.d, p.inv_extent);
-        for (int g = 1; g <= 32; g *= 2) {
+        for (int g = 1; g <= 64; g *= 2) {
             float t = t0;
             vpt_u32 draw = a.draw;
             vpt_u64 steps = 0;
             for (int done = 0; !done;) {
-                float x[32], uy[32], tc[32];
+                float x[64], uy[64], tc[64];
                 for (int j = 0; j < g; j++) x[j] = vpt_woodcock_free_path(&p, a.path, draw + (vpt_u32)j, &uy[j]);
                 for (int j = 0; j < g; j++) tc[j] = vpt_woodcock_advance(&p, j ? tc[j - 1] : t, x[j]);
                 int last = g - 1;
                 for (int j = 0; j < g; j++) {
                     float dens = tc[j] < tmax ? vpt_medium_density(&m, vpt_woodcock_point(ou, du, tc[j])) : 0.0f;
-                    if (vpt_woodcock_stops(&p, tc[j], tmax, uy[j], dens)) {
+                    if (vpt_woodcock_stops(tc[j], tmax, uy[j], dens)) {
                         last = j;
                         done = 1;
                         break;
