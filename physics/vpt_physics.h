@@ -619,13 +619,19 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
     }
     for (int k = 0; k < VPT_LOOKAHEAD; k++)
         dens[k] = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k]));
-    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-        *draw += 1u;
-        *steps += 1u;
-        *t = tt[k];
-        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) return 1;
-    }
-    return 0;
+    /* the first stopping step, found without a branch per step */
+    int taken = VPT_LOOKAHEAD, ended = 0;
+    float tend = tt[VPT_LOOKAHEAD - 1];
+    for (int k = VPT_LOOKAHEAD - 1; k >= 0; k--)
+        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) {
+            taken = k + 1;
+            ended = 1;
+            tend = tt[k];
+        }
+    *draw += (vpt_u32)taken;
+    *steps += (vpt_u64)taken;
+    *t = tend;
+    return ended;
 }
 
 /* A whole Woodcock flight from t: the distance of the real collision, or a
