@@ -539,6 +539,20 @@ VPT_FN void vpt_woodcock_step_words(const VptParams *P, vpt_u64 path, vpt_u32 dr
     *wy = draw & 1u ? r.w : r.y;
 }
 
+/* The words of the steps with draws d and d + 1 (x, y and z, w), where
+ * d = draw + 2 pair. With an even VPT_LOOKAHEAD, flights start at even draws
+ * and batches take an even number of steps, so a flight's steps pair up from
+ * its start: `draw` must be even there, and one hash serves both; otherwise
+ * each step's words are looked up on their own. */
+VPT_FN vpt_u4 vpt_woodcock_pair_words(const VptParams *P, vpt_u64 path, vpt_u32 draw, vpt_u32 pair)
+{
+    if (VPT_LOOKAHEAD % 2 == 0) return vpt_rng_step_pair(P->seed, path, (draw >> 1) + pair);
+    vpt_u4 w;
+    vpt_woodcock_step_words(P, path, draw + 2u * pair, &w.x, &w.y);
+    vpt_woodcock_step_words(P, path, draw + 2u * pair + 1u, &w.z, &w.w);
+    return w;
+}
+
 /* The free path, in units of ln 2 mean free paths at the majorant:
  * -log2(1 - u) with u = vpt_u01(wx), as 24 - log2 of the integer 2^24 (1 - u)
  * in [1, 2^24] (no subtraction in floating point, never a denormal). *level
@@ -604,11 +618,8 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
         vpt_u32 wx, wy;
         if (VPT_LOOKAHEAD % 2 == 0) {
-            /* *draw is even (flights start at even draws, vpt_path_extend_begin,
-             * and batches before this one took an even number of steps), so
-             * steps k and k + 1 share one hash: the words of
-             * vpt_woodcock_step_words, half the hashing */
-            if (k % 2 == 0) r = vpt_rng_step_pair(P->seed, path, (*draw >> 1) + (vpt_u32)(k / 2));
+            /* *draw is even, so steps k and k + 1 share one hash */
+            if (k % 2 == 0) r = vpt_woodcock_pair_words(P, path, *draw, (vpt_u32)(k / 2));
             wx = k % 2 ? r.z : r.x;
             wy = k % 2 ? r.w : r.y;
         } else {
