@@ -37,7 +37,9 @@
 #define VPT_FN __device__ __forceinline__
 typedef unsigned int vpt_u32;
 typedef unsigned long long vpt_u64;
-#define vpt_sqrtf(x) sqrtf(x)
+#define vpt_sqrtf(x) vpt_sqrt_approx(x)
+#define vpt_rsqrtf(x) vpt_rsqrt_approx(x)
+#define vpt_divf(a, b) vpt_div_approx((a), (b))
 #define vpt_logf(x) __logf(x)
 #define vpt_log2f(x) vpt_lg2_approx(x)
 #define vpt_sincosf(x, s, c) __sincosf((x), (s), (c))
@@ -46,21 +48,51 @@ typedef unsigned long long vpt_u64;
 #define vpt_fmaxf(a, b) fmaxf(a, b)
 #define vpt_powf(a, b) powf(a, b)
 #define vpt_fmaf(a, b, c) __fmaf_rn((a), (b), (c))
+#define vpt_bits_float(u) __uint_as_float(u)
 /* The hardware log2 without the denormal fix-up log2f and __log2f add: for
- * arguments that are never denormal (the Woodcock step's are >= 1). */
+ * arguments that are never denormal (the Woodcock step's are >= 2^-23). */
 static __device__ __forceinline__ float vpt_lg2_approx(float x)
 {
     float y;
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+/* Square root, reciprocal square root and division as the hardware
+ * approximations (2 ulp at most) without the denormal range fix-ups that
+ * sqrtf, 1 / sqrtf and '/' carry even under --prec-sqrt=false
+ * --prec-div=false: their operands in the physics (directions, cosines,
+ * indices of refraction, pixel coordinates) are never denormal, and the
+ * fix-ups were a third of the boundary sampling's instructions. Only these
+ * operations flush: a global --ftz would also flush the throughput products
+ * of long paths. */
+static __device__ __forceinline__ float vpt_sqrt_approx(float x)
+{
+    float y;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+static __device__ __forceinline__ float vpt_rsqrt_approx(float x)
+{
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+static __device__ __forceinline__ float vpt_div_approx(float a, float b)
+{
+    float y;
+    asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+    return y;
+}
 #else
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #define VPT_FN static inline
 typedef uint32_t vpt_u32;
 typedef uint64_t vpt_u64;
 #define vpt_sqrtf(x) sqrtf(x)
+#define vpt_rsqrtf(x) (1.0f / sqrtf(x))
+#define vpt_divf(a, b) ((a) / (b))
 #define vpt_logf(x) logf(x)
 #define vpt_log2f(x) log2f(x)
 #define vpt_sincosf(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
@@ -69,6 +101,12 @@ typedef uint64_t vpt_u64;
 #define vpt_fmaxf(a, b) fmaxf(a, b)
 #define vpt_powf(a, b) powf(a, b)
 #define vpt_fmaf(a, b, c) fmaf((a), (b), (c))
+static inline float vpt_bits_float(vpt_u32 u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 #endif
 
 /* Woodcock tentative steps whose texture fetches are issued together (see
@@ -107,7 +145,7 @@ VPT_FN vpt_vec3 vpt_cross(vpt_vec3 a, vpt_vec3 b)
 {
     return vpt_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
-VPT_FN vpt_vec3 vpt_normalize(vpt_vec3 a) { return vpt_scale(a, 1.0f / vpt_sqrtf(vpt_dot(a, a))); }
+VPT_FN vpt_vec3 vpt_normalize(vpt_vec3 a) { return vpt_scale(a, vpt_rsqrtf(vpt_dot(a, a))); }
 VPT_FN float vpt_max3(vpt_vec3 a) { return vpt_fmaxf(a.x, vpt_fmaxf(a.y, a.z)); }
 
 /* Orthonormal basis (t, b) around a unit vector n, without singularities
@@ -116,7 +154,7 @@ VPT_FN float vpt_max3(vpt_vec3 a) { return vpt_fmaxf(a.x, vpt_fmaxf(a.y, a.z)); 
 VPT_FN void vpt_tangent_frame(vpt_vec3 n, vpt_vec3 *t, vpt_vec3 *b)
 {
     float sign = n.z >= 0.0f ? 1.0f : -1.0f;
-    float a = -1.0f / (sign + n.z);
+    float a = vpt_divf(-1.0f, sign + n.z);
     float c = n.x * n.y * a;
     *t = vpt_v3(1.0f + sign * n.x * n.x * a, sign * c, -sign * n.x);
     *b = vpt_v3(c, sign + n.y * n.y * a, -n.y);
@@ -129,13 +167,14 @@ typedef struct {
 } vpt_u4;
 
 /* pcg4d hash (Jarzynski and Olano 2020, "Hash Functions for GPU Rendering"):
- * 4 x 32 bits in, 4 x 32 well-mixed bits out, integer multiply-adds only. */
-VPT_FN vpt_u4 vpt_pcg4d(vpt_u4 v)
+ * 4 x 32 bits in, 4 x 32 well-mixed bits out, integer multiply-adds only.
+ * It starts with an LCG step on each word (vpt_pcg4d_lcg), then mixes
+ * (vpt_pcg4d_mix); apart so that words fixed over many hashes take their LCG
+ * step once (vpt_step_stream). */
+VPT_FN vpt_u32 vpt_pcg4d_lcg(vpt_u32 x) { return x * 1664525u + 1013904223u; }
+
+VPT_FN vpt_u4 vpt_pcg4d_mix(vpt_u4 v)
 {
-    v.x = v.x * 1664525u + 1013904223u;
-    v.y = v.y * 1664525u + 1013904223u;
-    v.z = v.z * 1664525u + 1013904223u;
-    v.w = v.w * 1664525u + 1013904223u;
     v.x += v.y * v.w;
     v.y += v.z * v.x;
     v.z += v.x * v.y;
@@ -149,6 +188,15 @@ VPT_FN vpt_u4 vpt_pcg4d(vpt_u4 v)
     v.z += v.x * v.y;
     v.w += v.y * v.z;
     return v;
+}
+
+VPT_FN vpt_u4 vpt_pcg4d(vpt_u4 v)
+{
+    v.x = vpt_pcg4d_lcg(v.x);
+    v.y = vpt_pcg4d_lcg(v.y);
+    v.z = vpt_pcg4d_lcg(v.z);
+    v.w = vpt_pcg4d_lcg(v.w);
+    return vpt_pcg4d_mix(v);
 }
 
 /* Four random words, a pure function of (seed, path, draw). */
@@ -167,19 +215,41 @@ VPT_FN vpt_u4 vpt_rng(vpt_u32 seed, vpt_u64 path, vpt_u32 draw)
  * draw indices 2p and 2p + 1 share the hash of pair p (words x, y and z, w):
  * hashing is a third of a step's instructions otherwise. The top bit of the
  * fourth input word (path indices stay below 2^63) keeps the stream apart
- * from vpt_rng's, so a step never reuses an event's words. */
-VPT_FN vpt_u4 vpt_rng_step_pair(vpt_u32 seed, vpt_u64 path, vpt_u32 pair)
+ * from vpt_rng's, so a step never reuses an event's words.
+ *
+ * A path's stream (vpt_step_stream) holds the three input words that do not
+ * change along the path, after their LCG step; vpt_step_stream_pair hashes
+ * pair p of it, the same words as pcg4d(path, p, seed, path >> 32 | 2^31). */
+typedef struct {
+    vpt_u32 x, z, w;
+} VptStepStream;
+
+VPT_FN VptStepStream vpt_step_stream(vpt_u32 seed, vpt_u64 path)
+{
+    VptStepStream k;
+    k.x = vpt_pcg4d_lcg((vpt_u32)path);
+    k.z = vpt_pcg4d_lcg(seed);
+    k.w = vpt_pcg4d_lcg((vpt_u32)(path >> 32) ^ 0x80000000u);
+    return k;
+}
+
+VPT_FN vpt_u4 vpt_step_stream_pair(VptStepStream k, vpt_u32 pair)
 {
     vpt_u4 v;
-    v.x = (vpt_u32)path;
-    v.y = pair;
-    v.z = seed;
-    v.w = (vpt_u32)(path >> 32) ^ 0x80000000u;
-    return vpt_pcg4d(v);
+    v.x = k.x;
+    v.y = vpt_pcg4d_lcg(pair);
+    v.z = k.z;
+    v.w = k.w;
+    return vpt_pcg4d_mix(v);
 }
 
 /* Uniform float in [0, 1) with 24 random bits. */
 VPT_FN float vpt_u01(vpt_u32 bits) { return (float)(bits >> 8) * (1.0f / 16777216.0f); }
+
+/* Uniform float in [1, 2) with 23 random bits, made from its bit pattern
+ * 0x3f800000 + (bits >> 9): one integer instruction (LEA.HI) instead of a
+ * shift, a conversion and a scaling. For the Woodcock steps, the hot loop. */
+VPT_FN float vpt_u12(vpt_u32 bits) { return vpt_bits_float(0x3f800000u + (bits >> 9)); }
 
 /* ------------------------------------------------------------------ scene */
 
@@ -237,7 +307,7 @@ VPT_FN int vpt_box_intersect(vpt_vec3 bmin, vpt_vec3 bmax, vpt_vec3 o, vpt_vec3 
             if (oc[i] < mn[i] || oc[i] > mx[i]) return 0;
             continue;
         }
-        float inv = 1.0f / dc[i];
+        float inv = vpt_divf(1.0f, dc[i]);
         float ta = (mn[i] - oc[i]) * inv, tb = (mx[i] - oc[i]) * inv;
         if (ta > tb) {
             float s = ta;
@@ -279,7 +349,7 @@ VPT_FN vpt_vec3 vpt_box_normal(const VptParams *P, vpt_vec3 p, int axis)
 VPT_FN float vpt_hg_eval(float g, float cos_theta)
 {
     float denom = 1.0f + g * g - 2.0f * g * cos_theta;
-    return VPT_INV_4PI * (1.0f - g * g) / (denom * vpt_sqrtf(denom));
+    return vpt_divf(VPT_INV_4PI * (1.0f - g * g), denom * vpt_sqrtf(denom));
 }
 
 /* Inverts the CDF of cos(theta) for any g in (-1, 1), negative g included
@@ -288,8 +358,8 @@ VPT_FN float vpt_hg_sample_cos(float g, float u)
 {
     /* isotropic limit, increasing in u like the general branch */
     if (vpt_fabsf(g) < 1e-3f) return 2.0f * u - 1.0f;
-    float s = (1.0f - g * g) / (1.0f - g + 2.0f * g * u);
-    float c = (1.0f + g * g - s * s) / (2.0f * g);
+    float s = vpt_divf(1.0f - g * g, 1.0f - g + 2.0f * g * u);
+    float c = vpt_divf(1.0f + g * g - s * s, 2.0f * g);
     return vpt_fminf(1.0f, vpt_fmaxf(-1.0f, c));
 }
 
@@ -312,12 +382,12 @@ VPT_FN vpt_vec3 vpt_hg_sample(float g, vpt_vec3 d, float u1, float u2)
  * reflection. */
 VPT_FN float vpt_fresnel_dielectric(float cos_i, float eta_i, float eta_t)
 {
-    float eta = eta_i / eta_t;
+    float eta = vpt_divf(eta_i, eta_t);
     float sin2_t = eta * eta * (1.0f - cos_i * cos_i);
     if (sin2_t >= 1.0f) return 1.0f;
     float cos_t = vpt_sqrtf(1.0f - sin2_t);
-    float rs = (eta_i * cos_i - eta_t * cos_t) / (eta_i * cos_i + eta_t * cos_t);
-    float rp = (eta_t * cos_i - eta_i * cos_t) / (eta_t * cos_i + eta_i * cos_t);
+    float rs = vpt_divf(eta_i * cos_i - eta_t * cos_t, eta_i * cos_i + eta_t * cos_t);
+    float rp = vpt_divf(eta_t * cos_i - eta_i * cos_t, eta_t * cos_i + eta_i * cos_t);
     return 0.5f * (rs * rs + rp * rp);
 }
 
@@ -345,7 +415,7 @@ VPT_FN float vpt_ggx_D(vpt_vec3 m, float alpha)
     if (m.z <= 0.0f) return 0.0f;
     float a2 = alpha * alpha;
     float t = m.z * m.z * (a2 - 1.0f) + 1.0f;
-    return a2 / (VPT_PI * t * t);
+    return vpt_divf(a2, VPT_PI * t * t);
 }
 
 /* Smith's Lambda for GGX, local frame. */
@@ -353,11 +423,11 @@ VPT_FN float vpt_ggx_lambda(vpt_vec3 w, float alpha)
 {
     float c2 = w.z * w.z;
     if (c2 >= 1.0f) return 0.0f;
-    float tan2 = (1.0f - c2) / c2;
+    float tan2 = vpt_divf(1.0f - c2, c2);
     return 0.5f * (-1.0f + vpt_sqrtf(1.0f + alpha * alpha * tan2));
 }
 
-VPT_FN float vpt_ggx_G1(vpt_vec3 w, float alpha) { return 1.0f / (1.0f + vpt_ggx_lambda(w, alpha)); }
+VPT_FN float vpt_ggx_G1(vpt_vec3 w, float alpha) { return vpt_divf(1.0f, 1.0f + vpt_ggx_lambda(w, alpha)); }
 
 /* Masking-shadowing: the separable Smith form G1(wo) G1(wi), the one of
  * Mitsuba's roughdielectric (0.5, which the thesis rendered its references
@@ -376,7 +446,7 @@ VPT_FN float vpt_ggx_vndf_pdf(vpt_vec3 wo, vpt_vec3 m, float alpha)
 {
     float wm = vpt_dot(wo, m);
     if (wm <= 0.0f || wo.z <= 0.0f) return 0.0f;
-    return vpt_ggx_G1(wo, alpha) * wm * vpt_ggx_D(m, alpha) / wo.z;
+    return vpt_divf(vpt_ggx_G1(wo, alpha) * wm * vpt_ggx_D(m, alpha), wo.z);
 }
 
 /* Heitz 2018, "Sampling the GGX Distribution of Visible Normals" (JCGT 7(4)),
@@ -385,7 +455,7 @@ VPT_FN vpt_vec3 vpt_ggx_sample_vndf(vpt_vec3 wo, float alpha, float u1, float u2
 {
     vpt_vec3 vh = vpt_normalize(vpt_v3(alpha * wo.x, alpha * wo.y, wo.z));
     float lensq = vh.x * vh.x + vh.y * vh.y;
-    vpt_vec3 t1 = lensq > 0.0f ? vpt_scale(vpt_v3(-vh.y, vh.x, 0.0f), 1.0f / vpt_sqrtf(lensq)) : vpt_v3(1.0f, 0.0f, 0.0f);
+    vpt_vec3 t1 = lensq > 0.0f ? vpt_scale(vpt_v3(-vh.y, vh.x, 0.0f), vpt_rsqrtf(lensq)) : vpt_v3(1.0f, 0.0f, 0.0f);
     vpt_vec3 t2 = vpt_cross(vh, t1);
     float r = vpt_sqrtf(u1);
     float sp, cp;
@@ -435,13 +505,13 @@ VPT_FN int vpt_boundary_sample(const VptParams *P, vpt_vec3 d, vpt_vec3 n_out, i
         crossed = 0;
         w = il.z > 0.0f ? 1.0f : 0.0f;
     } else {
-        if (!vpt_refract(wl, ml, eta_i / eta_t, &il)) { /* cannot happen when F < 1 */
+        if (!vpt_refract(wl, ml, vpt_divf(eta_i, eta_t), &il)) { /* cannot happen when F < 1 */
             *thr = vpt_v3(0.0f, 0.0f, 0.0f);
             *d_new = d;
             return 0;
         }
         crossed = 1;
-        w = il.z < 0.0f ? (eta_i * eta_i) / (eta_t * eta_t) : 0.0f;
+        w = il.z < 0.0f ? vpt_divf(eta_i * eta_i, eta_t * eta_t) : 0.0f;
     }
     if (!smooth && w > 0.0f) {
         vpt_vec3 ia = vpt_v3(il.x, il.y, vpt_fabsf(il.z));
@@ -486,7 +556,10 @@ enum {
  * threads start neighbouring camera rays. */
 VPT_FN vpt_u32 vpt_path_pixel(const VptParams *P, vpt_u64 path)
 {
-    return (vpt_u32)(path % ((vpt_u64)P->width * P->height));
+    const vpt_u32 n = P->width * P->height; /* images have at most 2^26 pixels (image.h) */
+    /* 64-bit division is a long software routine on the GPU, so the 32-bit
+     * one whenever the path index fits (2^32 paths: 26800 spp at 400 x 400) */
+    return path >> 32 ? (vpt_u32)(path % n) : (vpt_u32)path % n;
 }
 
 /* Starts path `path`: a pinhole camera ray through a jittered point of its
@@ -496,8 +569,8 @@ VPT_FN void vpt_path_start(const VptParams *P, vpt_u64 path, VptPath *s)
     vpt_u32 pix = vpt_path_pixel(P, path);
     vpt_u32 px = pix % P->width, py = pix / P->width;
     vpt_u4 r = vpt_rng(P->seed, path, 0u);
-    float sx = 2.0f * ((float)px + vpt_u01(r.x)) / (float)P->width - 1.0f;
-    float sy = 1.0f - 2.0f * ((float)py + vpt_u01(r.y)) / (float)P->height;
+    float sx = vpt_divf(2.0f * ((float)px + vpt_u01(r.x)), (float)P->width) - 1.0f;
+    float sy = 1.0f - vpt_divf(2.0f * ((float)py + vpt_u01(r.y)), (float)P->height);
     s->o = P->cam_pos;
     s->d = vpt_normalize(vpt_add(P->cam_fwd, vpt_add(vpt_scale(P->cam_right, sx), vpt_scale(P->cam_up, sy))));
     s->thr = vpt_v3(1.0f, 1.0f, 1.0f);
@@ -525,16 +598,17 @@ VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 /* The parts of one tentative Woodcock step, shared by every way of taking
  * steps (a lane's own batches, or several lanes' steps of one flight): the
  * step with draw index `draw` draws its free path and its acceptance level
- * from its two words (vpt_woodcock_step_words), moves from t to
+ * from its two words of the path's step stream (vpt_woodcock_step_words),
+ * moves from t to
  * vpt_woodcock_advance(t, free path), samples the density at
  * vpt_woodcock_point (texture space: ou = uvw of the origin, du = direction
  * scaled to texture space), and ends the flight when vpt_woodcock_stops.
  * Drawing and advancing are apart so that lanes can draw the free paths of
  * consecutive steps in parallel and then chain the advances in step order,
  * which rounds exactly as one lane taking the steps one by one. */
-VPT_FN void vpt_woodcock_step_words(const VptParams *P, vpt_u64 path, vpt_u32 draw, vpt_u32 *wx, vpt_u32 *wy)
+VPT_FN void vpt_woodcock_step_words(VptStepStream ss, vpt_u32 draw, vpt_u32 *wx, vpt_u32 *wy)
 {
-    vpt_u4 r = vpt_rng_step_pair(P->seed, path, draw >> 1);
+    vpt_u4 r = vpt_step_stream_pair(ss, draw >> 1);
     *wx = draw & 1u ? r.z : r.x;
     *wy = draw & 1u ? r.w : r.y;
 }
@@ -544,36 +618,46 @@ VPT_FN void vpt_woodcock_step_words(const VptParams *P, vpt_u64 path, vpt_u32 dr
  * and batches take an even number of steps, so a flight's steps pair up from
  * its start: `draw` must be even there, and one hash serves both; otherwise
  * each step's words are looked up on their own. */
-VPT_FN vpt_u4 vpt_woodcock_pair_words(const VptParams *P, vpt_u64 path, vpt_u32 draw, vpt_u32 pair)
+VPT_FN vpt_u4 vpt_woodcock_pair_words(VptStepStream ss, vpt_u32 draw, vpt_u32 pair)
 {
-    if (VPT_LOOKAHEAD % 2 == 0) return vpt_rng_step_pair(P->seed, path, (draw >> 1) + pair);
+    if (VPT_LOOKAHEAD % 2 == 0) return vpt_step_stream_pair(ss, (draw >> 1) + pair);
     vpt_u4 w;
-    vpt_woodcock_step_words(P, path, draw + 2u * pair, &w.x, &w.y);
-    vpt_woodcock_step_words(P, path, draw + 2u * pair + 1u, &w.z, &w.w);
+    vpt_woodcock_step_words(ss, draw + 2u * pair, &w.x, &w.y);
+    vpt_woodcock_step_words(ss, draw + 2u * pair + 1u, &w.z, &w.w);
     return w;
 }
 
 /* The free path, in units of ln 2 mean free paths at the majorant:
- * -log2(1 - u) with u = vpt_u01(wx), as 24 - log2 of the integer 2^24 (1 - u)
- * in [1, 2^24] (no subtraction in floating point, never a denormal). *level
- * is vpt_u01(wy) * density_max, the density the step's acceptance draw picks
- * (the same float: scaling by 2^-24 is exact). */
+ * -log2(1 - u) with u uniform on [0, 1) in steps of 2^-23, as -log2(2 - v)
+ * with v = vpt_u12(wx) in [1, 2): 2 - v is exact, in [2^-23, 1], never a
+ * denormal; the negation folds into the advance's fused multiply-add. *level
+ * is (vpt_u12(wy) - 1) * density_max, the density the step's acceptance draw
+ * picks (the difference is exact, so one rounding). Three instructions a
+ * step fewer than 24-bit integer draws converted to float. */
 VPT_FN float vpt_woodcock_free_path_of(const VptParams *P, vpt_u32 wx, vpt_u32 wy, float *level)
 {
-    *level = (float)(wy >> 8) * (P->density_max * 0x1p-24f);
-    return 24.0f - vpt_log2f((float)(0x1000000u - (wx >> 8)));
+    *level = vpt_fmaf(vpt_u12(wy), P->density_max, -P->density_max);
+    return -vpt_log2f(2.0f - vpt_u12(wx));
 }
 
-VPT_FN float vpt_woodcock_free_path(const VptParams *P, vpt_u64 path, vpt_u32 draw, float *level)
+VPT_FN float vpt_woodcock_free_path(const VptParams *P, VptStepStream ss, vpt_u32 draw, float *level)
 {
     vpt_u32 wx, wy;
-    vpt_woodcock_step_words(P, path, draw, &wx, &wy);
+    vpt_woodcock_step_words(ss, draw, &wx, &wy);
     return vpt_woodcock_free_path_of(P, wx, wy, level);
 }
 
 VPT_FN float vpt_woodcock_advance(const VptParams *P, float t, float free_path)
 {
     return vpt_fmaf(free_path, P->inv_sigma_max * VPT_LN2, t);
+}
+
+/* A flight's ray o + t d in texture space: uvw = ou + du t
+ * (vpt_woodcock_point). */
+VPT_FN void vpt_woodcock_ray(const VptParams *P, vpt_vec3 o, vpt_vec3 d, vpt_vec3 *ou, vpt_vec3 *du)
+{
+    *ou = vpt_world_to_uvw(P, o);
+    *du = vpt_mul(d, P->inv_extent);
 }
 
 VPT_FN vpt_vec3 vpt_woodcock_point(vpt_vec3 ou, vpt_vec3 du, float t)
@@ -599,19 +683,19 @@ VPT_FN int vpt_woodcock_stops(float t, float tmax, float level, float dens)
  *
  * Steps are taken in texture space (uvw = ou + du t, one fused multiply-add
  * per axis: fmaf is correctly rounded on the CPU and __fmaf_rn on the GPU, so
- * both compute the same points; ou and du are recomputed from o and d by the
- * same operations every batch). With VPT_LOOKAHEAD = L > 1 the batch's L
+ * both compute the same points); the flight's ou and du come from
+ * vpt_woodcock_ray once, not per batch. A step is a draw: a flight's step
+ * count is the number of draws it advanced *draw by, so batches count
+ * nothing themselves. With VPT_LOOKAHEAD = L > 1 the batch's L
  * tentative distances are computed from their own draws first and their L
  * density fetches issued together, then consumed in order: the same draws,
  * decisions and counts as L = 1, with L fetches in flight instead of one;
  * fetches past the collision are wasted, and so are those past the exit
  * (clamped to the border; vpt_woodcock_stops ends the flight at t >= tmax
  * whatever the density), cheaper than the per-fetch branch avoiding them. */
-VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float *t,
-                              float tmax, vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float *t,
+                              float tmax, VptStepStream ss, vpt_u32 *draw)
 {
-    const vpt_vec3 ou = vpt_world_to_uvw(P, o);
-    const vpt_vec3 du = vpt_mul(d, P->inv_extent);
     float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
     float tc = *t;
     vpt_u4 r = {0u, 0u, 0u, 0u};
@@ -619,11 +703,11 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
         vpt_u32 wx, wy;
         if (VPT_LOOKAHEAD % 2 == 0) {
             /* *draw is even, so steps k and k + 1 share one hash */
-            if (k % 2 == 0) r = vpt_woodcock_pair_words(P, path, *draw, (vpt_u32)(k / 2));
+            if (k % 2 == 0) r = vpt_woodcock_pair_words(ss, *draw, (vpt_u32)(k / 2));
             wx = k % 2 ? r.z : r.x;
             wy = k % 2 ? r.w : r.y;
         } else {
-            vpt_woodcock_step_words(P, path, *draw + (vpt_u32)k, &wx, &wy);
+            vpt_woodcock_step_words(ss, *draw + (vpt_u32)k, &wx, &wy);
         }
         tc = vpt_woodcock_advance(P, tc, vpt_woodcock_free_path_of(P, wx, wy, &level[k]));
         tt[k] = tc;
@@ -640,7 +724,6 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
             tend = tt[k];
         }
     *draw += (vpt_u32)taken;
-    *steps += (vpt_u64)taken;
     *t = tend;
     return ended;
 }
@@ -650,8 +733,13 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
 VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
                           vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
 {
-    while (!vpt_woodcock_batch(P, M, o, d, &t, tmax, path, draw, steps)) {
+    vpt_vec3 ou, du;
+    vpt_woodcock_ray(P, o, d, &ou, &du);
+    const VptStepStream ss = vpt_step_stream(P->seed, path);
+    const vpt_u32 first = *draw;
+    while (!vpt_woodcock_batch(P, M, ou, du, &t, tmax, ss, draw)) {
     }
+    *steps += (vpt_u64)(*draw - first);
     return t;
 }
 
@@ -736,7 +824,7 @@ VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
     if (!(m > 0.0f)) return VPT_PATH_DONE;
     if (P->rr_depth >= 0 && s->depth >= P->rr_depth && m < 1.0f) {
         if (vpt_u01(r.w) >= m) return VPT_PATH_DONE;
-        s->thr = vpt_scale(s->thr, 1.0f / m);
+        s->thr = vpt_scale(s->thr, vpt_divf(1.0f, m));
     }
     return VPT_PATH_ALIVE;
 }

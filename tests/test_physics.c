@@ -261,6 +261,49 @@ static double chi2_uniform(const double *u, long n, int bins)
     return r.pvalue;
 }
 
+/* The Woodcock steps' stream hashes pair p of path k exactly as pcg4d hashes
+ * (k, p, seed, k >> 32 | 2^31): the stream only takes the fixed words' LCG
+ * step once. */
+TEST(physics_step_stream_is_pcg4d_of_its_words)
+{
+    const vpt_u64 paths[] = {0ull, 1ull, 123456789012ull, (1ull << 40) + 7ull};
+    for (int i = 0; i < 4; i++)
+        for (vpt_u32 pair = 0; pair < 50; pair += 7) {
+            const vpt_u32 seed = 3u + (vpt_u32)i;
+            const vpt_u4 in = {(vpt_u32)paths[i], pair, seed, (vpt_u32)(paths[i] >> 32) ^ 0x80000000u};
+            const vpt_u4 a = vpt_step_stream_pair(vpt_step_stream(seed, paths[i]), pair), b = vpt_pcg4d(in);
+            CHECK(a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w);
+            const vpt_u4 e = vpt_rng(seed, paths[i], pair); /* the events' stream is another one */
+            CHECK(a.x != e.x);
+        }
+}
+
+/* vpt_u12: [1, 2) in steps of 2^-23 from the word's top 23 bits. */
+TEST(physics_u12_range_and_grid)
+{
+    CHECK(vpt_u12(0u) == 1.0f);
+    CHECK(vpt_u12(0x1ffu) == 1.0f); /* the low 9 bits are dropped */
+    CHECK(vpt_u12(0x200u) == 1.0f + 0x1p-23f);
+    CHECK(vpt_u12(0xffffffffu) == 2.0f - 0x1p-23f);
+    for (vpt_u32 i = 0; i < 100000; i++) {
+        const vpt_u32 w = vpt_rng(11u, i, 0u).x;
+        REQUIRE(vpt_u12(w) == 1.0f + (float)(w >> 9) * 0x1p-23f);
+    }
+}
+
+/* Pixels of paths past 2^32 (the 64-bit division) and below (32-bit). */
+TEST(physics_path_pixel_both_widths)
+{
+    VptParams P;
+    memset(&P, 0, sizeof P);
+    P.width = 400;
+    P.height = 300;
+    const vpt_u64 n = 400ull * 300ull;
+    const vpt_u64 ids[] = {0ull, 119999ull, 120000ull, 4294967295ull, 4294967296ull, 123456789012345ull};
+    for (int i = 0; i < 6; i++) CHECK_EQ_INT((long long)vpt_path_pixel(&P, ids[i]), (long long)(ids[i] % n));
+}
+
+
 static double corr(const double *a, const double *b, long n)
 {
     double ma = 0, mb = 0;

@@ -560,14 +560,15 @@ TEST(reference_woodcock_steps_taken_in_groups_trace_the_same_flight)
         const float t_a = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_a, &steps_a);
         flights++;
         long_ones += steps_a > 8;
-        const vpt_vec3 ou = vpt_world_to_uvw(&p, a.o), du = vpt_mul(a.d, p.inv_extent);
+        vpt_vec3 ou, du;
+        vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
         for (int g = 1; g <= 64; g *= 2) {
             float t = t0;
             vpt_u32 draw = a.draw;
             vpt_u64 steps = 0;
             for (int done = 0; !done;) {
                 float x[64], uy[64], tc[64];
-                for (int j = 0; j < g; j++) x[j] = vpt_woodcock_free_path(&p, a.path, draw + (vpt_u32)j, &uy[j]);
+                for (int j = 0; j < g; j++) x[j] = vpt_woodcock_free_path(&p, vpt_step_stream(p.seed, a.path), draw + (vpt_u32)j, &uy[j]);
                 for (int j = 0; j < g; j++) tc[j] = vpt_woodcock_advance(&p, j ? tc[j - 1] : t, x[j]);
                 int last = g - 1;
                 for (int j = 0; j < g; j++) {
