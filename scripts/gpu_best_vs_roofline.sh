@@ -6,7 +6,12 @@
 set -uo pipefail
 out=$1; shift
 scenes=${*:-cgg-logo ad artifix manix smoke bucky}
-gpu=$(ls -d results/*/best 2>/dev/null | head -1 | cut -d/ -f2)
+# this GPU's results folder, named as vpt_gpu_dirname names it (VPT_GPU_DIR
+# overrides): not the first results/*/best, which picked h100 on an H200
+gpu=${VPT_GPU_DIR:-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | python3 -c "
+import re, sys
+n = re.sub('^NVIDIA ', '', sys.stdin.read().strip())
+print('h100' if n.startswith('H100') else re.sub('[^a-z0-9]+', '-', n.lower()).strip('-'))")}
 for s in $scenes; do
   best=results/$gpu/best/$s.json
   [ -f "$best" ] || { echo "$s: no $best"; continue; }
