@@ -266,7 +266,8 @@ typedef struct {
     vpt_vec3 inv_extent;       /* 1 / (box_max - box_min) */
     float density_max;         /* max of the normalized density grid */
     float density_scale;       /* sigma_t = density_scale * d */
-    float inv_sigma_max;       /* 1 / (density_scale * density_max) */
+    float free_path_unit;      /* ln 2 / (density_scale * density_max): the
+                                  distance of one unit of vpt_woodcock_free_path_of */
     float hg_g;                /* Henyey-Greenstein asymmetry, (-1, 1) */
     int boundary;              /* VPT_BOUNDARY_* */
     float ior_inside, ior_outside;
@@ -599,10 +600,9 @@ VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
  * steps (a lane's own batches, or several lanes' steps of one flight): the
  * step with draw index `draw` draws its free path and its acceptance level
  * from its two words of the path's step stream (vpt_woodcock_step_words),
- * moves from t to
- * vpt_woodcock_advance(t, free path), samples the density at
- * vpt_woodcock_point (texture space: ou = uvw of the origin, du = direction
- * scaled to texture space), and ends the flight when vpt_woodcock_stops.
+ * moves from t to vpt_woodcock_advance(t, free path), samples the density
+ * at vpt_woodcock_point (texture space, vpt_woodcock_ray), and ends the
+ * flight when vpt_woodcock_stops.
  * Drawing and advancing are apart so that lanes can draw the free paths of
  * consecutive steps in parallel and then chain the advances in step order,
  * which rounds exactly as one lane taking the steps one by one. */
@@ -649,7 +649,7 @@ VPT_FN float vpt_woodcock_free_path(const VptParams *P, VptStepStream ss, vpt_u3
 
 VPT_FN float vpt_woodcock_advance(const VptParams *P, float t, float free_path)
 {
-    return vpt_fmaf(free_path, P->inv_sigma_max * VPT_LN2, t);
+    return vpt_fmaf(free_path, P->free_path_unit, t);
 }
 
 /* A flight's ray o + t d in texture space: uvw = ou + du t

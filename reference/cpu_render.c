@@ -119,9 +119,9 @@ static int validate(const VptScene *s, const VptParams *p, const float *mean_rgb
                         (unsigned long long)p->npaths, (unsigned)p->width, (unsigned)p->height, (unsigned)p->spp);
     if (npix > SIZE_MAX / (3 * sizeof(float)))
         return vpt_fail("cpu render: image %ux%u is too large", (unsigned)p->width, (unsigned)p->height);
-    if (!(p->inv_sigma_max > 0.0f) || !(p->density_max >= 0.0f))
-        return vpt_fail("cpu render: majorant parameters are invalid (inv_sigma_max %g, density_max %g)",
-                        (double)p->inv_sigma_max, (double)p->density_max);
+    if (!(p->free_path_unit > 0.0f) || !(p->density_max >= 0.0f))
+        return vpt_fail("cpu render: majorant parameters are invalid (free_path_unit %g, density_max %g)",
+                        (double)p->free_path_unit, (double)p->density_max);
     return 0;
 }
 

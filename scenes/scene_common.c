@@ -143,8 +143,9 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
                            1.0f / (s->box_max[2] - s->box_min[2]));
     p->density_max = s->density_max;
     p->density_scale = s->density_scale;
-    /* An empty medium has no collisions: an infinite mean free path. */
-    p->inv_sigma_max = s->density_max > 0.0f ? 1.0f / (s->density_scale * s->density_max) : 3.0e38f;
+    /* An empty medium has no collisions: an infinite mean free path. The
+     * product is the one the kernels formed per step before it moved here. */
+    p->free_path_unit = (s->density_max > 0.0f ? 1.0f / (s->density_scale * s->density_max) : 3.0e38f) * VPT_LN2;
     p->hg_g = s->hg_g;
     p->boundary = s->boundary;
     p->ior_inside = s->ior_inside;

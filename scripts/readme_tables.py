@@ -90,10 +90,16 @@ def table_roofline(gpu):
         if (r["scene"] not in dflt or r is not dflt[r["scene"]]) and (
                 r["scene"] not in tuned or r["metrics"]["gsteps_per_s"] > tuned[r["scene"]]["metrics"]["gsteps_per_s"]):
             tuned[r["scene"]] = r
-    own = sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(ROOT, "results", gpu, "best", "*.json")))
-    origin = ("" if len(own) == len(SCENES) else
-              "; tuned on this GPU: %s; the other scenes' configurations are the H100 tunes', and smoke's fastest "
-              "is the one tuned for manix" % ", ".join(own))
+    # where each scene's tuned configuration was saved: results/<folder>/best/<scene>.json with the same config
+    source = {}
+    for scene, r in tuned.items():
+        found = [f.split(os.sep)[-3] for f in sorted(glob.glob(os.path.join(ROOT, "results", "*", "best", scene + ".json")))
+                 if json.load(open(f))["config"] == r["config"]]
+        key = gpu if gpu in found else (found[0] if found else None)
+        source.setdefault(key, []).append(scene)
+    origin = ("" if list(source) == [gpu] else "; " + "; ".join(
+        ("tuned on this GPU: %s" if k == gpu else "tuned on %s: %%s" % k if k else "no saved tune: %s")
+        % ", ".join(sorted(v, key=SCENES.index)) for k, v in sorted(source.items(), key=lambda kv: kv[0] != gpu)))
     w = res[0]["workload"]
     other = sorted({(r["scene"], r["workload"]["spp"]) for r in res if r["workload"]["spp"] != w["spp"]})
     note = "".join(" (%s: %d spp, its thesis workload)" % o for o in other)
