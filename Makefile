@@ -41,7 +41,7 @@ TOOLS     := $(TOOL_SRCS:tools/%.c=$(BIN)/%)
 TEST_SRCS := $(wildcard tests/harness/*.c) $(wildcard tests/test_*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BIN)/vptune-tests
-EMBEDDED  := kernels.cu.in physics/vpt_physics.h codegen/kernel_abi.h
+EMBEDDED  := kernels.cu.in physics/vpt_physics.h physics/vpt_medium.h physics/vpt_tracer.h codegen/kernel_abi.h
 
 .PHONY: all test install clean tune bench experiments report check-sanitize
 all: $(TOOLS) $(TEST_BIN)

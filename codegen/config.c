@@ -18,6 +18,10 @@ static const char *const regen_names[] = {"none", "thread", "warp", "block", "de
 static const char *const reorder_names[] = {"none", "compact", "morton", "morton_delayed"};
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
+/* majorant: the global one (0) or a grid of C^3-voxel cells (C) */
+static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32"};
+static const int majorant_cells[] = {0, 4, 8, 16, 32};
+static const char *const density_names[] = {"f32", "f16", "u16", "u8"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -34,6 +38,18 @@ const char *vpt_reorder_name(VptReorder r)
 const char *vpt_kernels_name(VptKernels k)
 {
     return (int)k >= 0 && (int)k < COUNT(kernels_names) ? kernels_names[k] : "?";
+}
+
+const char *vpt_majorant_name(int cell)
+{
+    for (int i = 0; i < COUNT(majorant_cells); i++)
+        if (majorant_cells[i] == cell) return majorant_names[i];
+    return "?";
+}
+
+const char *vpt_density_name(VptDensityFormat f)
+{
+    return (int)f >= 0 && (int)f < COUNT(density_names) ? density_names[f] : "?";
 }
 
 const char *vpt_sortkey_name(VptSortKey k)
@@ -93,6 +109,8 @@ VptConfig vpt_config_default(void)
         .sortkey = VPT_SORTKEY_POSITION,
         .lookahead = 1,
         .coop = 0,
+        .majorant = 0,
+        .density = VPT_DENSITY_F32,
     };
     return c;
 }
@@ -102,7 +120,8 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
     return a->regen == b->regen && a->reorder == b->reorder && a->kernels == b->kernels &&
            a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
            a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
-           a->lookahead == b->lookahead && a->coop == b->coop;
+           a->lookahead == b->lookahead && a->coop == b->coop && a->majorant == b->majorant &&
+           a->density == b->density;
 }
 
 void vpt_config_format(const VptConfig *c, char *buf, size_t size)
@@ -113,7 +132,12 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size)
                      vpt_regen_name(c->regen), vpt_reorder_name(c->reorder), vpt_kernels_name(c->kernels),
                      c->maxrregcount, c->ppt, c->block, c->grid, c->threshold, vpt_sortkey_name(c->sortkey),
                      c->lookahead);
-    if (c->coop != 0 && n >= 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ",coop=%d", c->coop);
+    /* the fields added since lookahead are written only off their default */
+    if (c->coop != 0 && n >= 0 && (size_t)n < size) n += snprintf(buf + n, size - (size_t)n, ",coop=%d", c->coop);
+    if (c->majorant != 0 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, ",majorant=%s", vpt_majorant_name(c->majorant));
+    if (c->density != VPT_DENSITY_F32 && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, ",density=%s", vpt_density_name(c->density));
 }
 
 /* ---- domains ---------------------------------------------------------- */
@@ -124,6 +148,12 @@ static int block_ok(int v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 static int grid_ok(int v) { return v >= 0 && v <= 64; }
 static int threshold_ok(int v) { return v >= 0 && v <= 100; }
 static int coop_ok(int v) { return v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }
+static int majorant_ok(int v)
+{
+    for (int i = 0; i < COUNT(majorant_cells); i++)
+        if (majorant_cells[i] == v) return 1;
+    return 0;
+}
 
 #define MAXRREG_ALLOWED "0 (compiler's choice) or 24..255"
 #define PPT_ALLOWED "1, 2, 4"
@@ -147,12 +177,16 @@ enum {
     K_SORTKEY,
     K_LOOKAHEAD,
     K_COOP,
+    K_MAJORANT,
+    K_DENSITY,
     K_COUNT
 };
 static const char *const key_names[K_COUNT] = {
     "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
+    "majorant", "density",
 };
-#define KEYS_LIST "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop"
+#define KEYS_LIST                                                                                                   \
+    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, majorant, density"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
  * default regeneration, thread level) as an extra spelling. */
@@ -267,6 +301,16 @@ static int set_field(VptConfig *c, int key, const char *v)
         if (!coop_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, COOP_ALLOWED);
         c->coop = i;
         return 0;
+    case K_MAJORANT:
+        if ((i = find_name(majorant_names, COUNT(majorant_names), v)) < 0)
+            return bad_enum(k, v, majorant_names, COUNT(majorant_names));
+        c->majorant = majorant_cells[i];
+        return 0;
+    case K_DENSITY:
+        if ((i = find_name(density_names, COUNT(density_names), v)) < 0)
+            return bad_enum(k, v, density_names, COUNT(density_names));
+        c->density = (VptDensityFormat)i;
+        return 0;
     }
     VPT_ASSERT(0);
 }
@@ -352,6 +396,10 @@ static int check_domains(const VptConfig *c)
     if (!ppt_ok(c->lookahead))
         return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
     if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
+    if (!majorant_ok(c->majorant))
+        return vpt_fail("majorant cell size %d is not one of 0 (global), 4, 8, 16, 32", c->majorant);
+    if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))
+        return vpt_fail("density=%d is not a density format", (int)c->density);
     return 0;
 }
 

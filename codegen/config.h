@@ -9,13 +9,16 @@
  * A config has exactly one canonical text form, every field in a fixed order:
  *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,sortkey=position,lookahead=1
  * used on the command line, as cache key and in results. The last field,
- * coop, is written only when it is not 0 ("...,lookahead=4,coop=4"), so the
- * texts of every config from before it existed stay canonical. The parser also
+ * coop, majorant and density, are written only off their defaults
+ * ("...,lookahead=4,coop=4,majorant=grid8,density=u8"), so the texts of
+ * every config from before they existed stay canonical. The parser also
  * takes any subset in any order (the rest default as in vpt_config_default)
  * and the thesis' names ("streamingSK", "regenerationSK-warp", ...), optionally
  * followed by overrides: "streamingSK,block=128". */
 #ifndef VPT_CODEGEN_CONFIG_H
 #define VPT_CODEGEN_CONFIG_H
+
+#include "physics/density_format.h"
 
 #include <stddef.h>
 
@@ -44,6 +47,12 @@ typedef struct {
                                 coop of a warp's flights remain, its 32 lanes step
                                 them together, 32/coop lanes per flight (kernels.cu.in,
                                 extend_warp); 0: off, each lane steps its own */
+    int majorant;            /* the free-flight estimator (physics/vpt_tracer.h): 0 the
+                                global majorant; C > 0 a majorant grid of C^3-voxel
+                                cells walked by a DDA (text majorant=global|grid4|grid8|
+                                grid16|grid32) */
+    VptDensityFormat density; /* the density texture's format (physics/density_format.h):
+                                f32|f16|u16|u8 */
 } VptConfig;
 
 /* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
@@ -67,7 +76,8 @@ VptConfig vpt_config_default(void);
  * none|compact|morton|morton_delayed; kernels single|multi; maxrregcount 0 or
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
  * threshold 0..100; sortkey position|termination; lookahead 1|2|4; coop
- * 0|1|2|4|8|16 (a divisor of 32: lanes per flight). */
+ * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); majorant
+ * global|grid4|grid8|grid16|grid32; density f32|f16|u16|u8. */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */
@@ -108,6 +118,11 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size);
 #define VPT_REG_ALLOC_UNIT 8
 #define VPT_MAX_PATH_SLOTS 4096
 int vpt_config_check(const VptConfig *c);
+
+/* "global", "grid4", ... for a majorant cell size ("?" for none of them);
+ * "f32", ... for a density format. */
+const char *vpt_majorant_name(int cell);
+const char *vpt_density_name(VptDensityFormat f);
 
 /* The thesis' name of a config's schedule ("streamingSK", "regenerationSK-warp",
  * ...) or "custom". */

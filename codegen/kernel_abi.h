@@ -39,9 +39,11 @@ typedef struct {
 /* Everything a launch needs; passed by value as the only kernel parameter. */
 typedef struct {
     VptParams P;
-    vpt_u64 density_tex;   /* CUtexObject: float, trilinear, normalized coords */
+    vpt_u64 density_tex;   /* CUtexObject: the config's density format, read as float, trilinear, normalized coords */
     vpt_u64 albedo_tex;    /* CUtexObject: RGBA8 unorm -> float4, trilinear */
+    vpt_u64 majorant_grid; /* const float*: the majorant grid's cells (P.mg_cells), 0 without */
     vpt_u64 image;         /* float[3 * width * height], radiance sums */
+    vpt_u64 image_sq;      /* the same for the squares (naiveSK only; 0: not accumulated) */
     vpt_u64 stats;         /* VptDevStats* */
     vpt_u64 windows;       /* VptSmWindow[2][VPT_MAX_SMS], by launch parity */
     vpt_u64 abort_flag;    /* int*: nonzero asks persistent loops to stop */

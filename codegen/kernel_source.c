@@ -24,8 +24,10 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     memset(out, 0, sizeof *out);
     const VptEmbeddedFile *tmpl = vpt_embedded_find("kernels.cu.in");
     const VptEmbeddedFile *phys = vpt_embedded_find("physics/vpt_physics.h");
+    const VptEmbeddedFile *medium = vpt_embedded_find("physics/vpt_medium.h");
+    const VptEmbeddedFile *tracer = vpt_embedded_find("physics/vpt_tracer.h");
     const VptEmbeddedFile *abi = vpt_embedded_find("codegen/kernel_abi.h");
-    if (!tmpl || !phys || !abi) return vpt_fail("internal error: kernel sources are not embedded in this build");
+    if (!tmpl || !phys || !medium || !tracer || !abi) return vpt_fail("internal error: kernel sources are not embedded in this build");
 
     char canon[VPT_CONFIG_STR_MAX];
     vpt_config_format(c, canon, sizeof canon);
@@ -34,10 +36,10 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
                      "// vptune kernel: %s\n"
                      "#define VPT_REGEN %d\n#define VPT_REORDER %d\n#define VPT_MULTI %d\n"
                      "#define VPT_PPT %d\n#define VPT_BLOCK %d\n#define VPT_THRESHOLD %d\n"
-                     "#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
+                     "#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_MAJORANT_GRID %d\n#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
                      "#line 1 \"kernels.cu.in\"\n",
                      canon, regen_code(c->regen), reorder_code(c->reorder), c->kernels == VPT_KERNELS_MULTI ? 1 : 0,
-                     c->ppt, c->block, c->threshold, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, roofline, inject_code, sizeof(VptPath),
+                     c->ppt, c->block, c->threshold, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, c->majorant > 0 ? 1 : 0, roofline, inject_code, sizeof(VptPath),
                      sizeof(VptLaunch));
     if (n < 0 || (size_t)n >= sizeof defs) return vpt_fail("internal error: kernel defines too long");
     out->source = vpt_malloc((size_t)n + tmpl->size + 1);
@@ -46,11 +48,15 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     memcpy(out->source + n, tmpl->data, tmpl->size + 1);
 
     snprintf(out->name, sizeof out->name, "vptune_%s.cu", roofline ? "roofline" : vpt_config_schedule_name(c));
-    out->nheaders = 2;
+    out->nheaders = 4;
     out->headers[0] = phys->data;
     out->include_names[0] = "vpt_physics.h";
     out->headers[1] = abi->data;
     out->include_names[1] = "kernel_abi.h";
+    out->headers[2] = medium->data;
+    out->include_names[2] = "vpt_medium.h";
+    out->headers[3] = tracer->data;
+    out->include_names[3] = "vpt_tracer.h";
 
     /* -Xptxas -v puts the register and spill report into the kept log.
      * --fmad=false: every schedule (and the CPU reference, built with

@@ -24,6 +24,25 @@ typedef struct {
     int ticket;
 } Pending;
 
+/* Block size and |z| limit of the statistical gate between estimators: at
+ * 400x400, 2,500 blocks of 8x8 pixels; for independent images the chance
+ * that any block of a correct estimator exceeds |z| = 5 is below
+ * 2,500 x 5.7e-7 = 0.15%, and the mean-z^2 bound's (a 5-sigma chi-square
+ * bound) below 1e-6 (harness/gate.h). The images share their random numbers
+ * (same seed), which correlates them positively and only lowers that rate. */
+#define EST_GATE_BLOCK 8
+#define EST_GATE_ZMAX 5.0
+#define MAX_ESTIMATORS 32
+
+typedef struct {
+    int cell;
+    VptDensityFormat format;
+    int valid;                 /* passed the statistical gate */
+    char why[512];             /* when not */
+    float *image;
+    unsigned long long rays, steps, paths;
+} EstimatorRef;
+
 struct VptEvaluator {
     VptEvaluatorOptions opt;
     VptGpu gpu;
@@ -39,8 +58,13 @@ struct VptEvaluator {
     VptGpuScene gscene;
     VptRenderBuffers buffers;
     int have_scene;
-    float *ref_image;
+    float *ref_image, *ref_var;
     unsigned long long ref_rays, ref_steps, ref_paths;
+    /* the reference of each other estimator (majorant grid, density format):
+     * naiveSK with it, rendered on first use and gated statistically
+     * against the global-majorant f32 reference above */
+    EstimatorRef est[MAX_ESTIMATORS];
+    int nest;
     /* set when the context became unusable (see evaluator.h) */
     int broken;
     char broken_why[600];
@@ -111,7 +135,10 @@ static void drop_scene(VptEvaluator *e)
     vpt_render_buffers_destroy(&e->buffers);
     vpt_gpu_scene_destroy(&e->gscene);
     free(e->ref_image);
-    e->ref_image = NULL;
+    free(e->ref_var);
+    e->ref_image = e->ref_var = NULL;
+    for (int i = 0; i < e->nest; i++) free(e->est[i].image);
+    e->nest = 0;
     e->have_scene = 0;
 }
 
@@ -276,10 +303,13 @@ static void fill_rates(VptEvalResult *r, double ms)
     r->mpaths_per_s = s > 0 ? r->paths / s * 1e-6 : 0;
 }
 
-/* Compiles and loads c, and renders it once (the warm-up), the image into
- * img when given. Returns 0 when it rendered, 1 when it produced a result
- * with a failure status, -1 when the session broke. */
-static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v, float *img, VptEvalResult *r)
+/* Compiles and loads c, and renders it once (the warm-up) through its
+ * estimator's medium (*P, *gm: kept for the timed renders), the image into
+ * img and the pixels' variance into var when given. Returns 0 when it
+ * rendered, 1 when it produced a result with a failure status, -1 when the
+ * session broke. */
+static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v, float *img, float *var,
+                              VptEvalResult *r, VptParams *P, VptGpuMedium *gm)
 {
     memset(r, 0, sizeof *r);
     r->config = *c;
@@ -323,9 +353,16 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
         return check_context(e, st, r) ? -1 : 1;
     }
+    phase(e, VPT_EVAL_PHASE_UPLOAD);
+    if (vpt_gpu_scene_medium(&e->gscene, c->density, c->majorant, &e->params, P, gm)) {
+        r->status = VPT_STATUS_RUNTIME;
+        snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
+        vpt_variant_unload(v);
+        return check_context(e, r->status, r) ? -1 : 1;
+    }
     phase(e, VPT_EVAL_PHASE_RENDER);
     VptRunStats rs;
-    if (vpt_render_run(&e->gpu, v, &e->gscene, &e->params, e->settings.tiles, &e->buffers, e->opt.timeout_s, img, &rs, &st)) {
+    if (vpt_render_run(&e->gpu, v, gm, P, e->settings.tiles, &e->buffers, e->opt.timeout_s, img, var, &rs, &st)) {
         r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
         vpt_variant_unload(v);
@@ -360,11 +397,14 @@ int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderS
     if (!e->opt.gate) return 0; /* no reference needed */
     size_t npix = (size_t)e->params.width * e->params.height;
     e->ref_image = vpt_malloc(npix * 3 * sizeof(float));
-    if (!e->ref_image) goto fail;
+    e->ref_var = vpt_malloc(npix * 3 * sizeof(float));
+    if (!e->ref_image || !e->ref_var) goto fail;
     VptConfig ref = vpt_config_default();
     VptVariant v;
     VptEvalResult r;
-    int rc = prepare_and_render(e, &ref, &v, e->ref_image, &r);
+    VptParams P;
+    VptGpuMedium gm;
+    int rc = prepare_and_render(e, &ref, &v, e->ref_image, e->ref_var, &r, &P, &gm);
     if (rc != 0) {
         if (rc > 0) vpt_fail("the reference variant (%s) failed: %s: %s", r.canon, vpt_status_name(r.status), r.reason);
         goto fail;
@@ -380,19 +420,99 @@ fail:
     return -1;
 }
 
+/* The reference of c's estimator: naiveSK with c's majorant and density,
+ * rendered (with its pixels' variance) and gated statistically against the
+ * global-majorant f32 reference the first time the estimator is seen. NULL
+ * when the session broke (message set); a reference that fails the gate is
+ * returned with valid 0 and the measured difference in why. */
+static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
+{
+    for (int i = 0; i < e->nest; i++)
+        if (e->est[i].cell == c->majorant && e->est[i].format == c->density) return &e->est[i];
+    if (e->nest == MAX_ESTIMATORS) {
+        vpt_fail("internal error: more than %d estimators in one session", MAX_ESTIMATORS);
+        return NULL;
+    }
+    EstimatorRef *x = &e->est[e->nest];
+    memset(x, 0, sizeof *x);
+    x->cell = c->majorant;
+    x->format = c->density;
+    size_t npix = (size_t)e->params.width * e->params.height;
+    x->image = vpt_malloc(npix * 3 * sizeof(float));
+    float *var = vpt_malloc(npix * 3 * sizeof(float));
+    if (!x->image || !var) {
+        free(x->image);
+        free(var);
+        return NULL;
+    }
+    VptConfig ref = vpt_config_default();
+    ref.majorant = c->majorant;
+    ref.density = c->density;
+    VptVariant v;
+    VptEvalResult r;
+    VptParams P;
+    VptGpuMedium gm;
+    char name[96];
+    snprintf(name, sizeof name, "majorant=%s,density=%s", vpt_majorant_name(c->majorant), vpt_density_name(c->density));
+    int rc = prepare_and_render(e, &ref, &v, x->image, var, &r, &P, &gm);
+    if (rc < 0) {
+        free(x->image);
+        free(var);
+        return NULL;
+    }
+    e->nest++;
+    if (rc > 0) {
+        snprintf(x->why, sizeof x->why, "the estimator %s failed to render its reference (naiveSK): %s: %.300s",
+                 name, vpt_status_name(r.status), r.reason);
+        free(var);
+        return x;
+    }
+    vpt_variant_unload(&v);
+    x->rays = r.rays;
+    x->steps = r.steps;
+    x->paths = r.paths;
+    VptGateReport rep;
+    int bad = vpt_gate_statistical(x->image, var, e->ref_image, e->ref_var, (int)e->params.width,
+                                   (int)e->params.height, EST_GATE_BLOCK, EST_GATE_ZMAX, &rep);
+    free(var);
+    x->valid = !bad;
+    if (bad)
+        snprintf(x->why, sizeof x->why,
+                 "the estimator %s changes the image beyond the noise: against the global-majorant f32 reference, "
+                 "max block |z| %.2f (limit %.1f, %dx%d blocks), mean z^2 %.2f, mean differs by %.3f%%%s",
+                 name, rep.max_block_z, EST_GATE_ZMAX, EST_GATE_BLOCK, EST_GATE_BLOCK, rep.mean_block_z2,
+                 100.0 * rep.mean_rel_diff, rep.nonfinite ? ", non-finite pixels" : "");
+    return x;
+}
+
 static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
 {
-    if (r->rays != e->ref_rays || r->steps != e->ref_steps || r->paths != e->ref_paths) {
+    const float *ref_image = e->ref_image;
+    unsigned long long rays = e->ref_rays, steps = e->ref_steps, paths = e->ref_paths;
+    if (r->config.majorant != 0 || r->config.density != VPT_DENSITY_F32) {
+        EstimatorRef *x = estimator_ref(e, &r->config);
+        if (!x) return -1;
+        if (!x->valid) {
+            r->status = VPT_STATUS_INVALID_OUTPUT;
+            snprintf(r->reason, sizeof r->reason, "invalid output: %.480s", x->why);
+            return 1;
+        }
+        ref_image = x->image;
+        rays = x->rays;
+        steps = x->steps;
+        paths = x->paths;
+    }
+    if (r->rays != rays || r->steps != steps || r->paths != paths) {
         r->status = VPT_STATUS_INVALID_OUTPUT;
         snprintf(r->reason, sizeof r->reason,
-                 "invalid output: traced different paths than the reference variant "
+                 "invalid output: traced different paths than the reference variant of its estimator "
                  "(rays %llu vs %llu, steps %llu vs %llu, paths %llu vs %llu)",
-                 r->rays, e->ref_rays, r->steps, e->ref_steps, r->paths, e->ref_paths);
+                 r->rays, rays, r->steps, steps, r->paths, paths);
         return 1;
     }
     VptGateReport rep;
     size_t npix = (size_t)e->params.width * e->params.height;
-    int rc = vpt_gate_same_paths(img, e->ref_image, npix, 1e-4, &rep);
+    int rc = vpt_gate_same_paths(img, ref_image, npix, 1e-4, &rep);
     r->image_rel_err = rep.max_rel_diff;
     if (rc) {
         r->status = VPT_STATUS_INVALID_OUTPUT;
@@ -411,17 +531,20 @@ int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
     float *img = vpt_malloc(npix * 3 * sizeof(float));
     if (!img) return -1;
     VptVariant v;
-    int rc = prepare_and_render(e, c, &v, img, r);
+    VptParams P;
+    VptGpuMedium gm;
+    int rc = prepare_and_render(e, c, &v, img, NULL, r, &P, &gm);
     if (rc != 0) {
         free(img);
         r->measure_s = now_s() - t0;
         return rc < 0 ? -1 : 0;
     }
-    if (e->opt.gate && gate(e, img, r)) {
+    int g = e->opt.gate ? gate(e, img, r) : 0;
+    if (g) {
         free(img);
         vpt_variant_unload(&v);
         r->measure_s = now_s() - t0;
-        return 0;
+        return g < 0 ? -1 : 0;
     }
     free(img);
     double samples[1024];
@@ -431,7 +554,7 @@ int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
     while (n < maxn && !vpt_measure_done(&e->opt.policy, samples, n, now_s() - tm)) {
         VptRunStats rs;
         phase(e, VPT_EVAL_PHASE_MEASURE);
-        if (vpt_render_run(&e->gpu, &v, &e->gscene, &e->params, e->settings.tiles, &e->buffers, e->opt.timeout_s, NULL, &rs, &st)) {
+        if (vpt_render_run(&e->gpu, &v, &gm, &P, e->settings.tiles, &e->buffers, e->opt.timeout_s, NULL, NULL, &rs, &st)) {
             r->status = st;
             snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
             vpt_variant_unload(&v);
@@ -470,7 +593,9 @@ float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *
     float *img = vpt_malloc(npix * 3 * sizeof(float));
     if (!img) return NULL;
     VptVariant v;
-    int rc = prepare_and_render(e, c, &v, img, r);
+    VptParams P;
+    VptGpuMedium gm;
+    int rc = prepare_and_render(e, c, &v, img, NULL, r, &P, &gm);
     if (rc != 0) {
         if (rc > 0) vpt_fail("%s: %s", vpt_status_name(r->status), r->reason);
         free(img);
@@ -598,6 +723,8 @@ json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const V
     json_object_set_new(m, "rays", json_integer((json_int_t)r->rays));
     json_object_set_new(m, "steps", json_integer((json_int_t)r->steps));
     json_object_set_new(m, "paths", json_integer((json_int_t)r->paths));
+    /* what an estimator saves: Woodcock steps (null collisions included) per extension */
+    json_object_set_new(m, "steps_per_ray", num_or_null(r->rays ? (double)r->steps / (double)r->rays : NAN));
     json_object_set_new(m, "registers", json_integer(r->registers));
     json_object_set_new(m, "local_bytes", json_integer(r->local_bytes));
     json_object_set_new(m, "spill_bytes", json_integer(r->spill_stores));

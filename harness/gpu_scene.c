@@ -1,9 +1,12 @@
 #include "harness/gpu_scene.h"
 
 #include "base/error.h"
+#include "physics/majorant_grid.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int upload_3d(CUarray arr, const void *host, size_t row_bytes, int ny, int nz)
 {
@@ -76,6 +79,7 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
     if (make_texture(out->density_array, &out->density_tex)) goto fail;
     if (make_texture(out->albedo_array, &out->albedo_tex)) goto fail;
     out->bytes = need;
+    out->scene = s;
     double sum = 0.0;
     for (size_t i = 0; i < nvox; i++) sum += s->density[i];
     out->mean_density = (float)(sum / (double)nvox);
@@ -86,8 +90,130 @@ fail:
     return -1;
 }
 
+/* Fails with a message when `need` more bytes would not fit. */
+static int check_free(const VptGpuScene *g, size_t need, const char *what)
+{
+    size_t free_b = 0, total_b = 0;
+    if (VPT_CU_TRY(cuMemGetInfo, &free_b, &total_b)) return -1;
+    if (need + need / 4 + ((size_t)64 << 20) > free_b)
+        return vpt_fail("scene '%s': %s needs about %.0f MiB of GPU memory, but only %.0f MiB of %.0f MiB are free",
+                        g->scene->name, what, need / 1048576.0, free_b / 1048576.0, total_b / 1048576.0);
+    return 0;
+}
+
+static int make_format_texture(VptGpuScene *g, VptDensityFormat f)
+{
+    const VptScene *s = g->scene;
+    VptGpuDensityTexture *t = &g->formats[f];
+    const size_t nvox = (size_t)s->nx * s->ny * s->nz, bytes = vpt_density_format_bytes(f);
+    char what[64];
+    snprintf(what, sizeof what, "the density texture in format %s", vpt_density_format_name(f));
+    if (check_free(g, nvox * bytes, what)) return -1;
+    void *texels = vpt_malloc(nvox * bytes);
+    if (!texels) return -1;
+    vpt_density_format_encode(f, s->density, nvox, s->density_max, texels, NULL, 0);
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    memset(&d, 0, sizeof d);
+    d.Width = (size_t)s->nx;
+    d.Height = (size_t)s->ny;
+    d.Depth = (size_t)s->nz;
+    d.Format = f == VPT_DENSITY_F16 ? CU_AD_FORMAT_HALF : f == VPT_DENSITY_U16 ? CU_AD_FORMAT_UNSIGNED_INT16
+                                                                                : CU_AD_FORMAT_UNSIGNED_INT8;
+    d.NumChannels = 1;
+    int rc = VPT_CU_TRY(cuArray3DCreate, &t->array, &d) || upload_3d(t->array, texels, (size_t)s->nx * bytes, s->ny, s->nz) ||
+             make_texture(t->array, &t->tex);
+    free(texels);
+    if (rc) {
+        if (t->tex) vpt_cu.cuTexObjectDestroy(t->tex);
+        if (t->array) vpt_cu.cuArrayDestroy(t->array);
+        memset(t, 0, sizeof *t);
+        vpt_error_prefix("scene '%s': %s", s->name, what);
+        return -1;
+    }
+    g->bytes += nvox * bytes;
+    return 0;
+}
+
+static int log2_of(int cell)
+{
+    int k = 0;
+    while ((1 << k) < cell) k++;
+    return k;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, VptGpuMajorantGrid *out)
+{
+    const VptScene *s = g->scene;
+    VptMajorantGrid h;
+    double t0 = now_ms();
+    if (vpt_majorant_grid_build(s->density, s->nx, s->ny, s->nz, cell, f, s->density_max, 0, &h)) {
+        vpt_error_prefix("scene '%s'", s->name);
+        return -1;
+    }
+    out->build_ms = now_ms() - t0;
+    vpt_majorant_grid_stats(&h, vpt_density_format_texture_value(f, s->density_max, s->density_max),
+                            &out->empty_fraction, &out->mean_over_max);
+    char what[64];
+    snprintf(what, sizeof what, "the majorant grid of %d-voxel cells", cell);
+    int rc = check_free(g, h.count * sizeof(float), what) ||
+             VPT_CU_TRY(cuMemAlloc, &out->cells, h.count * sizeof(float)) ||
+             VPT_CU_TRY(cuMemcpyHtoD, out->cells, h.m, h.count * sizeof(float));
+    if (rc) {
+        if (out->cells) vpt_cu.cuMemFree(out->cells);
+        out->cells = 0;
+        vpt_majorant_grid_free(&h);
+        vpt_error_prefix("scene '%s': %s", s->name, what);
+        return -1;
+    }
+    memcpy(out->n, h.n, sizeof h.n);
+    g->bytes += h.count * sizeof(float);
+    vpt_majorant_grid_free(&h);
+    return 0;
+}
+
+int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, const VptParams *base, VptParams *P,
+                         VptGpuMedium *out)
+{
+    const VptScene *s = g->scene;
+    if ((unsigned)format >= VPT_DENSITY_FORMAT_COUNT || cell < 0 || cell > (1 << (VPT_GPU_GRID_LOG2_MAX - 1)) ||
+        (cell & (cell - 1)))
+        return vpt_fail("internal error: estimator (density %d, majorant cells %d) is not one vptune has", (int)format,
+                        cell);
+    *P = *base;
+    memset(out, 0, sizeof *out);
+    out->albedo_tex = g->albedo_tex;
+    out->density_tex = g->density_tex;
+    if (format != VPT_DENSITY_F32) {
+        if (!g->formats[format].tex && make_format_texture(g, format)) return -1;
+        out->density_tex = g->formats[format].tex;
+    }
+    vpt_density_format_fold_params(format, s->density_max, P);
+    out->mean_density = g->mean_density / vpt_density_format_unit(format, s->density_max);
+    if (cell > 0) {
+        VptGpuMajorantGrid *gr = &g->grids[log2_of(cell)][format];
+        if (!gr->cells && make_grid(g, format, cell, gr)) return -1;
+        VptMajorantGrid shape = {cell, {gr->n[0], gr->n[1], gr->n[2]}, 0, NULL};
+        vpt_params_set_majorant_grid(P, &shape, s->nx, s->ny, s->nz);
+        out->majorant = gr->cells;
+    }
+    return 0;
+}
+
 void vpt_gpu_scene_destroy(VptGpuScene *g)
 {
+    for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) {
+        if (g->formats[f].tex) vpt_cu.cuTexObjectDestroy(g->formats[f].tex);
+        if (g->formats[f].array) vpt_cu.cuArrayDestroy(g->formats[f].array);
+        for (int k = 0; k < VPT_GPU_GRID_LOG2_MAX; k++)
+            if (g->grids[k][f].cells) vpt_cu.cuMemFree(g->grids[k][f].cells);
+    }
     if (g->density_tex) vpt_cu.cuTexObjectDestroy(g->density_tex);
     if (g->albedo_tex) vpt_cu.cuTexObjectDestroy(g->albedo_tex);
     if (g->density_array) vpt_cu.cuArrayDestroy(g->density_array);

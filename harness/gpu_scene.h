@@ -3,6 +3,9 @@
  * normalized coordinates (what vpt_medium_density/albedo sample in
  * kernels.cu.in, and what reference/cpu_medium.h emulates).
  *
+ * Compact density formats and majorant grids (the estimators of
+ * physics/vpt_tracer.h) are made per scene when a render first asks for them.
+ *
  * Lifecycle: create after vpt_gpu_open on the current context; destroy before
  * the context is reset or closed. Creation refuses volumes that do not fit in
  * the GPU's free memory, before allocating. */
@@ -10,16 +13,55 @@
 #define VPT_HARNESS_GPU_SCENE_H
 
 #include "harness/cuda_driver.h"
+#include "physics/density_format.h"
 #include "scenes/scene.h"
 
+/* The density texture of one compact format (f32 uses the scene's own). */
 typedef struct {
+    CUarray array;
+    CUtexObject tex;
+} VptGpuDensityTexture;
+
+/* A majorant grid on the device: cells of `cell` voxels, in the texture
+ * units of one format (physics/majorant_grid.h). */
+typedef struct {
+    CUdeviceptr cells;
+    int n[3];
+    double build_ms;        /* host build time, reported by bench */
+    double empty_fraction;  /* cells with majorant 0 */
+    double mean_over_max;   /* mean cell majorant / density_max */
+} VptGpuMajorantGrid;
+
+#define VPT_GPU_GRID_LOG2_MAX 11 /* cells of 1 .. 1024 voxels */
+
+typedef struct {
+    const VptScene *scene;  /* borrowed: the scene the textures were made from */
     CUarray density_array, albedo_array;
     CUtexObject density_tex, albedo_tex;
-    size_t bytes;           /* device memory held */
+    size_t bytes;           /* device memory held, lazily created media included */
     float mean_density;     /* normalized, for the termination sort key */
+    /* created on first use by vpt_gpu_scene_medium, kept until destroy */
+    VptGpuDensityTexture formats[VPT_DENSITY_FORMAT_COUNT];
+    VptGpuMajorantGrid grids[VPT_GPU_GRID_LOG2_MAX][VPT_DENSITY_FORMAT_COUNT];
 } VptGpuScene;
 
+/* What one render samples: the medium of one estimator (harness/render_gpu.h). */
+typedef struct {
+    CUtexObject density_tex, albedo_tex;
+    CUdeviceptr majorant;   /* 0: the global majorant */
+    float mean_density;     /* in the density texture's units */
+} VptGpuMedium;
+
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out);
+
+/* The medium of estimator (format, cell): the density texture of `format`
+ * and, for cell > 0, the majorant grid of cell^3-voxel cells, each created
+ * on first use (the free GPU memory checked first) and kept; *P becomes
+ * *base (vpt_params_init of the scene) with the format's scale folded in
+ * and the grid's fields set. -1 with a message naming the estimator when it
+ * cannot be made. */
+int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, const VptParams *base, VptParams *P,
+                         VptGpuMedium *out);
 
 /* The pre-allocation check behind vpt_gpu_scene_create: whether textures for
  * a grid of nx*ny*nz voxels fit in `free_bytes` of GPU memory (with a margin

@@ -25,7 +25,8 @@ int vpt_render_buffers_create(const VptParams *P, const VptGpu *g, VptRenderBuff
     size_t img = (size_t)P->width * P->height * 3 * sizeof(float);
     b->pool_capacity = pool_capacity(P, g);
     size_t pool = (size_t)b->pool_capacity * sizeof(VptPath);
-    if (VPT_CU_TRY(cuMemAlloc, &b->image, img) || VPT_CU_TRY(cuMemAlloc, &b->stats, sizeof(VptDevStats)) ||
+    if (VPT_CU_TRY(cuMemAlloc, &b->image, img) || VPT_CU_TRY(cuMemAlloc, &b->image_sq, img) ||
+        VPT_CU_TRY(cuMemAlloc, &b->stats, sizeof(VptDevStats)) ||
         VPT_CU_TRY(cuMemAlloc, &b->windows, 2 * VPT_MAX_SMS * sizeof(VptSmWindow)) ||
         VPT_CU_TRY(cuMemAlloc, &b->abort_flag, sizeof(int)) || VPT_CU_TRY(cuMemAlloc, &b->paths_a, pool) ||
         VPT_CU_TRY(cuMemAlloc, &b->paths_b, pool) ||
@@ -40,7 +41,7 @@ int vpt_render_buffers_create(const VptParams *P, const VptGpu *g, VptRenderBuff
 
 void vpt_render_buffers_destroy(VptRenderBuffers *b)
 {
-    CUdeviceptr *ptrs[] = {&b->image, &b->stats, &b->windows, &b->abort_flag, &b->paths_a, &b->paths_b};
+    CUdeviceptr *ptrs[] = {&b->image, &b->image_sq, &b->stats, &b->windows, &b->abort_flag, &b->paths_a, &b->paths_b};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (*ptrs[i]) vpt_cu.cuMemFree(*ptrs[i]);
     if (b->control) vpt_cu.cuStreamDestroy(b->control);
@@ -48,7 +49,7 @@ void vpt_render_buffers_destroy(VptRenderBuffers *b)
     memset(b, 0, sizeof *b);
 }
 
-static int reset_device_state(VptRenderBuffers *b)
+static int reset_device_state(VptRenderBuffers *b, int moments)
 {
     static VptSmWindow init[2 * VPT_MAX_SMS];
     static int init_done;
@@ -60,7 +61,8 @@ static int reset_device_state(VptRenderBuffers *b)
         init_done = 1;
     }
     size_t img = (size_t)b->width * b->height * 3 * sizeof(float);
-    if (VPT_CU_TRY(cuMemsetD8, b->image, 0, img) || VPT_CU_TRY(cuMemsetD8, b->stats, 0, sizeof(VptDevStats)) ||
+    if (VPT_CU_TRY(cuMemsetD8, b->image, 0, img) || (moments && VPT_CU_TRY(cuMemsetD8, b->image_sq, 0, img)) ||
+        VPT_CU_TRY(cuMemsetD8, b->stats, 0, sizeof(VptDevStats)) ||
         VPT_CU_TRY(cuMemsetD8, b->abort_flag, 0, sizeof(int)) ||
         VPT_CU_TRY(cuMemcpyHtoD, b->windows, init, sizeof init))
         return -1;
@@ -223,8 +225,9 @@ static int run_schedule(const VptGpu *g, const VptVariant *v, const VptParams *P
     return 0;
 }
 
-int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P, int tiles,
-                   VptRenderBuffers *b, double timeout_s, float *image_out, VptRunStats *rs, VptStatus *status)
+int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuMedium *gm, const VptParams *P, int tiles,
+                   VptRenderBuffers *b, double timeout_s, float *image_out, float *var_out, VptRunStats *rs,
+                   VptStatus *status)
 {
     memset(rs, 0, sizeof *rs);
     *status = VPT_STATUS_RUNTIME;
@@ -232,18 +235,22 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, 
         return vpt_fail("internal error: render buffers are for %ux%u, params for %ux%u", b->width, b->height, P->width,
                         P->height);
     if (tiles < 0 || tiles > VPT_MAX_TILES) return vpt_fail("tiles=%d: not in 0..%d", tiles, VPT_MAX_TILES);
-    if (reset_device_state(b)) return -1;
+    if (var_out && !(v->config.regen == VPT_REGEN_NONE && v->config.kernels == VPT_KERNELS_SINGLE))
+        return vpt_fail("internal error: only naiveSK accumulates the pixels' second moments");
+    if (reset_device_state(b, var_out != NULL)) return -1;
     VptLaunch L;
     memset(&L, 0, sizeof L);
     L.P = *P;
-    L.density_tex = gs->density_tex;
-    L.albedo_tex = gs->albedo_tex;
+    L.density_tex = gm->density_tex;
+    L.albedo_tex = gm->albedo_tex;
+    L.majorant_grid = gm->majorant;
+    L.image_sq = var_out ? b->image_sq : 0;
     L.image = b->image;
     L.stats = b->stats;
     L.windows = b->windows;
     L.abort_flag = b->abort_flag;
     L.num_sms = g->sm_count < VPT_MAX_SMS ? g->sm_count : VPT_MAX_SMS;
-    L.mean_free_path = gs->mean_density > 0.0f ? 1.0f / (P->density_scale * gs->mean_density) : 1.0f;
+    L.mean_free_path = gm->mean_density > 0.0f ? 1.0f / (P->density_scale * gm->mean_density) : 1.0f;
 
     CUevent e0 = NULL, e1 = NULL;
     VptWatchdog *wd = timeout_s > 0 ? vpt_watchdog_start(timeout_s, v->canon) : NULL;
@@ -288,6 +295,19 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, 
         if (VPT_CU_TRY(cuMemcpyDtoH, image_out, b->image, npix * 3 * sizeof(float))) goto out;
         float inv = 1.0f / (float)P->spp;
         for (size_t i = 0; i < npix * 3; i++) image_out[i] *= inv;
+    }
+    if (var_out) { /* the variance of each pixel's mean: (E[L^2] - mean^2) / (spp - 1) */
+        size_t npix = (size_t)P->width * P->height;
+        float *sum = vpt_malloc(npix * 3 * sizeof(float)), *sq = vpt_malloc(npix * 3 * sizeof(float));
+        int bad = !sum || !sq || VPT_CU_TRY(cuMemcpyDtoH, sum, b->image, npix * 3 * sizeof(float)) ||
+                  VPT_CU_TRY(cuMemcpyDtoH, sq, b->image_sq, npix * 3 * sizeof(float));
+        for (size_t i = 0; !bad && i < npix * 3; i++) {
+            double n = P->spp, m = sum[i] / n, v2 = (double)sq[i] / n - m * m;
+            var_out[i] = P->spp > 1 ? (float)((v2 > 0 ? v2 : 0) / (n - 1)) : 0.0f;
+        }
+        free(sum);
+        free(sq);
+        if (bad) goto out;
     }
     *status = VPT_STATUS_OK;
     rc = 0;

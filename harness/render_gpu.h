@@ -14,7 +14,7 @@
 #include "harness/variant.h"
 
 typedef struct {
-    CUdeviceptr image, stats, windows, abort_flag;
+    CUdeviceptr image, image_sq, stats, windows, abort_flag; /* image_sq: naiveSK's second moments */
     CUdeviceptr paths_a, paths_b;    /* multi-kernel pools */
     unsigned long long pool_capacity;
     CUstream control;                /* non-blocking stream for the abort flag */
@@ -33,14 +33,18 @@ typedef struct {
     int launches;
 } VptRunStats;
 
-/* Renders with the variant; image_out (3 floats per pixel, mean radiance)
- * may be NULL. tiles > 1 renders the image in tiles x tiles rectangles, one
+/* Renders with the variant through the medium gm (gpu_scene.h: one
+ * estimator's textures and majorant grid; P must be that estimator's
+ * parameters); image_out (3 floats per pixel, mean radiance) may be NULL;
+ * var_out (likewise, may be NULL; naiveSK only) receives the variance of
+ * each pixel's mean, from the second moments the kernel accumulates. tiles > 1 renders the image in tiles x tiles rectangles, one
  * after the other (thesis 4.1.2: one launch per tile for single-kernel
  * schedules, one host loop per tile for multi-kernel ones); the paths, and so
  * the image and the counts, are those of the untiled render. timeout_s bounds
  * the render (0: none); a render that exceeds it is asked to stop and
  * reported as VPT_STATUS_TIMEOUT. */
-int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuScene *gs, const VptParams *P, int tiles,
-                   VptRenderBuffers *b, double timeout_s, float *image_out, VptRunStats *rs, VptStatus *status);
+int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuMedium *gm, const VptParams *P, int tiles,
+                   VptRenderBuffers *b, double timeout_s, float *image_out, float *var_out, VptRunStats *rs,
+                   VptStatus *status);
 
 #endif

@@ -1,13 +1,18 @@
-/* vpt_physics.h: the one physics of vptune, compiled as C11 by the CPU
- * reference renderer and as CUDA C++17 by NVRTC inside kernels.cu.in.
+/* vpt_physics.h: the medium-free part of vptune's one physics, compiled as
+ * C11 by the CPU reference renderer and as CUDA C++17 by NVRTC inside
+ * kernels.cu.in.
  *
- * It holds the whole estimator (thesis ch. 1 and 3): pinhole camera, ray/box
- * intersection, Woodcock tracking against one global majorant,
- * Henyey-Greenstein phase sampling (any g in (-1, 1)), the boundary of the box
- * (index-matched, smooth dielectric, or GGX rough dielectric with Heitz 2018
- * visible-normal sampling), a constant environment, the albedo estimator of
- * eq. 3.13, optional Russian roulette and an optional maximum depth.
- * Kernels add only scheduling (regeneration, compaction, sorting).
+ * It holds the scene parameters (VptParams), the random numbers, the pinhole
+ * camera, ray/box intersection, Henyey-Greenstein phase sampling (any g in
+ * (-1, 1)), the boundary of the box (index-matched, smooth dielectric, or GGX
+ * rough dielectric with Heitz 2018 visible-normal sampling), a constant
+ * environment and the path state. What meets the medium (Woodcock tracking
+ * against a global majorant or a majorant grid, the albedo estimator of eq.
+ * 3.13, Russian roulette, whole paths) is physics/vpt_tracer.h, which takes
+ * the medium through the interface of physics/vpt_medium.h. The three
+ * headers include one another one way (physics <- medium <- tracer) and may
+ * be included in any order. Kernels add only scheduling (regeneration,
+ * compaction, sorting).
  *
  * Determinism contract: every random number is a pure function of
  * (seed, path index, draw index), and a path consumes draws in a fixed order
@@ -16,16 +21,9 @@
  * "steps" counts are identical across variants and images differ only by the
  * order of floating-point accumulation. The GPU side must be compiled with
  * --fmad=false and the CPU side with -ffp-contract=off for that to hold.
- *
- * An includer that traces paths defines VPT_MEDIUM before including this
- * header, then defines `struct VptMedium` and
- *   VPT_FN float    vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
- *   VPT_FN vpt_vec3 vpt_medium_albedo (const VptMedium *m, vpt_vec3 uvw);
- * (uvw in [0,1]^3 over the box, trilinear filtering with texel centres at
- * (i + 0.5) / n and clamping, as CUDA's normalized-coordinate textures do).
- * density returns the normalized density d in [0, params.density_max]; the
- * extinction is sigma_t = density_scale * d. Without VPT_MEDIUM only the
- * medium-free parts (parameters, camera, sampling routines) are visible.
+ * The estimator (global majorant or grid, density texture format) is part of
+ * what "the same paths" means: two estimators draw the same numbers but meet
+ * different densities, so they agree only statistically.
  *
  * Units and conventions: world space, right-handed, y up; directions are unit
  * vectors of travel; the box is axis aligned. */
@@ -107,12 +105,6 @@ static inline float vpt_bits_float(vpt_u32 u)
     memcpy(&f, &u, sizeof f);
     return f;
 }
-#endif
-
-/* Woodcock tentative steps whose texture fetches are issued together (see
- * vpt_woodcock); any value traces the same paths. Kernels set it per config. */
-#ifndef VPT_LOOKAHEAD
-#define VPT_LOOKAHEAD 1
 #endif
 
 #define VPT_PI 3.14159265358979323846f
@@ -268,6 +260,13 @@ typedef struct {
     float density_scale;       /* sigma_t = density_scale * d */
     float free_path_unit;      /* ln 2 / (density_scale * density_max): the
                                   distance of one unit of vpt_woodcock_free_path_of */
+    /* The majorant grid (vpt_tracer.h, VptMajorantWalk): the box cut into
+     * cells of C^3 voxels, each with its own majorant (vpt_medium_majorant).
+     * mg_cells[0] == 0: one global majorant, density_max. */
+    int mg_cells[3];           /* cells per axis: ceil(voxels / C) */
+    float mg_per_uvw[3];       /* cells per unit of texture space: voxels / C */
+    float tau_per_density;     /* density_scale / ln 2: optical depth, in units
+                                  of ln 2, per unit density and distance */
     float hg_g;                /* Henyey-Greenstein asymmetry, (-1, 1) */
     int boundary;              /* VPT_BOUNDARY_* */
     float ior_inside, ior_outside;
@@ -591,267 +590,4 @@ typedef struct {
     vpt_u64 paths;  /* finished paths */
 } VptCounters;
 
-#ifdef VPT_MEDIUM
-typedef struct VptMedium VptMedium;
-VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
-VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
-
-/* The parts of one tentative Woodcock step, shared by every way of taking
- * steps (a lane's own batches, or several lanes' steps of one flight): the
- * step with draw index `draw` draws its free path and its acceptance level
- * from its two words of the path's step stream (vpt_woodcock_step_words),
- * moves from t to vpt_woodcock_advance(t, free path), samples the density
- * at vpt_woodcock_point (texture space, vpt_woodcock_ray), and ends the
- * flight when vpt_woodcock_stops.
- * Drawing and advancing are apart so that lanes can draw the free paths of
- * consecutive steps in parallel and then chain the advances in step order,
- * which rounds exactly as one lane taking the steps one by one. */
-VPT_FN void vpt_woodcock_step_words(VptStepStream ss, vpt_u32 draw, vpt_u32 *wx, vpt_u32 *wy)
-{
-    vpt_u4 r = vpt_step_stream_pair(ss, draw >> 1);
-    *wx = draw & 1u ? r.z : r.x;
-    *wy = draw & 1u ? r.w : r.y;
-}
-
-/* The words of the steps with draws d and d + 1 (x, y and z, w), where
- * d = draw + 2 pair. With an even VPT_LOOKAHEAD, flights start at even draws
- * and batches take an even number of steps, so a flight's steps pair up from
- * its start: `draw` must be even there, and one hash serves both; otherwise
- * each step's words are looked up on their own. */
-VPT_FN vpt_u4 vpt_woodcock_pair_words(VptStepStream ss, vpt_u32 draw, vpt_u32 pair)
-{
-    if (VPT_LOOKAHEAD % 2 == 0) return vpt_step_stream_pair(ss, (draw >> 1) + pair);
-    vpt_u4 w;
-    vpt_woodcock_step_words(ss, draw + 2u * pair, &w.x, &w.y);
-    vpt_woodcock_step_words(ss, draw + 2u * pair + 1u, &w.z, &w.w);
-    return w;
-}
-
-/* The free path, in units of ln 2 mean free paths at the majorant:
- * -log2(1 - u) with u uniform on [0, 1) in steps of 2^-23, as -log2(2 - v)
- * with v = vpt_u12(wx) in [1, 2): 2 - v is exact, in [2^-23, 1], never a
- * denormal; the negation folds into the advance's fused multiply-add. *level
- * is (vpt_u12(wy) - 1) * density_max, the density the step's acceptance draw
- * picks (the difference is exact, so one rounding). Three instructions a
- * step fewer than 24-bit integer draws converted to float. */
-VPT_FN float vpt_woodcock_free_path_of(const VptParams *P, vpt_u32 wx, vpt_u32 wy, float *level)
-{
-    *level = vpt_fmaf(vpt_u12(wy), P->density_max, -P->density_max);
-    return -vpt_log2f(2.0f - vpt_u12(wx));
-}
-
-VPT_FN float vpt_woodcock_free_path(const VptParams *P, VptStepStream ss, vpt_u32 draw, float *level)
-{
-    vpt_u32 wx, wy;
-    vpt_woodcock_step_words(ss, draw, &wx, &wy);
-    return vpt_woodcock_free_path_of(P, wx, wy, level);
-}
-
-VPT_FN float vpt_woodcock_advance(const VptParams *P, float t, float free_path)
-{
-    return vpt_fmaf(free_path, P->free_path_unit, t);
-}
-
-/* A flight's ray o + t d in texture space: uvw = ou + du t
- * (vpt_woodcock_point). */
-VPT_FN void vpt_woodcock_ray(const VptParams *P, vpt_vec3 o, vpt_vec3 d, vpt_vec3 *ou, vpt_vec3 *du)
-{
-    *ou = vpt_world_to_uvw(P, o);
-    *du = vpt_mul(d, P->inv_extent);
-}
-
-VPT_FN vpt_vec3 vpt_woodcock_point(vpt_vec3 ou, vpt_vec3 du, float t)
-{
-    return vpt_v3(vpt_fmaf(du.x, t, ou.x), vpt_fmaf(du.y, t, ou.y), vpt_fmaf(du.z, t, ou.z));
-}
-
-/* A step past the exit (t >= tmax) has density 0 and ends the flight; one
- * inside is a real collision with probability dens / density_max. */
-VPT_FN int vpt_woodcock_stops(float t, float tmax, float level, float dens)
-{
-    return t >= tmax || level < dens;
-}
-
-/* Woodcock (delta) tracking against the majorant, in batches. One batch takes
- * the next VPT_LOOKAHEAD tentative steps along o + t d from *t: each is one
- * step and one draw. Returns 1 when the flight ended in the batch, with *t the
- * real collision's distance or a value >= tmax (the ray left the interval);
- * returns 0 with *t advanced past the batch otherwise. Every schedule traces
- * a flight with these parts, a lane alone (vpt_woodcock, batches) or a group
- * of lanes one step each (cooperative flights, kernels.cu.in), so draws,
- * decisions and counts never depend on the schedule.
- *
- * Steps are taken in texture space (uvw = ou + du t, one fused multiply-add
- * per axis: fmaf is correctly rounded on the CPU and __fmaf_rn on the GPU, so
- * both compute the same points); the flight's ou and du come from
- * vpt_woodcock_ray once, not per batch. A step is a draw: a flight's step
- * count is the number of draws it advanced *draw by, so batches count
- * nothing themselves. With VPT_LOOKAHEAD = L > 1 the batch's L
- * tentative distances are computed from their own draws first and their L
- * density fetches issued together, then consumed in order: the same draws,
- * decisions and counts as L = 1, with L fetches in flight instead of one;
- * fetches past the collision are wasted, and so are those past the exit
- * (clamped to the border; vpt_woodcock_stops ends the flight at t >= tmax
- * whatever the density), cheaper than the per-fetch branch avoiding them. */
-VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float *t,
-                              float tmax, VptStepStream ss, vpt_u32 *draw)
-{
-    float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
-    float tc = *t;
-    vpt_u4 r = {0u, 0u, 0u, 0u};
-    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-        vpt_u32 wx, wy;
-        if (VPT_LOOKAHEAD % 2 == 0) {
-            /* *draw is even, so steps k and k + 1 share one hash */
-            if (k % 2 == 0) r = vpt_woodcock_pair_words(ss, *draw, (vpt_u32)(k / 2));
-            wx = k % 2 ? r.z : r.x;
-            wy = k % 2 ? r.w : r.y;
-        } else {
-            vpt_woodcock_step_words(ss, *draw + (vpt_u32)k, &wx, &wy);
-        }
-        tc = vpt_woodcock_advance(P, tc, vpt_woodcock_free_path_of(P, wx, wy, &level[k]));
-        tt[k] = tc;
-    }
-    for (int k = 0; k < VPT_LOOKAHEAD; k++)
-        dens[k] = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k]));
-    /* the first stopping step, found without a branch per step */
-    int taken = VPT_LOOKAHEAD, ended = 0;
-    float tend = tt[VPT_LOOKAHEAD - 1];
-    for (int k = VPT_LOOKAHEAD - 1; k >= 0; k--)
-        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) {
-            taken = k + 1;
-            ended = 1;
-            tend = tt[k];
-        }
-    *draw += (vpt_u32)taken;
-    *t = tend;
-    return ended;
-}
-
-/* A whole Woodcock flight from t: the distance of the real collision, or a
- * value >= tmax when the ray leaves the interval. */
-VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
-                          vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
-{
-    vpt_vec3 ou, du;
-    vpt_woodcock_ray(P, o, d, &ou, &du);
-    const VptStepStream ss = vpt_step_stream(P->seed, path);
-    const vpt_u32 first = *draw;
-    while (!vpt_woodcock_batch(P, M, ou, du, &t, tmax, ss, draw)) {
-    }
-    *steps += (vpt_u64)(*draw - first);
-    return t;
-}
-
-/* One extension ("ray" in the thesis' rays/s) from the current point to the
- * next event, in two halves around the Woodcock flight so that a schedule
- * may interleave the flight's batches with other work:
- *
- * vpt_path_extend_begin returns 1 when the extension needs a flight over
- * [*t, *tmax] (then s->axis already holds the exit face and s->draw is
- * even); otherwise it has
- * set s->event (and moved s->o) itself: the ray misses the box (ESCAPED) or
- * reaches the dielectric boundary from outside (SURFACE).
- * vpt_path_extend_finish takes the flight's end distance and sets s->event
- * and s->o: SCATTER inside, else ESCAPED (null boundary) or SURFACE at the
- * exit face. */
-VPT_FN int vpt_path_extend_begin(const VptParams *P, VptPath *s, float *t, float *tmax)
-{
-    float t0, t1;
-    int a0, a1;
-    if (!vpt_box_intersect(P->box_min, P->box_max, s->o, s->d, &t0, &t1, &a0, &a1) || t1 <= VPT_RAY_EPS) {
-        s->event = VPT_EV_ESCAPED;
-        return 0;
-    }
-    if (P->boundary != VPT_BOUNDARY_NULL && !s->inside) {
-        s->o = vpt_madd(s->o, s->d, vpt_fmaxf(t0, 0.0f));
-        s->event = VPT_EV_SURFACE;
-        s->axis = a0;
-        return 0;
-    }
-    *t = vpt_fmaxf(t0, 0.0f);
-    *tmax = t1;
-    s->axis = a1;
-    s->draw += s->draw & 1u; /* flights start at even draws (vpt_woodcock_batch) */
-    return 1;
-}
-
-VPT_FN void vpt_path_extend_finish(const VptParams *P, VptPath *s, float t, float tmax)
-{
-    if (t < tmax) {
-        s->o = vpt_madd(s->o, s->d, t);
-        s->event = VPT_EV_SCATTER;
-        return;
-    }
-    if (P->boundary == VPT_BOUNDARY_NULL) {
-        s->event = VPT_EV_ESCAPED;
-        return;
-    }
-    s->o = vpt_madd(s->o, s->d, tmax);
-    s->event = VPT_EV_SURFACE;
-}
-
-/* A whole extension: sets s->event and moves s->o there; counts Woodcock
- * steps. */
-VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
-{
-    float t, tmax;
-    if (!vpt_path_extend_begin(P, s, &t, &tmax)) return;
-    t = vpt_woodcock(P, M, s->o, s->d, t, tmax, s->path, &s->draw, steps);
-    vpt_path_extend_finish(P, s, t, tmax);
-}
-
-/* Applies the event of the last extension (one draw): at a collision the
- * albedo estimator of eq. 3.13 (thr *= albedo) and a new HG direction; at the
- * boundary a BSDF sample. Then max depth and Russian roulette. An ESCAPED
- * path must not be passed here: its contribution is thr * env. */
-VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
-{
-    vpt_u4 r = vpt_rng(P->seed, s->path, s->draw);
-    s->draw += 1u;
-    if (s->event == VPT_EV_SCATTER) {
-        vpt_vec3 a = vpt_medium_albedo(M, vpt_world_to_uvw(P, s->o));
-        s->thr = vpt_mul(s->thr, a);
-        s->d = vpt_hg_sample(P->hg_g, s->d, vpt_u01(r.x), vpt_u01(r.y));
-    } else {
-        vpt_vec3 n = vpt_box_normal(P, s->o, s->axis);
-        if (vpt_boundary_sample(P, s->d, n, s->inside, vpt_u01(r.x), vpt_u01(r.y), vpt_u01(r.z), &s->d, &s->thr))
-            s->inside = !s->inside;
-    }
-    s->depth += 1;
-    if (P->max_depth > 0 && s->depth >= P->max_depth) return VPT_PATH_DONE;
-    float m = vpt_max3(s->thr);
-    if (!(m > 0.0f)) return VPT_PATH_DONE;
-    if (P->rr_depth >= 0 && s->depth >= P->rr_depth && m < 1.0f) {
-        if (vpt_u01(r.w) >= m) return VPT_PATH_DONE;
-        s->thr = vpt_scale(s->thr, vpt_divf(1.0f, m));
-    }
-    return VPT_PATH_ALIVE;
-}
-
-/* The radiance a finished ESCAPED path carries. */
-VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s) { return vpt_mul(s->thr, P->env); }
-
-
-/* Traces one whole path (algorithm 2 of the thesis) and returns its radiance
- * sample; the reference renderer and naiveSK use it. */
-VPT_FN vpt_vec3 vpt_trace_path(const VptParams *P, const VptMedium *M, vpt_u64 path, VptCounters *c)
-{
-    VptPath s;
-    vpt_path_start(P, path, &s);
-    vpt_vec3 L = vpt_v3(0.0f, 0.0f, 0.0f);
-    for (;;) {
-        vpt_path_extend(P, M, &s, &c->steps);
-        c->rays += 1u;
-        if (s.event == VPT_EV_ESCAPED) {
-            L = vpt_path_radiance(P, &s);
-            break;
-        }
-        if (vpt_path_interact(P, M, &s) != VPT_PATH_ALIVE) break;
-    }
-    c->paths += 1u;
-    return L;
-}
-
-#endif /* VPT_MEDIUM */
 #endif /* VPT_PHYSICS_H */

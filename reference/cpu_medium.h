@@ -1,11 +1,8 @@
-/* reference/cpu_medium.h: the CPU definition of the medium that the shared
- * physics header (physics/vpt_physics.h) traces through, over a VptScene's
- * grids. It is the CPU twin of the GPU's two 3D textures, so the CPU reference
- * and the kernels sample the same function of space.
- *
- * Include order: this header defines VPT_MEDIUM and then includes the physics
- * header, so it must come before anything that includes physics/vpt_physics.h
- * (scenes/scene.h does). reference/cpu_render.h includes it first for you.
+/* reference/cpu_medium.h: the CPU implementation of the medium interface
+ * (physics/vpt_medium.h) that the tracer (physics/vpt_tracer.h) traces
+ * through, over a VptScene's grids. It is the CPU twin of the GPU's two 3D
+ * textures and majorant grid, so the CPU reference and the kernels sample the
+ * same function of space. Headers may be included in any order.
  *
  * Filtering contract (CUDA 3D texture, normalized coordinates,
  * cudaFilterModeLinear, cudaAddressModeClamp, per axis of size n):
@@ -30,13 +27,7 @@
 #ifndef VPT_REFERENCE_CPU_MEDIUM_H
 #define VPT_REFERENCE_CPU_MEDIUM_H
 
-#if defined(VPT_PHYSICS_H) && !defined(VPT_MEDIUM)
-#error "reference/cpu_medium.h must be included before physics/vpt_physics.h and scenes/scene.h"
-#endif
-#ifndef VPT_MEDIUM
-#define VPT_MEDIUM 1
-#endif
-#include "physics/vpt_physics.h"
+#include "physics/vpt_medium.h"
 #include "scenes/scene.h"
 
 #include <math.h>
@@ -46,9 +37,12 @@ struct VptMedium {
     int nx, ny, nz;
     const float *density;   /* nx * ny * nz, x fastest; borrowed */
     const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed */
+    const float *majorant;  /* the majorant grid's cells (params.mg_cells), or NULL; borrowed */
 };
 
-/* Points the medium at the scene's grids (no copy). */
+/* Points the medium at the scene's grids (no copy), with the global
+ * majorant. A renderer with a majorant grid or another density format sets
+ * density and majorant to its own arrays (reference/cpu_estimator.h). */
 static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
 {
     m->nx = s->nx;
@@ -56,7 +50,10 @@ static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
     m->nz = s->nz;
     m->density = s->density;
     m->albedo = s->albedo;
+    m->majorant = NULL;
 }
+
+static inline float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell) { return m->majorant[cell]; }
 
 /* One axis of the filter: the two clamped texel indices and the quantized
  * weight of the upper one. */

@@ -3,6 +3,7 @@
 #include "reference/cpu_render.h"
 
 #include "base/error.h"
+#include "physics/vpt_tracer.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -129,8 +130,10 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
                    float *var_rgb, VptRenderStats *st)
 {
     if (validate(s, p, mean_rgb) < 0) return -1;
-    VptCpuRenderOptions opt = {0, VPT_PROGRESS_AUTO};
+    VptCpuRenderOptions opt = {0, VPT_PROGRESS_AUTO, NULL};
     if (o) opt = *o;
+    if (p->mg_cells[0] > 0 && !(opt.estimator && opt.estimator->grid.m))
+        return vpt_fail("cpu render: the parameters ask for a majorant grid but no estimator holds one");
     int nthreads = opt.threads;
     if (nthreads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -143,6 +146,10 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     memset(&j, 0, sizeof j);
     j.P = p;
     vpt_cpu_medium_init(&j.M, s);
+    if (opt.estimator) {
+        if (opt.estimator->density) j.M.density = opt.estimator->density;
+        j.M.majorant = opt.estimator->grid.m;
+    }
     j.mean = mean_rgb;
     j.var = var_rgb;
     j.npix = (uint64_t)p->width * p->height;
@@ -240,4 +247,38 @@ void vpt_render_stats_print(FILE *fp, const VptRenderStats *st)
     char line[256];
     vpt_render_stats_format(st, line, sizeof line);
     fprintf(fp, "%s\n", line);
+}
+
+int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, VptParams *P)
+{
+    memset(e, 0, sizeof *e);
+    e->format = format;
+    e->cell = cell;
+    const size_t n = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
+    if (format != VPT_DENSITY_F32) {
+        void *texels = vpt_malloc(n * vpt_density_format_bytes(format));
+        e->density = vpt_malloc(n * sizeof(float));
+        if (!texels || !e->density) {
+            free(texels);
+            vpt_cpu_estimator_free(e);
+            return -1;
+        }
+        vpt_density_format_encode(format, s->density, n, s->density_max, texels, e->density, 0);
+        free(texels);
+    }
+    if (cell > 0 &&
+        vpt_majorant_grid_build(s->density, s->nx, s->ny, s->nz, cell, format, s->density_max, 0, &e->grid)) {
+        vpt_cpu_estimator_free(e);
+        return -1;
+    }
+    vpt_density_format_fold_params(format, s->density_max, P);
+    vpt_params_set_majorant_grid(P, cell > 0 ? &e->grid : NULL, s->nx, s->ny, s->nz);
+    return 0;
+}
+
+void vpt_cpu_estimator_free(VptCpuEstimator *e)
+{
+    free(e->density);
+    vpt_majorant_grid_free(&e->grid);
+    e->density = NULL;
 }

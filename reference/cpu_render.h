@@ -8,11 +8,15 @@
  * one thread in order s = 0, 1, ... in double precision. Hence the image, the
  * variance and the counters are bit-identical for any thread count.
  *
- * Include this header before scenes/scene.h or physics/vpt_physics.h (it
- * brings in reference/cpu_medium.h, which must define VPT_MEDIUM first). */
+ * The estimator (majorant grid, density texture format) is the scene's
+ * global majorant over f32 densities unless the options name a
+ * VptCpuEstimator, which holds the arrays the GPU's textures would. */
 #ifndef VPT_REFERENCE_CPU_RENDER_H
 #define VPT_REFERENCE_CPU_RENDER_H
 
+#include "physics/density_format.h"
+#include "physics/majorant_grid.h"
+#include "physics/vpt_tracer.h"
 #include "reference/cpu_medium.h"
 
 #include <stddef.h>
@@ -24,10 +28,25 @@ enum {
     VPT_PROGRESS_ON = 1     /* always, even when stderr is a file or pipe */
 };
 
+/* An estimator for the CPU reference: the density as texture format
+ * `format` returns it, and the majorant grid of `cell` voxels (0: the global
+ * majorant). init also folds both into *P (which must come from
+ * vpt_params_init on s); free releases the arrays. */
+typedef struct {
+    VptDensityFormat format;
+    int cell;
+    float *density;          /* texture values, nx*ny*nz; NULL for f32 (the scene's grid) */
+    VptMajorantGrid grid;    /* empty when cell == 0 */
+} VptCpuEstimator;
+
+int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, VptParams *P);
+void vpt_cpu_estimator_free(VptCpuEstimator *e);
+
 typedef struct {
     int threads;   /* <= 0: all online cores (sysconf(_SC_NPROCESSORS_ONLN)) */
     int progress;  /* VPT_PROGRESS_*: "\r  42% 1.2 Mpaths/s ETA 3s" on stderr,
                       at most ~4 updates per second, erased at the end */
+    const VptCpuEstimator *estimator; /* NULL: global majorant, f32 */
 } VptCpuRenderOptions;
 
 typedef struct {

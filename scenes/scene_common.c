@@ -146,6 +146,8 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
     /* An empty medium has no collisions: an infinite mean free path. The
      * product is the one the kernels formed per step before it moved here. */
     p->free_path_unit = (s->density_max > 0.0f ? 1.0f / (s->density_scale * s->density_max) : 3.0e38f) * VPT_LN2;
+    /* the global majorant (mg_cells zero); physics/majorant_grid.h sets a grid */
+    p->tau_per_density = s->density_scale / VPT_LN2;
     p->hg_g = s->hg_g;
     p->boundary = s->boundary;
     p->ior_inside = s->ior_inside;

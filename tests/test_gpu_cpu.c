@@ -33,7 +33,7 @@ TEST_TIMEOUT(gpu_naive_matches_cpu_reference_statistically, 900)
         REQUIRE(gpu && cpu && var);
         memcpy(gpu, vpt_evaluator_reference_image(e), n * sizeof *gpu); /* naiveSK, gated */
         VptRenderStats st;
-        VptCpuRenderOptions co = {0, VPT_PROGRESS_OFF};
+        VptCpuRenderOptions co = {0, VPT_PROGRESS_OFF, NULL};
         REQUIRE_MSG(vpt_cpu_render(s, P, &co, cpu, var, &st) == 0, "%s", vpt_errmsg());
         VptGateReport rep;
         int rc = vpt_gate_statistical(gpu, NULL, cpu, var, (int)P->width, (int)P->height, 4, 6.0, &rep);

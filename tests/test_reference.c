@@ -3,7 +3,7 @@
  * furnaces (null, smooth and rough boundaries), transmittance against
  * quadrature, determinism across thread counts, Russian roulette and maximum
  * depth, and parameter validation. */
-#include "reference/cpu_render.h" /* first: it defines VPT_MEDIUM */
+#include "reference/cpu_render.h"
 
 #include "base/error.h"
 #include "tests/harness/test.h"
@@ -81,7 +81,7 @@ static Image render(const VptScene *s, int w, int h, int spp, uint32_t seed, int
     Image im = {w, h, malloc((size_t)w * h * 3 * sizeof(float)), malloc((size_t)w * h * 3 * sizeof(float)),
                 {0, {0, 0, 0}}, 0, 0};
     REQUIRE(im.mean && im.var);
-    VptCpuRenderOptions o = {threads, VPT_PROGRESS_OFF};
+    VptCpuRenderOptions o = {threads, VPT_PROGRESS_OFF, NULL};
     REQUIRE_MSG(vpt_cpu_render(s, &p, &o, im.mean, im.var, &im.st) == 0, "%s", vpt_errmsg());
     double sum = 0, var = 0;
     size_t n = (size_t)w * h * 3;
@@ -119,7 +119,7 @@ TEST(reference_medium_filter)
                 a[4 * i + 2] = 0;
                 a[4 * i + 3] = 7;
             }
-    VptMedium m = {4, 3, 2, d, a};
+    VptMedium m = {4, 3, 2, d, a, NULL};
     for (int z = 0; z < 2; z++)
         for (int y = 0; y < 3; y++)
             for (int x = 0; x < 4; x++) {
@@ -151,7 +151,7 @@ TEST(reference_medium_filter)
     uint8_t white[96];
     for (int i = 0; i < 24; i++) ones[i] = 1.0f;
     memset(white, 255, sizeof white);
-    VptMedium c = {4, 3, 2, ones, white};
+    VptMedium c = {4, 3, 2, ones, white, NULL};
     for (int i = 0; i < 10000; i++) {
         vpt_u4 r = vpt_rng(3u, (vpt_u64)i, 0u);
         vpt_vec3 p = vpt_v3(vpt_u01(r.x), vpt_u01(r.y), vpt_u01(r.z));
@@ -457,7 +457,7 @@ TEST(reference_render_rejects_bad_params)
     VptParams p;
     vpt_params_init(&p, s, &rs);
     float img[8 * 8 * 3];
-    VptCpuRenderOptions o = {1, VPT_PROGRESS_OFF};
+    VptCpuRenderOptions o = {1, VPT_PROGRESS_OFF, NULL};
     VptParams q = p;
     q.npaths += 1;
     CHECK(vpt_cpu_render(s, &q, &o, img, NULL, NULL) == -1);
@@ -500,7 +500,7 @@ TEST(reference_stats_line_and_progress)
     VptParams p;
     vpt_params_init(&p, s, &rs);
     float *img = malloc(32 * 32 * 3 * sizeof(float));
-    VptCpuRenderOptions on = {0, VPT_PROGRESS_ON}, off = {0, VPT_PROGRESS_OFF};
+    VptCpuRenderOptions on = {0, VPT_PROGRESS_ON, NULL}, off = {0, VPT_PROGRESS_OFF, NULL};
     VptRenderStats rst;
     REQUIRE(vpt_cpu_render(s, &p, &off, img, NULL, &rst) == 0);
     fflush(stderr);

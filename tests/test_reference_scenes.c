@@ -1,6 +1,6 @@
 /* Every built-in scene renders on the CPU reference without NaN, infinity or
  * negative values, at a low sample count. */
-#include "reference/cpu_render.h" /* first: it defines VPT_MEDIUM */
+#include "reference/cpu_render.h"
 
 #include "base/error.h"
 #include "tests/harness/test.h"

@@ -3,7 +3,7 @@
  * with VPT_LOOKAHEAD 4; the reference renderer and every other test use 1),
  * and the distributions of a step's two draws. */
 #define VPT_LOOKAHEAD 4
-#include "reference/cpu_render.h" /* first: it defines VPT_MEDIUM */
+#include "reference/cpu_render.h"
 #include "base/error.h"
 #include "tests/harness/test.h"
 #include "tests/test_physics_stats.h"

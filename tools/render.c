@@ -290,7 +290,7 @@ typedef struct {
 
 static int render_cpu(const RenderJob *job, float *rgb, VptRenderStats *st)
 {
-    VptCpuRenderOptions co = {job->opt->threads, job->opt->quiet ? VPT_PROGRESS_OFF : VPT_PROGRESS_AUTO};
+    VptCpuRenderOptions co = {job->opt->threads, job->opt->quiet ? VPT_PROGRESS_OFF : VPT_PROGRESS_AUTO, NULL};
     return vpt_cpu_render(job->scene, job->params, &co, rgb, NULL, st);
 }
 

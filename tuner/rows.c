@@ -199,7 +199,7 @@ int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p)
 
 uint64_t vpt_rows_config_key(const VptConfig *c)
 {
-    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5 = 51 bits */
+    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+6+2 = 59 bits */
     uint64_t k = (uint64_t)c->regen;
     k = (k << 2) | (uint64_t)c->reorder;
     k = (k << 1) | (uint64_t)c->kernels;
@@ -211,5 +211,7 @@ uint64_t vpt_rows_config_key(const VptConfig *c)
     k = (k << 1) | (uint64_t)c->sortkey;
     k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
     k = (k << 5) | (uint64_t)(c->coop & 0x1F);
+    k = (k << 6) | (uint64_t)(c->majorant & 0x3F);
+    k = (k << 2) | (uint64_t)(c->density & 0x3);
     return k;
 }

@@ -73,7 +73,9 @@ static json_t *result_json(const VptEvalRecord *r)
         put(cfg, "block", json_integer(c->block)) || put(cfg, "grid", json_integer(c->grid)) ||
         put(cfg, "threshold", json_integer(c->threshold)) ||
         put(cfg, "sortkey", json_string(vpt_sortkey_name(c->sortkey))) ||
-        put(cfg, "lookahead", json_integer(c->lookahead)) || put(cfg, "coop", json_integer(c->coop)))
+        put(cfg, "lookahead", json_integer(c->lookahead)) || put(cfg, "coop", json_integer(c->coop)) ||
+        put(cfg, "majorant", json_string(vpt_majorant_name(c->majorant))) ||
+        put(cfg, "density", json_string(vpt_density_name(c->density))))
         goto fail;
     json_t *times = json_object_get(o, "times");
     if (isfinite(r->compile_s) && put(times, "compilation_time", json_real(r->compile_s * 1e3))) goto fail;

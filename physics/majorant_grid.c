@@ -1,0 +1,132 @@
+#include "physics/majorant_grid.h"
+
+#include "base/error.h"
+#include "base/threads.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RAISE (1.0f + 1.0f / 4096.0f)
+
+/* Pass 1 (x) and 2 (y) per z slice, pass 3 (z) per output cell column. */
+typedef struct {
+    const float *d;
+    int nx, ny, nz, C;
+    VptDensityFormat f;
+    float dmax;
+    int n[3];
+    float *slices; /* n[0] * n[1] * nz: each slice's (cx, cy) maxima */
+    float *out;
+} Build;
+
+static int lo_of(int c, int C) { return c * C - 1 < 0 ? 0 : c * C - 1; }
+static int hi_of(int c, int C, int n) { return c * C + C > n - 1 ? n - 1 : c * C + C; }
+
+static void slices_range(void *arg, size_t lo, size_t hi)
+{
+    Build *b = arg;
+    float *row = malloc((size_t)b->n[0] * (size_t)b->ny * sizeof *row);
+    for (size_t z = lo; z < hi; z++) {
+        const float *s = b->d + z * (size_t)b->nx * (size_t)b->ny;
+        if (row) {
+            for (int y = 0; y < b->ny; y++) {
+                const float *r = s + (size_t)y * (size_t)b->nx;
+                for (int cx = 0; cx < b->n[0]; cx++) {
+                    float m = 0.0f;
+                    for (int x = lo_of(cx, b->C); x <= hi_of(cx, b->C, b->nx); x++) m = r[x] > m ? r[x] : m;
+                    row[(size_t)y * (size_t)b->n[0] + (size_t)cx] = m;
+                }
+            }
+        }
+        float *o = b->slices + z * (size_t)b->n[0] * (size_t)b->n[1];
+        for (int cy = 0; cy < b->n[1]; cy++)
+            for (int cx = 0; cx < b->n[0]; cx++) {
+                float m = 0.0f;
+                for (int y = lo_of(cy, b->C); y <= hi_of(cy, b->C, b->ny); y++) {
+                    float v;
+                    if (row) {
+                        v = row[(size_t)y * (size_t)b->n[0] + (size_t)cx];
+                    } else { /* no scratch row: the x window directly */
+                        v = 0.0f;
+                        const float *r = s + (size_t)y * (size_t)b->nx;
+                        for (int x = lo_of(cx, b->C); x <= hi_of(cx, b->C, b->nx); x++) v = r[x] > v ? r[x] : v;
+                    }
+                    m = v > m ? v : m;
+                }
+                o[(size_t)cy * (size_t)b->n[0] + (size_t)cx] = m;
+            }
+    }
+    free(row);
+}
+
+static void columns_range(void *arg, size_t lo, size_t hi)
+{
+    Build *b = arg;
+    const size_t plane = (size_t)b->n[0] * (size_t)b->n[1];
+    for (size_t cz = lo; cz < hi; cz++)
+        for (size_t i = 0; i < plane; i++) {
+            float m = 0.0f;
+            for (int z = lo_of((int)cz, b->C); z <= hi_of((int)cz, b->C, b->nz); z++) {
+                float v = b->slices[(size_t)z * plane + i];
+                m = v > m ? v : m;
+            }
+            b->out[cz * plane + i] = vpt_density_format_texture_value(b->f, m, b->dmax) * RAISE;
+        }
+}
+
+int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, VptDensityFormat f, float dmax,
+                            int threads, VptMajorantGrid *out)
+{
+    memset(out, 0, sizeof *out);
+    if (cell < VPT_MAJORANT_CELL_MIN || cell > VPT_MAJORANT_CELL_MAX || (cell & (cell - 1)))
+        return vpt_fail("majorant grid: cell size %d is not a power of two in [%d, %d]", cell, VPT_MAJORANT_CELL_MIN,
+                        VPT_MAJORANT_CELL_MAX);
+    if (nx < 1 || ny < 1 || nz < 1) return vpt_fail("majorant grid: volume %dx%dx%d is empty", nx, ny, nz);
+    Build b = {d, nx, ny, nz, cell, f, dmax, {(nx + cell - 1) / cell, (ny + cell - 1) / cell, (nz + cell - 1) / cell}, NULL, NULL};
+    const size_t plane = (size_t)b.n[0] * (size_t)b.n[1];
+    b.slices = vpt_malloc(plane * (size_t)nz * sizeof(float));
+    if (!b.slices) return -1;
+    out->count = plane * (size_t)b.n[2];
+    out->m = vpt_malloc(out->count * sizeof(float));
+    if (!out->m) {
+        free(b.slices);
+        return -1;
+    }
+    b.out = out->m;
+    vpt_parallel_for((size_t)nz, threads, slices_range, &b);
+    vpt_parallel_for((size_t)b.n[2], threads, columns_range, &b);
+    free(b.slices);
+    out->cell = cell;
+    memcpy(out->n, b.n, sizeof b.n);
+    return 0;
+}
+
+void vpt_params_set_majorant_grid(VptParams *P, const VptMajorantGrid *g, int nx, int ny, int nz)
+{
+    const int nv[3] = {nx, ny, nz};
+    P->tau_per_density = P->density_scale / VPT_LN2;
+    for (int a = 0; a < 3; a++) {
+        P->mg_cells[a] = g ? g->n[a] : 0;
+        P->mg_per_uvw[a] = g ? (float)nv[a] / (float)g->cell : 0.0f;
+    }
+}
+
+void vpt_majorant_grid_stats(const VptMajorantGrid *g, float density_max, double *empty_fraction,
+                             double *mean_over_max)
+{
+    size_t empty = 0;
+    double sum = 0.0;
+    for (size_t i = 0; i < g->count; i++) {
+        empty += g->m[i] == 0.0f;
+        sum += g->m[i];
+    }
+    *empty_fraction = g->count ? (double)empty / (double)g->count : 0.0;
+    *mean_over_max = g->count && density_max > 0.0f ? sum / (double)g->count / density_max : 0.0;
+}
+
+void vpt_majorant_grid_free(VptMajorantGrid *g)
+{
+    free(g->m);
+    memset(g, 0, sizeof *g);
+}

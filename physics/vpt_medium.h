@@ -1,0 +1,31 @@
+/* vpt_medium.h: the interface through which the tracer (vpt_tracer.h) meets
+ * the medium. Two implementations: the GPU's textures (kernels.cu.in) and the
+ * CPU reference's arrays (reference/cpu_medium.h). This header only declares;
+ * a translation unit that traces paths defines `struct VptMedium` and the
+ * three functions below, before or after including vpt_tracer.h.
+ *
+ * Contract (uvw in [0,1]^3 over the box; coordinates outside clamp):
+ *   vpt_medium_density  trilinear filtering with texel centres at
+ *                       (i + 0.5) / n and clamping, as CUDA's
+ *                       normalized-coordinate textures do; returns the density
+ *                       in texture units, in [0, params.density_max]; the
+ *                       extinction is sigma_t = density_scale * value
+ *                       (a compact texture format folds its scale into
+ *                       density_scale, see harness/density_format.h).
+ *   vpt_medium_albedo   the single-scattering albedo, filtered likewise.
+ *   vpt_medium_majorant the majorant of cell `cell` of the majorant grid
+ *                       (x fastest over params.mg_cells), in the density's
+ *                       units: no density the medium returns at a point of
+ *                       that cell, or within half a voxel of it, exceeds it.
+ *                       Only called when params.mg_cells[0] > 0. */
+#ifndef VPT_MEDIUM_H
+#define VPT_MEDIUM_H
+
+#include "vpt_physics.h"
+
+typedef struct VptMedium VptMedium;
+VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
+VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
+VPT_FN float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell);
+
+#endif

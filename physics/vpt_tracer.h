@@ -1,0 +1,456 @@
+/* vpt_tracer.h: Woodcock tracking and whole paths, the part of the physics
+ * that meets the medium (through physics/vpt_medium.h's interface, which the
+ * includer implements: kernels.cu.in on the GPU, reference/cpu_medium.h on
+ * the CPU). Compiled as C11 and as CUDA C++17 under NVRTC, like
+ * vpt_physics.h, whose determinism contract it keeps.
+ *
+ * Two estimators of the free flight, both unbiased delta tracking:
+ *   - the global majorant (the thesis'): every tentative step is taken
+ *     against density_max, so empty space costs as many steps as dense;
+ *   - the majorant grid (pbrt-v4's MajorantGrid and DDAMajorantIterator):
+ *     the ray walks the grid's cells with a 3D DDA (VptMajorantWalk) and
+ *     takes its steps against each cell's own majorant; cells whose
+ *     majorant is 0 are crossed without a step.
+ * The grid is taken in optical depth: a flight draws its free paths as
+ * before (one draw a step, in units of ln 2 mean free paths) and chains them
+ * in optical depth tau (tau_k = tau_(k-1) + x_k); the walk maps tau to the
+ * distance t where the majorant's optical depth along the ray reaches it.
+ * By the exponential's memorylessness this is the same process as
+ * restarting the flight at every cell face (pbrt), but no draw is spent on a
+ * face, and a step's distance depends only on its tau and the cells before
+ * it, so batches of steps, lookahead and cooperative groups all trace the
+ * same flight. Which estimator: VPT_MAJORANT_GRID (0 or 1, set by the
+ * kernels' codegen); undefined (the CPU reference) chooses per render from
+ * params.mg_cells. */
+#ifndef VPT_TRACER_H
+#define VPT_TRACER_H
+
+#include "vpt_medium.h"
+#include "vpt_physics.h"
+
+/* Woodcock tentative steps whose texture fetches are issued together (see
+ * vpt_woodcock); any value traces the same paths. Kernels set it per config. */
+#ifndef VPT_LOOKAHEAD
+#define VPT_LOOKAHEAD 1
+#endif
+
+#if defined(VPT_MAJORANT_GRID)
+#define vpt_uses_grid(P) (VPT_MAJORANT_GRID != 0)
+#else
+#define vpt_uses_grid(P) ((P)->mg_cells[0] > 0)
+#endif
+
+
+/* The parts of one tentative Woodcock step, shared by every way of taking
+ * steps (a lane's own batches, or several lanes' steps of one flight): the
+ * step with draw index `draw` draws its free path and its acceptance level
+ * from its two words of the path's step stream (vpt_woodcock_step_words),
+ * moves from t to vpt_woodcock_advance(t, free path), samples the density
+ * at vpt_woodcock_point (texture space, vpt_woodcock_ray), and ends the
+ * flight when vpt_woodcock_stops.
+ * Drawing and advancing are apart so that lanes can draw the free paths of
+ * consecutive steps in parallel and then chain the advances in step order,
+ * which rounds exactly as one lane taking the steps one by one. */
+VPT_FN void vpt_woodcock_step_words(VptStepStream ss, vpt_u32 draw, vpt_u32 *wx, vpt_u32 *wy)
+{
+    vpt_u4 r = vpt_step_stream_pair(ss, draw >> 1);
+    *wx = draw & 1u ? r.z : r.x;
+    *wy = draw & 1u ? r.w : r.y;
+}
+
+/* The words of the steps with draws d and d + 1 (x, y and z, w), where
+ * d = draw + 2 pair. With an even VPT_LOOKAHEAD, flights start at even draws
+ * and batches take an even number of steps, so a flight's steps pair up from
+ * its start: `draw` must be even there, and one hash serves both; otherwise
+ * each step's words are looked up on their own. */
+VPT_FN vpt_u4 vpt_woodcock_pair_words(VptStepStream ss, vpt_u32 draw, vpt_u32 pair)
+{
+    if (VPT_LOOKAHEAD % 2 == 0) return vpt_step_stream_pair(ss, (draw >> 1) + pair);
+    vpt_u4 w;
+    vpt_woodcock_step_words(ss, draw + 2u * pair, &w.x, &w.y);
+    vpt_woodcock_step_words(ss, draw + 2u * pair + 1u, &w.z, &w.w);
+    return w;
+}
+
+/* The free path, in units of ln 2 mean free paths at the majorant:
+ * -log2(1 - u) with u uniform on [0, 1) in steps of 2^-23, as -log2(2 - v)
+ * with v = vpt_u12(wx) in [1, 2): 2 - v is exact, in [2^-23, 1], never a
+ * denormal; the negation folds into the advance's fused multiply-add. *level
+ * is (vpt_u12(wy) - 1) * density_max, the density the step's acceptance draw
+ * picks (the difference is exact, so one rounding). Three instructions a
+ * step fewer than 24-bit integer draws converted to float. */
+VPT_FN float vpt_woodcock_level(vpt_u32 wy, float majorant)
+{
+    return vpt_fmaf(vpt_u12(wy), majorant, -majorant);
+}
+
+VPT_FN float vpt_woodcock_free_path_x(vpt_u32 wx) { return -vpt_log2f(2.0f - vpt_u12(wx)); }
+
+VPT_FN float vpt_woodcock_free_path_of(const VptParams *P, vpt_u32 wx, vpt_u32 wy, float *level)
+{
+    *level = vpt_woodcock_level(wy, P->density_max);
+    return vpt_woodcock_free_path_x(wx);
+}
+
+VPT_FN float vpt_woodcock_free_path(const VptParams *P, VptStepStream ss, vpt_u32 draw, float *level)
+{
+    vpt_u32 wx, wy;
+    vpt_woodcock_step_words(ss, draw, &wx, &wy);
+    return vpt_woodcock_free_path_of(P, wx, wy, level);
+}
+
+VPT_FN float vpt_woodcock_advance(const VptParams *P, float t, float free_path)
+{
+    return vpt_fmaf(free_path, P->free_path_unit, t);
+}
+
+/* A flight's ray o + t d in texture space: uvw = ou + du t
+ * (vpt_woodcock_point). */
+VPT_FN void vpt_woodcock_ray(const VptParams *P, vpt_vec3 o, vpt_vec3 d, vpt_vec3 *ou, vpt_vec3 *du)
+{
+    *ou = vpt_world_to_uvw(P, o);
+    *du = vpt_mul(d, P->inv_extent);
+}
+
+VPT_FN vpt_vec3 vpt_woodcock_point(vpt_vec3 ou, vpt_vec3 du, float t)
+{
+    return vpt_v3(vpt_fmaf(du.x, t, ou.x), vpt_fmaf(du.y, t, ou.y), vpt_fmaf(du.z, t, ou.z));
+}
+
+/* A step past the exit (t >= tmax) has density 0 and ends the flight; one
+ * inside is a real collision with probability dens / density_max. */
+VPT_FN int vpt_woodcock_stops(float t, float tmax, float level, float dens)
+{
+    return t >= tmax || level < dens;
+}
+
+/* Woodcock (delta) tracking against the majorant, in batches. One batch takes
+ * the next VPT_LOOKAHEAD tentative steps along o + t d from *t: each is one
+ * step and one draw. Returns 1 when the flight ended in the batch, with *t the
+ * real collision's distance or a value >= tmax (the ray left the interval);
+ * returns 0 with *t advanced past the batch otherwise. Every schedule traces
+ * a flight with these parts, a lane alone (vpt_woodcock, batches) or a group
+ * of lanes one step each (cooperative flights, kernels.cu.in), so draws,
+ * decisions and counts never depend on the schedule.
+ *
+ * Steps are taken in texture space (uvw = ou + du t, one fused multiply-add
+ * per axis: fmaf is correctly rounded on the CPU and __fmaf_rn on the GPU, so
+ * both compute the same points); the flight's ou and du come from
+ * vpt_woodcock_ray once, not per batch. A step is a draw: a flight's step
+ * count is the number of draws it advanced *draw by, so batches count
+ * nothing themselves. With VPT_LOOKAHEAD = L > 1 the batch's L
+ * tentative distances are computed from their own draws first and their L
+ * density fetches issued together, then consumed in order: the same draws,
+ * decisions and counts as L = 1, with L fetches in flight instead of one;
+ * fetches past the collision are wasted, and so are those past the exit
+ * (clamped to the border; vpt_woodcock_stops ends the flight at t >= tmax
+ * whatever the density), cheaper than the per-fetch branch avoiding them. */
+VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float *t,
+                              float tmax, VptStepStream ss, vpt_u32 *draw)
+{
+    float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+    float tc = *t;
+    vpt_u4 r = {0u, 0u, 0u, 0u};
+    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+        vpt_u32 wx, wy;
+        if (VPT_LOOKAHEAD % 2 == 0) {
+            /* *draw is even, so steps k and k + 1 share one hash */
+            if (k % 2 == 0) r = vpt_woodcock_pair_words(ss, *draw, (vpt_u32)(k / 2));
+            wx = k % 2 ? r.z : r.x;
+            wy = k % 2 ? r.w : r.y;
+        } else {
+            vpt_woodcock_step_words(ss, *draw + (vpt_u32)k, &wx, &wy);
+        }
+        tc = vpt_woodcock_advance(P, tc, vpt_woodcock_free_path_of(P, wx, wy, &level[k]));
+        tt[k] = tc;
+    }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++)
+        dens[k] = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k]));
+    /* the first stopping step, found without a branch per step */
+    int taken = VPT_LOOKAHEAD, ended = 0;
+    float tend = tt[VPT_LOOKAHEAD - 1];
+    for (int k = VPT_LOOKAHEAD - 1; k >= 0; k--)
+        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) {
+            taken = k + 1;
+            ended = 1;
+            tend = tt[k];
+        }
+    *draw += (vpt_u32)taken;
+    *t = tend;
+    return ended;
+}
+
+/* ------------------------------------------------------- the majorant grid */
+
+/* A flight's walk through the majorant grid's cells (a 3D DDA,
+ * Amanatides and Woo 1987, in the grid's cell coordinates
+ * q = uvw * mg_per_uvw): the cell the walk is in, the ray's interval
+ * [t_enter, t_exit] in it and the optical depth tau at both ends. A small
+ * value type: a lane keeps one per flight, cooperative groups pass it
+ * between lanes. */
+typedef struct {
+    int c[3];           /* the current cell */
+    int axis;           /* the axis whose face the ray leaves the cell by; -1: the flight's end, tmax */
+    float t_enter, t_exit;
+    float tau_enter, tau_exit;
+    float t_per_tau;    /* distance per unit of tau in the cell: 1 / (majorant tau_per_density) */
+    float majorant;     /* the cell's majorant, the scale of its steps' acceptance levels */
+} VptMajorantWalk;
+
+/* Completes the walk's cell: its exit distance and face, majorant, and the
+ * optical depth at its exit. Distances to the faces are computed from the
+ * cell index each time (not accumulated), so rounding never drifts. */
+VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float tmax,
+                                    VptMajorantWalk *w)
+{
+    const float o[3] = {ou.x, ou.y, ou.z}, d[3] = {du.x, du.y, du.z};
+    float te = tmax;
+    int ax = -1;
+    for (int a = 0; a < 3; a++) {
+        if (d[a] == 0.0f) continue;
+        const float face = (float)(w->c[a] + (d[a] > 0.0f ? 1 : 0));
+        const float ta = vpt_divf(face - o[a] * P->mg_per_uvw[a], d[a] * P->mg_per_uvw[a]);
+        if (ta < te) {
+            te = ta;
+            ax = a;
+        }
+    }
+    const vpt_u32 cell = (vpt_u32)w->c[0] + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->c[1] + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->c[2]);
+    const float m = vpt_medium_majorant(M, cell);
+    const float rate = m * P->tau_per_density; /* tau per unit distance */
+    w->axis = ax;
+    w->t_exit = te;
+    w->majorant = m;
+    w->tau_exit = w->tau_enter + vpt_fmaxf(te - w->t_enter, 0.0f) * rate;
+    w->t_per_tau = rate > 0.0f ? vpt_divf(1.0f, rate) : 0.0f;
+}
+
+/* Starts a flight's walk at distance t0 (tau = 0 there) in the cell that
+ * holds the point; a point on a face may land in either neighbour, which is
+ * safe because a cell's majorant bounds the density half a voxel beyond it. */
+VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t0,
+                                    float tmax, VptMajorantWalk *w)
+{
+    const vpt_vec3 p = vpt_v3(vpt_fmaf(du.x, t0, ou.x), vpt_fmaf(du.y, t0, ou.y), vpt_fmaf(du.z, t0, ou.z));
+    const float q[3] = {p.x * P->mg_per_uvw[0], p.y * P->mg_per_uvw[1], p.z * P->mg_per_uvw[2]};
+    for (int a = 0; a < 3; a++) {
+        /* clamped before the conversion: NaN and far-off points stay defined */
+        const float f = vpt_fminf(vpt_fmaxf(q[a], 0.0f), (float)(P->mg_cells[a] - 1));
+        w->c[a] = (int)f;
+    }
+    w->t_enter = t0;
+    w->tau_enter = 0.0f;
+    vpt_majorant_walk_enter(P, M, ou, du, tmax, w);
+}
+
+/* The flight's distance where the majorant's optical depth reaches tau (tau
+ * never below the last one asked for): walks on through the cells it needs,
+ * crossing empty ones (majorant 0) in one step each. Sets *majorant to the
+ * majorant of the cell it ends in. Past the last cell (the flight left the
+ * box) it returns tmax from then on, with majorant 0: the step stops there
+ * (vpt_woodcock_stops) whatever its density. */
+VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float tmax,
+                                  VptMajorantWalk *w, float tau, float *majorant)
+{
+    while (!(tau < w->tau_exit)) {
+        const int a = w->axis;
+        int inside = a >= 0;
+        if (inside) {
+            const float d = a == 0 ? du.x : a == 1 ? du.y : du.z;
+            w->c[a] += d > 0.0f ? 1 : -1;
+            inside = w->c[a] >= 0 && w->c[a] < P->mg_cells[a];
+        }
+        if (!inside) {
+            w->axis = -1;
+            w->t_enter = tmax;
+            w->tau_exit = 3.0e38f;
+            w->t_per_tau = 0.0f;
+            w->majorant = 0.0f;
+            break;
+        }
+        w->t_enter = w->t_exit;
+        w->tau_enter = w->tau_exit;
+        vpt_majorant_walk_enter(P, M, ou, du, tmax, w);
+    }
+    *majorant = w->majorant;
+    return vpt_fmaf(tau - w->tau_enter, w->t_per_tau, w->t_enter);
+}
+
+/* vpt_woodcock_batch against the majorant grid: the batch's steps chain
+ * their free paths in optical depth from *tau, the walk maps each to its
+ * distance and majorant (the acceptance level's scale), then the densities
+ * are fetched together and the first stopping step ends the flight. The same
+ * draws, counts and return contract as vpt_woodcock_batch; *tau and *w carry
+ * the flight to the next batch. */
+VPT_FN int vpt_woodcock_batch_grid(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du,
+                                   VptMajorantWalk *w, float *tau, float *t, float tmax, VptStepStream ss,
+                                   vpt_u32 *draw)
+{
+    float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+    float tc = *tau;
+    vpt_u4 r = {0u, 0u, 0u, 0u};
+    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+        vpt_u32 wx, wy;
+        if (VPT_LOOKAHEAD % 2 == 0) {
+            if (k % 2 == 0) r = vpt_woodcock_pair_words(ss, *draw, (vpt_u32)(k / 2));
+            wx = k % 2 ? r.z : r.x;
+            wy = k % 2 ? r.w : r.y;
+        } else {
+            vpt_woodcock_step_words(ss, *draw + (vpt_u32)k, &wx, &wy);
+        }
+        tc = tc + vpt_woodcock_free_path_x(wx);
+        float m;
+        tt[k] = vpt_majorant_walk_to(P, M, ou, du, tmax, w, tc, &m);
+        level[k] = vpt_woodcock_level(wy, m);
+    }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++)
+        dens[k] = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k]));
+    int taken = VPT_LOOKAHEAD, ended = 0;
+    float tend = tt[VPT_LOOKAHEAD - 1];
+    for (int k = VPT_LOOKAHEAD - 1; k >= 0; k--)
+        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) {
+            taken = k + 1;
+            ended = 1;
+            tend = tt[k];
+        }
+    *draw += (vpt_u32)taken;
+    *t = tend;
+    *tau = tc;
+    return ended;
+}
+
+/* A whole Woodcock flight from t: the distance of the real collision, or a
+ * value >= tmax when the ray leaves the interval. */
+VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
+                          vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+{
+    vpt_vec3 ou, du;
+    vpt_woodcock_ray(P, o, d, &ou, &du);
+    const VptStepStream ss = vpt_step_stream(P->seed, path);
+    const vpt_u32 first = *draw;
+    if (vpt_uses_grid(P)) {
+        VptMajorantWalk w;
+        float tau = 0.0f;
+        vpt_majorant_walk_start(P, M, ou, du, t, tmax, &w);
+        while (!vpt_woodcock_batch_grid(P, M, ou, du, &w, &tau, &t, tmax, ss, draw)) {
+        }
+    } else {
+        while (!vpt_woodcock_batch(P, M, ou, du, &t, tmax, ss, draw)) {
+        }
+    }
+    *steps += (vpt_u64)(*draw - first);
+    return t;
+}
+
+/* One extension ("ray" in the thesis' rays/s) from the current point to the
+ * next event, in two halves around the Woodcock flight so that a schedule
+ * may interleave the flight's batches with other work:
+ *
+ * vpt_path_extend_begin returns 1 when the extension needs a flight over
+ * [*t, *tmax] (then s->axis already holds the exit face and s->draw is
+ * even); otherwise it has
+ * set s->event (and moved s->o) itself: the ray misses the box (ESCAPED) or
+ * reaches the dielectric boundary from outside (SURFACE).
+ * vpt_path_extend_finish takes the flight's end distance and sets s->event
+ * and s->o: SCATTER inside, else ESCAPED (null boundary) or SURFACE at the
+ * exit face. */
+VPT_FN int vpt_path_extend_begin(const VptParams *P, VptPath *s, float *t, float *tmax)
+{
+    float t0, t1;
+    int a0, a1;
+    if (!vpt_box_intersect(P->box_min, P->box_max, s->o, s->d, &t0, &t1, &a0, &a1) || t1 <= VPT_RAY_EPS) {
+        s->event = VPT_EV_ESCAPED;
+        return 0;
+    }
+    if (P->boundary != VPT_BOUNDARY_NULL && !s->inside) {
+        s->o = vpt_madd(s->o, s->d, vpt_fmaxf(t0, 0.0f));
+        s->event = VPT_EV_SURFACE;
+        s->axis = a0;
+        return 0;
+    }
+    *t = vpt_fmaxf(t0, 0.0f);
+    *tmax = t1;
+    s->axis = a1;
+    s->draw += s->draw & 1u; /* flights start at even draws (vpt_woodcock_batch) */
+    return 1;
+}
+
+VPT_FN void vpt_path_extend_finish(const VptParams *P, VptPath *s, float t, float tmax)
+{
+    if (t < tmax) {
+        s->o = vpt_madd(s->o, s->d, t);
+        s->event = VPT_EV_SCATTER;
+        return;
+    }
+    if (P->boundary == VPT_BOUNDARY_NULL) {
+        s->event = VPT_EV_ESCAPED;
+        return;
+    }
+    s->o = vpt_madd(s->o, s->d, tmax);
+    s->event = VPT_EV_SURFACE;
+}
+
+/* A whole extension: sets s->event and moves s->o there; counts Woodcock
+ * steps. */
+VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
+{
+    float t, tmax;
+    if (!vpt_path_extend_begin(P, s, &t, &tmax)) return;
+    t = vpt_woodcock(P, M, s->o, s->d, t, tmax, s->path, &s->draw, steps);
+    vpt_path_extend_finish(P, s, t, tmax);
+}
+
+/* Applies the event of the last extension (one draw): at a collision the
+ * albedo estimator of eq. 3.13 (thr *= albedo) and a new HG direction; at the
+ * boundary a BSDF sample. Then max depth and Russian roulette. An ESCAPED
+ * path must not be passed here: its contribution is thr * env. */
+VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
+{
+    vpt_u4 r = vpt_rng(P->seed, s->path, s->draw);
+    s->draw += 1u;
+    if (s->event == VPT_EV_SCATTER) {
+        vpt_vec3 a = vpt_medium_albedo(M, vpt_world_to_uvw(P, s->o));
+        s->thr = vpt_mul(s->thr, a);
+        s->d = vpt_hg_sample(P->hg_g, s->d, vpt_u01(r.x), vpt_u01(r.y));
+    } else {
+        vpt_vec3 n = vpt_box_normal(P, s->o, s->axis);
+        if (vpt_boundary_sample(P, s->d, n, s->inside, vpt_u01(r.x), vpt_u01(r.y), vpt_u01(r.z), &s->d, &s->thr))
+            s->inside = !s->inside;
+    }
+    s->depth += 1;
+    if (P->max_depth > 0 && s->depth >= P->max_depth) return VPT_PATH_DONE;
+    float m = vpt_max3(s->thr);
+    if (!(m > 0.0f)) return VPT_PATH_DONE;
+    if (P->rr_depth >= 0 && s->depth >= P->rr_depth && m < 1.0f) {
+        if (vpt_u01(r.w) >= m) return VPT_PATH_DONE;
+        s->thr = vpt_scale(s->thr, vpt_divf(1.0f, m));
+    }
+    return VPT_PATH_ALIVE;
+}
+
+/* The radiance a finished ESCAPED path carries. */
+VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s) { return vpt_mul(s->thr, P->env); }
+
+
+/* Traces one whole path (algorithm 2 of the thesis) and returns its radiance
+ * sample; the reference renderer and naiveSK use it. */
+VPT_FN vpt_vec3 vpt_trace_path(const VptParams *P, const VptMedium *M, vpt_u64 path, VptCounters *c)
+{
+    VptPath s;
+    vpt_path_start(P, path, &s);
+    vpt_vec3 L = vpt_v3(0.0f, 0.0f, 0.0f);
+    for (;;) {
+        vpt_path_extend(P, M, &s, &c->steps);
+        c->rays += 1u;
+        if (s.event == VPT_EV_ESCAPED) {
+            L = vpt_path_radiance(P, &s);
+            break;
+        }
+        if (vpt_path_interact(P, M, &s) != VPT_PATH_ALIVE) break;
+    }
+    c->paths += 1u;
+    return L;
+}
+
+
+#endif /* VPT_TRACER_H */

@@ -1,0 +1,68 @@
+/* GPU tests of the estimators (issue 16): every (majorant, density format)
+ * pair on every built-in scene, under schedules that step flights in each
+ * way the kernels have (a lane alone, lookahead batches, cooperative groups,
+ * multi-kernel), passes the gate: its naiveSK reference agrees statistically
+ * with the global-majorant f32 reference (harness/evaluator.c states the
+ * gate's false-alarm rate), and each schedule traces exactly its
+ * reference's paths. Skips without a GPU. */
+#include "tests/harness/test.h"
+
+#include "base/error.h"
+#include "codegen/config.h"
+#include "harness/evaluator.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const schedules[] = {
+    "regenerationSK-thread,lookahead=2",
+    "regenerationSK-warp,lookahead=4,coop=4",
+    "regenerationSK-warp,lookahead=1,coop=8",
+    "streamingSK,coop=2",
+    "naiveMK",
+};
+static const char *const majorants[] = {"global", "grid4", "grid8", "grid16", "grid32"};
+static const char *const densities[] = {"f32", "f16", "u16", "u8"};
+
+TEST_TIMEOUT(gpu_every_estimator_every_scene_passes_the_gate, 1200)
+{
+    VptEvaluatorOptions o = vpt_evaluator_options_default();
+    o.quiet = 1;
+    o.timeout_s = 30;
+    o.policy.min_reps = 1;
+    o.policy.max_reps = 2;
+    o.policy.max_seconds = 0.5;
+    VptEvaluator *e = vpt_evaluator_create(&o);
+    if (!e) SKIP("no CUDA GPU: %s", vpt_errmsg());
+    const VptRenderSettings rs = {128, 96, 16, 7, 0, -1, 1};
+    for (const char *const *name = vpt_scene_names(); *name; name++) {
+        VptScene *s = vpt_scene_builtin(*name);
+        REQUIRE_MSG(s, "%s: %s", *name, vpt_errmsg());
+        REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", *name, vpt_errmsg());
+        unsigned long long global_steps = 0;
+        for (int m = 0; m < 5; m++)
+            for (int d = 0; d < 4; d++)
+                for (int k = 0; k < (int)(sizeof schedules / sizeof schedules[0]); k++) {
+                    char text[200];
+                    snprintf(text, sizeof text, "%s,majorant=%s,density=%s", schedules[k], majorants[m], densities[d]);
+                    VptConfig c;
+                    REQUIRE_MSG(vpt_config_parse(text, &c) == 0, "%s", vpt_errmsg());
+                    VptEvalResult r;
+                    REQUIRE_MSG(vpt_evaluator_run(e, &c, &r) == 0, "%s %s: session broke: %s", *name, text,
+                                vpt_errmsg());
+                    CHECK_MSG(r.status == VPT_STATUS_OK, "%s %s: %s: %s", *name, text, vpt_status_name(r.status),
+                              r.reason);
+                    if (m == 0 && d == 0 && k == 0) global_steps = r.steps;
+                    if (r.status == VPT_STATUS_OK && k == 0 && d == 0)
+                        vpt_test_log("%s majorant=%s: %.2f steps per ray", *name, majorants[m],
+                                     (double)r.steps / (double)r.rays);
+                    /* a grid never takes more steps than the global majorant
+                     * beyond its 2^-12 margin and the flights' noise */
+                    if (r.status == VPT_STATUS_OK && m > 0 && global_steps)
+                        CHECK_MSG(r.steps < global_steps * 1.02, "%s %s: %llu steps vs %llu with the global majorant",
+                                  *name, text, r.steps, global_steps);
+                }
+        vpt_scene_destroy(s);
+    }
+    vpt_evaluator_destroy(e);
+}

@@ -1,0 +1,460 @@
+/* The majorant grid and the density texture formats (issue 16): the grid is
+ * a bound, the DDA walk maps optical depth to distance exactly as the
+ * majorant's integral along the ray says, on the awkward rays too; flights
+ * through the grid are unbiased (white furnace, transmittance); batches of
+ * four steps trace the same flights as single steps; the formats' encodings
+ * are the ones the hardware reads. */
+#define VPT_LOOKAHEAD 4
+#include "reference/cpu_render.h"
+
+#include "base/error.h"
+#include "codegen/config.h"
+#include "harness/gate.h"
+#include "tests/harness/test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+static float frand(uint32_t *s) { return (float)lcg(s) / 16777216.0f; }
+
+/* A random sparse volume: mostly zero, some blobs and isolated voxels. */
+static float *random_volume(int nx, int ny, int nz, uint32_t seed)
+{
+    float *d = calloc((size_t)nx * ny * nz, sizeof *d);
+    if (!d) return NULL;
+    uint32_t s = seed;
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++)
+        if (frand(&s) < 0.07f) d[i] = frand(&s) * (frand(&s) < 0.1f ? 10.0f : 1.0f);
+    return d;
+}
+
+static VptMedium medium_of(int nx, int ny, int nz, const float *d, const float *maj)
+{
+    VptMedium m;
+    memset(&m, 0, sizeof m);
+    m.nx = nx;
+    m.ny = ny;
+    m.nz = nz;
+    m.density = d;
+    m.majorant = maj;
+    return m;
+}
+
+TEST(majorant_grid_bounds_the_filtered_density_in_every_cell_and_format)
+{
+    const int sizes[][3] = {{16, 16, 16}, {13, 7, 21}, {1, 5, 9}, {33, 2, 17}};
+    const int cells[] = {1, 2, 4, 8, 16, 32};
+    int checked = 0, empty_cells = 0;
+    for (int si = 0; si < 4; si++)
+        for (int ci = 0; ci < 6; ci++)
+            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) {
+                const int nx = sizes[si][0], ny = sizes[si][1], nz = sizes[si][2], C = cells[ci];
+                const size_t n = (size_t)nx * ny * nz;
+                float *d = random_volume(nx, ny, nz, 7u + (uint32_t)(si * 31 + ci));
+                REQUIRE(d);
+                float dmax = 0.0f;
+                for (size_t i = 0; i < n; i++) dmax = d[i] > dmax ? d[i] : dmax;
+                float *tex = malloc(n * sizeof *tex);
+                void *texels = malloc(n * 4);
+                REQUIRE(tex && texels);
+                vpt_density_format_encode((VptDensityFormat)f, d, n, dmax, texels, tex, 2);
+                VptMajorantGrid g;
+                REQUIRE_MSG(vpt_majorant_grid_build(d, nx, ny, nz, C, (VptDensityFormat)f, dmax, 2, &g) == 0, "%s",
+                            vpt_errmsg());
+                CHECK_EQ_INT(g.n[0], (nx + C - 1) / C);
+                VptMedium m = medium_of(nx, ny, nz, tex, g.m);
+                uint32_t s = 99u + (uint32_t)f;
+                const int nv[3] = {nx, ny, nz};
+                for (size_t cell = 0; cell < g.count; cell++) {
+                    const int c[3] = {(int)(cell % (size_t)g.n[0]), (int)(cell / (size_t)g.n[0] % (size_t)g.n[1]),
+                                      (int)(cell / ((size_t)g.n[0] * g.n[1]))};
+                    empty_cells += g.m[cell] == 0.0f;
+                    for (int k = 0; k < 40; k++) {
+                        /* a point of the cell, or up to 0.49 voxel beyond one of its faces */
+                        float uvw[3];
+                        for (int a = 0; a < 3; a++) {
+                            float lo = (float)(c[a] * C) - 0.49f, hi = (float)((c[a] + 1) * C) + 0.49f;
+                            float v = k < 8 ? ((k >> a) & 1 ? hi : lo) : lo + frand(&s) * (hi - lo);
+                            uvw[a] = v / (float)nv[a];
+                        }
+                        float val = vpt_medium_density(&m, vpt_v3(uvw[0], uvw[1], uvw[2]));
+                        if (!(val <= g.m[cell]))
+                            CHECK_MSG(0, "%dx%dx%d C=%d %s: cell %zu majorant %.9g < density %.9g at (%g %g %g)", nx, ny,
+                                      nz, C, vpt_density_format_name((VptDensityFormat)f), cell, g.m[cell], val,
+                                      uvw[0], uvw[1], uvw[2]);
+                        checked++;
+                    }
+                }
+                vpt_majorant_grid_free(&g);
+                free(d);
+                free(tex);
+                free(texels);
+            }
+    vpt_test_log("%d points checked, %d empty cells", checked, empty_cells);
+    CHECK(empty_cells > 100); /* the sparse volumes do have empty cells: crossed without a step */
+    VptMajorantGrid g;
+    float one = 1.0f;
+    CHECK(vpt_majorant_grid_build(&one, 1, 1, 1, 3, VPT_DENSITY_F32, 1.0f, 1, &g) != 0); /* not a power of two */
+    CHECK_STR_CONTAINS(vpt_errmsg(), "power of two");
+    CHECK(vpt_majorant_grid_build(&one, 1, 1, 1, 2048, VPT_DENSITY_F32, 1.0f, 1, &g) != 0);
+}
+
+/* The optical depth of the majorant along o + t d from t0 to t, by fine
+ * quadrature over the cells' piecewise-constant majorant. */
+static double majorant_depth(const VptParams *P, const VptMajorantGrid *g, vpt_vec3 ou, vpt_vec3 du, double t0,
+                             double t, int samples)
+{
+    double sum = 0.0, h = (t - t0) / samples;
+    for (int i = 0; i < samples; i++) {
+        double tt = t0 + (i + 0.5) * h;
+        const double p[3] = {ou.x + du.x * tt, ou.y + du.y * tt, ou.z + du.z * tt};
+        int c[3];
+        for (int a = 0; a < 3; a++) {
+            double q = p[a] * P->mg_per_uvw[a];
+            c[a] = q < 0 ? 0 : q >= P->mg_cells[a] ? P->mg_cells[a] - 1 : (int)q;
+        }
+        sum += g->m[(size_t)c[0] + (size_t)g->n[0] * ((size_t)c[1] + (size_t)g->n[1] * c[2])];
+    }
+    return sum * h * P->tau_per_density;
+}
+
+TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
+{
+    const int nx = 24, ny = 17, nz = 9, C = 4;
+    float *d = random_volume(nx, ny, nz, 5u);
+    REQUIRE(d);
+    float dmax = 0.0f;
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++) dmax = d[i] > dmax ? d[i] : dmax;
+    VptMajorantGrid g;
+    REQUIRE(vpt_majorant_grid_build(d, nx, ny, nz, C, VPT_DENSITY_F32, dmax, 1, &g) == 0);
+    VptParams P;
+    memset(&P, 0, sizeof P);
+    P.box_min = vpt_v3(-1.2f, -0.85f, -0.45f);
+    P.box_max = vpt_v3(1.2f, 0.85f, 0.45f);
+    P.inv_extent = vpt_v3(1.0f / 2.4f, 1.0f / 1.7f, 1.0f / 0.9f);
+    P.density_scale = 3.0f;
+    P.density_max = dmax;
+    vpt_params_set_majorant_grid(&P, &g, nx, ny, nz);
+    VptMedium m = medium_of(nx, ny, nz, d, g.m);
+    /* origins and directions in world space: along each axis, both ways,
+     * through cell corners, starting inside, grazing the box's faces and
+     * edges, and random ones */
+    struct {
+        vpt_vec3 o, d;
+    } rays[64];
+    int nr = 0;
+    for (int a = 0; a < 3; a++)
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            vpt_vec3 dir = vpt_v3(a == 0 ? (float)sgn : 0.0f, a == 1 ? (float)sgn : 0.0f, a == 2 ? (float)sgn : 0.0f);
+            rays[nr].o = vpt_v3(0.05f, -0.1f, 0.03f);
+            rays[nr++].d = dir;
+        }
+    /* through a cell corner: the corner (8, 8, 4) voxels = world point */
+    vpt_vec3 corner = vpt_v3(-1.2f + 2.4f * 8.0f / nx, -0.85f + 1.7f * 8.0f / ny, -0.45f + 0.9f * 4.0f / nz);
+    rays[nr].o = vpt_sub(corner, vpt_v3(0.3f, 0.3f, 0.3f));
+    rays[nr++].d = vpt_normalize(vpt_v3(1, 1, 1));
+    rays[nr].o = corner; /* starting exactly on a corner */
+    rays[nr++].d = vpt_normalize(vpt_v3(-1, 0.5f, 0.25f));
+    rays[nr].o = vpt_v3(-1.2f, 0.0f, 0.0f); /* on a face, along it (grazing) */
+    rays[nr++].d = vpt_v3(0, 1, 0);
+    rays[nr].o = vpt_v3(-1.2f, -0.85f, -0.45f); /* along an edge of the box */
+    rays[nr++].d = vpt_v3(0, 0, 1);
+    uint32_t s = 3u;
+    while (nr < 64) {
+        rays[nr].o = vpt_v3(-1.2f + 2.4f * frand(&s), -0.85f + 1.7f * frand(&s), -0.45f + 0.9f * frand(&s));
+        rays[nr++].d = vpt_normalize(vpt_v3(frand(&s) - 0.5f, frand(&s) - 0.5f, frand(&s) - 0.5f));
+    }
+    int walks = 0;
+    for (int r = 0; r < nr; r++) {
+        float t0, t1;
+        int a0, a1;
+        if (!vpt_box_intersect(P.box_min, P.box_max, rays[r].o, rays[r].d, &t0, &t1, &a0, &a1) || t1 <= 0.0f) continue;
+        t0 = t0 > 0.0f ? t0 : 0.0f;
+        vpt_vec3 ou, du;
+        vpt_woodcock_ray(&P, rays[r].o, rays[r].d, &ou, &du);
+        VptMajorantWalk w;
+        vpt_majorant_walk_start(&P, &m, ou, du, t0, t1, &w);
+        const double total = majorant_depth(&P, &g, ou, du, t0, t1, 200000);
+        float prev = t0;
+        for (int k = 1; k <= 40; k++) {
+            const float tau = (float)(total * k / 41.0);
+            float maj;
+            const float t = vpt_majorant_walk_to(&P, &m, ou, du, t1, &w, tau, &maj);
+            CHECK_MSG(t >= prev - 1e-5f && t <= t1 + 1e-5f, "ray %d: t %.7g after %.7g, tmax %.7g", r, t, prev, t1);
+            const double back = majorant_depth(&P, &g, ou, du, t0, t, 20000);
+            CHECK_MSG(fabs(back - tau) <= 2e-3 * (1.0 + total), "ray %d: tau %.6g walked to t %.6g whose depth is %.6g",
+                      r, tau, t, back);
+            /* a step inside the ray's depth lands in a cell with a majorant;
+             * a ray through empty cells only leaves the box in one go */
+            if (total > 0.0)
+                CHECK_MSG(maj > 0.0f, "ray %d: a step landed in an empty cell", r);
+            else
+                CHECK_MSG(t == t1 && maj == 0.0f, "ray %d: empty ray stopped at %.7g of %.7g", r, t, t1);
+            prev = t;
+        }
+        float maj;
+        CHECK(vpt_majorant_walk_to(&P, &m, ou, du, t1, &w, (float)(total * 1.001 + 1e-3), &maj) == t1);
+        CHECK(vpt_majorant_walk_to(&P, &m, ou, du, t1, &w, 1e30f, &maj) == t1);
+        CHECK(maj == 0.0f);
+        walks++;
+    }
+    vpt_test_log("%d rays walked", walks);
+    CHECK(walks >= 12);
+    vpt_majorant_grid_free(&g);
+    free(d);
+}
+
+static void render_estimator(const VptScene *s, int w, int h, int spp, VptDensityFormat f, int cell, float *mean,
+                             float *var, VptRenderStats *st)
+{
+    VptRenderSettings rs = {w, h, spp, 11u, 0, -1, 1};
+    VptParams p;
+    vpt_params_init(&p, s, &rs);
+    VptCpuEstimator e;
+    REQUIRE_MSG(vpt_cpu_estimator_init(&e, s, f, cell, &p) == 0, "%s", vpt_errmsg());
+    VptCpuRenderOptions o = {0, VPT_PROGRESS_OFF, &e};
+    REQUIRE_MSG(vpt_cpu_render(s, &p, &o, mean, var, st) == 0, "%s", vpt_errmsg());
+    vpt_cpu_estimator_free(&e);
+}
+
+/* With albedo 1 everywhere, an index-matched box and a white environment,
+ * every path returns exactly 1, whatever its flights: the grid walk must
+ * neither lose nor create energy, and empty cells must be crossed. */
+TEST(majorant_grid_white_furnace)
+{
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    const size_t n = (size_t)s->nx * s->ny * s->nz;
+    for (size_t i = 0; i < n; i++) s->albedo[4 * i] = s->albedo[4 * i + 1] = s->albedo[4 * i + 2] = 255;
+    s->boundary = VPT_BOUNDARY_NULL;
+    s->env[0] = s->env[1] = s->env[2] = 1.0f;
+    const int W = 16, H = 16, SPP = 8;
+    float mean[16 * 16 * 3];
+    VptRenderStats st;
+    for (int cell = 4; cell <= 32; cell *= 2) {
+        render_estimator(s, W, H, SPP, VPT_DENSITY_U8, cell, mean, NULL, &st);
+        for (int i = 0; i < W * H * 3; i++) CHECK_MSG(mean[i] == 1.0f, "cell %d pixel %d: %.9g", cell, i / 3, mean[i]);
+        CHECK(st.counters.rays > st.counters.paths); /* paths did scatter */
+    }
+    vpt_scene_destroy(s);
+}
+
+/* The grid cuts manix's null steps (its density's mean is 6.5% of its
+ * maximum) and the image stays statistically the same: per-block z-test of
+ * the grid+u8 image against the global f32 one at the same seed (a false
+ * alarm has probability below 16 x 6e-7 for 16 blocks at |z| <= 5, with the
+ * mean-z^2 bound; the shared random numbers only lower it). */
+TEST_TIMEOUT(majorant_grid_cuts_steps_and_keeps_the_image, 300)
+{
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    const int W = 32, H = 32, SPP = 64;
+    static float m0[32 * 32 * 3], v0[32 * 32 * 3], m1[32 * 32 * 3], v1[32 * 32 * 3];
+    VptRenderStats a, b;
+    render_estimator(s, W, H, SPP, VPT_DENSITY_F32, 0, m0, v0, &a);
+    render_estimator(s, W, H, SPP, VPT_DENSITY_U8, 8, m1, v1, &b);
+    double spr_a = (double)a.counters.steps / a.counters.rays, spr_b = (double)b.counters.steps / b.counters.rays;
+    vpt_test_log("steps per ray: global f32 %.2f, grid8 u8 %.2f", spr_a, spr_b);
+    CHECK(spr_b < 0.5 * spr_a);
+    VptGateReport rep;
+    int rc = vpt_gate_statistical(m1, v1, m0, v0, W, H, 8, 5.0, &rep);
+    CHECK_MSG(rc == 0, "max |z| %.2f, mean z^2 %.2f: %s", rep.max_block_z, rep.mean_block_z2, vpt_errmsg());
+    vpt_scene_destroy(s);
+}
+
+/* Batches of four steps through the grid trace the same flights, bit for
+ * bit, as one step at a time (the GPU's lookahead and cooperative schedules
+ * rely on it), on manix, whose flights cross many cells. */
+TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
+{
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    VptRenderSettings rs = {24, 24, 2, 5u, 0, -1, 1};
+    VptParams p;
+    vpt_params_init(&p, s, &rs);
+    VptCpuEstimator e;
+    REQUIRE(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_F16, 8, &p) == 0);
+    VptMedium m;
+    vpt_cpu_medium_init(&m, s);
+    m.density = e.density;
+    m.majorant = e.grid.m;
+    int flights = 0, multi_cell = 0;
+    for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
+        VptPath a;
+        vpt_path_start(&p, id, &a);
+        for (int bounce = 0; bounce < 6; bounce++) {
+            float t0, tmax;
+            if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) {
+                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+                continue;
+            }
+            vpt_u32 draw_b = a.draw;
+            vpt_u64 steps_b = 0;
+            const float t_b = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_b, &steps_b);
+            vpt_vec3 ou, du;
+            vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
+            VptMajorantWalk w;
+            vpt_majorant_walk_start(&p, &m, ou, du, t0, tmax, &w);
+            const int c0[3] = {w.c[0], w.c[1], w.c[2]};
+            const VptStepStream ss = vpt_step_stream(p.seed, a.path);
+            float tau = 0.0f, t;
+            vpt_u32 draw = a.draw;
+            for (;;) {
+                vpt_u32 wx, wy;
+                vpt_woodcock_step_words(ss, draw, &wx, &wy);
+                tau = tau + vpt_woodcock_free_path_x(wx);
+                float maj;
+                t = vpt_majorant_walk_to(&p, &m, ou, du, tmax, &w, tau, &maj);
+                draw++;
+                float dens = vpt_medium_density(&m, vpt_woodcock_point(ou, du, t));
+                if (vpt_woodcock_stops(t, tmax, vpt_woodcock_level(wy, maj), dens)) break;
+            }
+            multi_cell += memcmp(c0, w.c, sizeof c0) != 0;
+            CHECK_MSG(memcmp(&t, &t_b, sizeof t) == 0, "path %llu: t %.9g vs %.9g", (unsigned long long)id, t, t_b);
+            CHECK_EQ_INT(draw, draw_b);
+            CHECK_EQ_INT(draw - a.draw, steps_b);
+            flights++;
+            a.draw = draw_b;
+            vpt_path_extend_finish(&p, &a, t_b, tmax);
+            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+        }
+    }
+    vpt_test_log("%d flights, %d crossed cells", flights, multi_cell);
+    CHECK(flights > 500);
+    CHECK(multi_cell > 200);
+    vpt_cpu_estimator_free(&e);
+    vpt_scene_destroy(s);
+}
+
+TEST(density_formats_encode_as_the_texture_unit_reads)
+{
+    /* IEEE half: exact values, rounding to nearest even, range ends */
+    CHECK_EQ_INT(vpt_half_from_float(1.0f), 0x3c00);
+    CHECK_EQ_INT(vpt_half_from_float(-2.0f), 0xc000);
+    CHECK_EQ_INT(vpt_half_from_float(65504.0f), 0x7bff);
+    CHECK_EQ_INT(vpt_half_from_float(65520.0f), 0x7c00);
+    CHECK_EQ_INT(vpt_half_from_float(5.960464477539063e-8f), 0x0001); /* smallest subnormal */
+    CHECK_EQ_INT(vpt_half_from_float(2.98e-8f), 0x0000);
+    CHECK_EQ_INT(vpt_half_from_float(1.0f + 1.0f / 2048.0f), 0x3c00); /* a tie: to even */
+    CHECK_EQ_INT(vpt_half_from_float(1.0f + 3.0f / 2048.0f), 0x3c02);
+    for (uint32_t h = 0; h < 0x7c00; h++) CHECK_EQ_INT(vpt_half_from_float(vpt_half_to_float((uint16_t)h)), h);
+    /* normalized formats: d / dmax rounded to the nearest level */
+    const float d[5] = {0.0f, 0.25f, 0.5f, 1.0f, 2.0f};
+    uint8_t u8[5];
+    uint16_t u16[5];
+    float dec[5];
+    vpt_density_format_encode(VPT_DENSITY_U8, d, 5, 2.0f, u8, dec, 1);
+    CHECK_EQ_INT(u8[1], 32);
+    CHECK_EQ_INT(u8[2], 64);
+    CHECK_EQ_INT(u8[4], 255);
+    CHECK(dec[4] == 1.0f && dec[0] == 0.0f);
+    CHECK_NEAR(dec[1], 32.0 / 255.0, 1e-7);
+    vpt_density_format_encode(VPT_DENSITY_U16, d, 5, 2.0f, u16, dec, 1);
+    CHECK_EQ_INT(u16[2], 16384);
+    CHECK_EQ_INT(u16[4], 65535);
+    /* folding: sigma_t = density_scale * texture value stays the same */
+    VptParams P;
+    memset(&P, 0, sizeof P);
+    P.density_scale = 10.0f;
+    P.density_max = 2.0f;
+    VptDensityFormat f;
+    REQUIRE(vpt_density_format_parse("u8", &f) == 0);
+    vpt_density_format_fold_params(f, 2.0f, &P);
+    CHECK_NEAR(P.density_scale * dec[4], 20.0, 1e-5);
+    CHECK(P.density_max == 1.0f);
+    CHECK(vpt_density_format_parse("f64", &f) != 0);
+}
+
+TEST(config_majorant_and_density_keys)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,majorant=grid16,density=u16", &c) == 0);
+    CHECK_EQ_INT(c.majorant, 16);
+    CHECK_EQ_INT(c.density, VPT_DENSITY_U16);
+    char buf[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK_STR_CONTAINS(buf, "lookahead=1,majorant=grid16,density=u16");
+    VptConfig back;
+    REQUIRE(vpt_config_parse(buf, &back) == 0);
+    CHECK(vpt_config_equal(&c, &back));
+    /* the defaults keep the old canonical text */
+    REQUIRE(vpt_config_parse("naiveSK,majorant=global,density=f32", &c) == 0);
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK(strstr(buf, "majorant") == NULL && strstr(buf, "density") == NULL);
+    CHECK(vpt_config_parse("naiveSK,majorant=grid5", &c) != 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32");
+    CHECK(vpt_config_parse("naiveSK,density=f64", &c) != 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "f32, f16, u16, u8");
+    c = vpt_config_default();
+    c.majorant = 12;
+    CHECK(vpt_config_check(&c) != 0);
+}
+
+/* Transmittance through the grid walk: the fraction of flights that leave
+ * the box along a ray equals exp(-integral of sigma_t), the integral taken by
+ * fine quadrature of the filtered density, on a sparse random volume (empty
+ * cells and dense ones) with 4-voxel cells. 24 rays x 20,000 flights; each
+ * ray's count is tested at 5 sigma of the binomial (plus the quadrature's
+ * error): a false alarm has probability below 24 x 6e-7. */
+TEST(majorant_grid_transmittance)
+{
+    const int nx = 20, ny = 12, nz = 16;
+    float *d = random_volume(nx, ny, nz, 21u);
+    REQUIRE(d);
+    float dmax = 0.0f;
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++) dmax = d[i] > dmax ? d[i] : dmax;
+    VptMajorantGrid g;
+    REQUIRE(vpt_majorant_grid_build(d, nx, ny, nz, 4, VPT_DENSITY_F32, dmax, 1, &g) == 0);
+    VptParams P;
+    memset(&P, 0, sizeof P);
+    P.box_min = vpt_v3(-1.0f, -0.6f, -0.8f);
+    P.box_max = vpt_v3(1.0f, 0.6f, 0.8f);
+    P.inv_extent = vpt_v3(0.5f, 1.0f / 1.2f, 1.0f / 1.6f);
+    P.density_scale = 0.6f;
+    P.density_max = dmax;
+    P.free_path_unit = VPT_LN2 / (P.density_scale * dmax);
+    vpt_params_set_majorant_grid(&P, &g, nx, ny, nz);
+    VptMedium m = medium_of(nx, ny, nz, d, g.m);
+    uint32_t s = 17u;
+    int fails = 0, tested = 0;
+    for (int r = 0; r < 24; r++) {
+        vpt_vec3 o = vpt_v3(-0.9f + 1.8f * frand(&s), -0.5f + frand(&s), -0.7f + 1.4f * frand(&s));
+        vpt_vec3 dir = vpt_normalize(vpt_v3(frand(&s) - 0.5f, frand(&s) - 0.5f, frand(&s) - 0.5f));
+        float t0, t1;
+        int a0, a1;
+        REQUIRE(vpt_box_intersect(P.box_min, P.box_max, o, dir, &t0, &t1, &a0, &a1));
+        vpt_vec3 ou, du;
+        vpt_woodcock_ray(&P, o, dir, &ou, &du);
+        double tau = 0.0;
+        const int K = 20000;
+        for (int k = 0; k < K; k++) {
+            double t = t1 * (k + 0.5) / K;
+            tau += vpt_medium_density(&m, vpt_woodcock_point(ou, du, (float)t));
+        }
+        const double T = exp(-tau * t1 / K * P.density_scale);
+        const int N = 20000;
+        int escaped = 0;
+        for (int i = 0; i < N; i++) {
+            vpt_u32 draw = 0;
+            vpt_u64 steps = 0;
+            float t = vpt_woodcock(&P, &m, o, dir, 0.0f, t1, (vpt_u64)(r * N + i), &draw, &steps);
+            escaped += t >= t1;
+        }
+        const double f = (double)escaped / N, se = sqrt(T * (1 - T) / N);
+        tested++;
+        if (fabs(f - T) > 5 * se + 1e-3) {
+            fails++;
+            CHECK_MSG(0, "ray %d: %.5f escaped, expected %.5f +- %.5f", r, f, T, se);
+        }
+    }
+    CHECK_EQ_INT(tested, 24);
+    vpt_majorant_grid_free(&g);
+    free(d);
+}
