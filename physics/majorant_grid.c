@@ -75,6 +75,71 @@ static void columns_range(void *arg, size_t lo, size_t hi)
         }
 }
 
+/* Empty cubes: the radius k of the largest cube of (2k - 1)^3 cells
+ * centred on an empty cell that holds only empty cells (cells outside the
+ * grid count as empty: the flight ends there anyway), up to
+ * VPT_MAJORANT_EMPTY_REACH_MAX, by repeated separable 3x3x3 minimum filters:
+ * r(c) = 1 + min over c's neighbourhood of r, 0 on non-empty cells. */
+typedef struct {
+    const int *n;
+    const float *src;
+    float *dst;
+    int axis;
+} MinPass;
+
+static void min_pass_range(void *arg, size_t lo, size_t hi)
+{
+    const MinPass *p = arg;
+    const int nx = p->n[0], ny = p->n[1], nz = p->n[2];
+    const size_t stride = p->axis == 0 ? 1 : p->axis == 1 ? (size_t)nx : (size_t)nx * ny;
+    const int len = p->n[p->axis];
+    for (size_t z = lo; z < hi; z++)
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++) {
+                const size_t i = (size_t)x + (size_t)nx * ((size_t)y + (size_t)ny * z);
+                const int pos = p->axis == 0 ? x : p->axis == 1 ? y : (int)z;
+                float m = p->src[i];
+                const float out = (float)VPT_MAJORANT_EMPTY_REACH_MAX;
+                const float a = pos > 0 ? p->src[i - stride] : out, b = pos < len - 1 ? p->src[i + stride] : out;
+                m = a < m ? a : m;
+                m = b < m ? b : m;
+                p->dst[i] = m;
+            }
+    (void)nz;
+}
+
+static int empty_reach(VptMajorantGrid *g, int threads)
+{
+    float *r = vpt_malloc(g->count * sizeof(float)), *t = vpt_malloc(g->count * sizeof(float));
+    if (!r || !t) {
+        free(r);
+        free(t);
+        return -1;
+    }
+    for (size_t i = 0; i < g->count; i++) r[i] = g->m[i] > 0.0f ? 0.0f : (float)VPT_MAJORANT_EMPTY_REACH_MAX;
+    for (int pass = 0; pass < VPT_MAJORANT_EMPTY_REACH_MAX; pass++) {
+        MinPass p = {g->n, r, t, 0};
+        vpt_parallel_for((size_t)g->n[2], threads, min_pass_range, &p);
+        p = (MinPass){g->n, t, r, 1};
+        vpt_parallel_for((size_t)g->n[2], threads, min_pass_range, &p);
+        p = (MinPass){g->n, r, t, 2};
+        vpt_parallel_for((size_t)g->n[2], threads, min_pass_range, &p);
+        int changed = 0;
+        for (size_t i = 0; i < g->count; i++) {
+            float v = g->m[i] > 0.0f ? 0.0f : t[i] + 1.0f;
+            v = v > (float)VPT_MAJORANT_EMPTY_REACH_MAX ? (float)VPT_MAJORANT_EMPTY_REACH_MAX : v;
+            changed |= v != r[i];
+            r[i] = v;
+        }
+        if (!changed) break;
+    }
+    for (size_t i = 0; i < g->count; i++)
+        if (!(g->m[i] > 0.0f)) g->m[i] = -r[i];
+    free(r);
+    free(t);
+    return 0;
+}
+
 int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, VptDensityFormat f, float dmax,
                             int threads, VptMajorantGrid *out)
 {
@@ -99,6 +164,10 @@ int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, Vp
     free(b.slices);
     out->cell = cell;
     memcpy(out->n, b.n, sizeof b.n);
+    if (empty_reach(out, threads)) {
+        vpt_majorant_grid_free(out);
+        return -1;
+    }
     return 0;
 }
 
@@ -118,8 +187,8 @@ void vpt_majorant_grid_stats(const VptMajorantGrid *g, float density_max, double
     size_t empty = 0;
     double sum = 0.0;
     for (size_t i = 0; i < g->count; i++) {
-        empty += g->m[i] == 0.0f;
-        sum += g->m[i];
+        empty += g->m[i] <= 0.0f;
+        sum += g->m[i] > 0.0f ? g->m[i] : 0.0f;
     }
     *empty_fraction = g->count ? (double)empty / (double)g->count : 0.0;
     *mean_over_max = g->count && density_max > 0.0f ? sum / (double)g->count / density_max : 0.0;

@@ -10,8 +10,12 @@
  * points up to half a voxel outside the cell, more than the walk's rounding
  * at a face. The value is then raised by a relative 2^-12 so that the texture
  * hardware's own rounding of the filtered value cannot exceed it (costs
- * 0.02% more null steps); a cell whose support is all zero stays exactly 0
- * and is crossed without a step.
+ * 0.02% more null steps). A cell whose support is all zero is empty: it
+ * stores -k instead, where k >= 1 is the radius of the cube of (2k - 1)^3
+ * cells around it that are all empty (capped at
+ * VPT_MAJORANT_EMPTY_REACH_MAX), so that the walk crosses empty space a
+ * cube at a time instead of a cell at a time; a value's majorant is
+ * max(value, 0).
  *
  * Built on the host by separable maxima (x, then y, then z windows) on all
  * cores. Lifecycle: build fills *out (caller frees); free releases it. */
@@ -25,6 +29,7 @@
 
 #define VPT_MAJORANT_CELL_MIN 1
 #define VPT_MAJORANT_CELL_MAX 1024
+#define VPT_MAJORANT_EMPTY_REACH_MAX 16
 
 typedef struct {
     int cell;          /* C: voxels per cell edge */

@@ -13,11 +13,14 @@
  *                       (a compact texture format folds its scale into
  *                       density_scale, see harness/density_format.h).
  *   vpt_medium_albedo   the single-scattering albedo, filtered likewise.
- *   vpt_medium_majorant the majorant of cell `cell` of the majorant grid
+ *   vpt_medium_majorant the value of cell `cell` of the majorant grid
  *                       (x fastest over params.mg_cells), in the density's
- *                       units: no density the medium returns at a point of
- *                       that cell, or within half a voxel of it, exceeds it.
- *                       Only called when params.mg_cells[0] > 0. */
+ *                       units: the cell's majorant m > 0 (no density the
+ *                       medium returns at a point of that cell, or within
+ *                       half a voxel of it, exceeds it), or for an empty
+ *                       cell -k, k >= 1 the radius of the cube of empty
+ *                       cells around it (physics/majorant_grid.h). Only
+ *                       called when params.mg_cells[0] > 0. */
 #ifndef VPT_MEDIUM_H
 #define VPT_MEDIUM_H
 

@@ -182,86 +182,121 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
 
 /* ------------------------------------------------------- the majorant grid */
 
+/* A flight's ray in the grid's cell coordinates q = uvw * mg_per_uvw:
+ * q = oq + t / iq per axis (iq = 1 / (du mg_per_uvw); 0 for an axis the ray
+ * does not move along). Computed once per flight. */
+typedef struct {
+    float oq[3], iq[3];
+} VptMajorantRay;
+
+VPT_FN VptMajorantRay vpt_majorant_ray(const VptParams *P, vpt_vec3 ou, vpt_vec3 du)
+{
+    VptMajorantRay R;
+    const float o[3] = {ou.x, ou.y, ou.z}, d[3] = {du.x, du.y, du.z};
+    for (int a = 0; a < 3; a++) {
+        R.oq[a] = o[a] * P->mg_per_uvw[a];
+        R.iq[a] = d[a] != 0.0f ? vpt_divf(1.0f, d[a] * P->mg_per_uvw[a]) : 0.0f;
+    }
+    return R;
+}
+
 /* A flight's walk through the majorant grid's cells (a 3D DDA,
- * Amanatides and Woo 1987, in the grid's cell coordinates
- * q = uvw * mg_per_uvw): the cell the walk is in, the ray's interval
- * [t_enter, t_exit] in it and the optical depth tau at both ends. A small
- * value type: a lane keeps one per flight, cooperative groups pass it
- * between lanes. */
+ * Amanatides and Woo 1987): the cell (or block of empty cells) the walk is
+ * in, the ray's interval [t_enter, t_exit] in it and the optical depth tau at
+ * both ends. Empty space is crossed in blocks: a cell whose majorant is 0
+ * stores the radius k of the cube of (2k - 1)^3 empty cells around it
+ * (physics/majorant_grid.h), and the walk leaves that whole cube in one
+ * move. A small value type: a lane keeps one per flight, cooperative groups
+ * pass it between lanes. */
 typedef struct {
     int c[3];           /* the current cell */
-    int axis;           /* the axis whose face the ray leaves the cell by; -1: the flight's end, tmax */
+    int axis;           /* the axis whose face the walk leaves by; -1: the flight's end, tmax */
+    int reach;          /* k - 1: the cells beyond c on each side that the current move spans */
     float t_enter, t_exit;
     float tau_enter, tau_exit;
     float t_per_tau;    /* distance per unit of tau in the cell: 1 / (majorant tau_per_density) */
     float majorant;     /* the cell's majorant, the scale of its steps' acceptance levels */
 } VptMajorantWalk;
 
-/* Completes the walk's cell: its exit distance and face, majorant, and the
- * optical depth at its exit. Distances to the faces are computed from the
- * cell index each time (not accumulated), so rounding never drifts. */
-VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float tmax,
+/* Completes the walk's move from cell c: reads the cell, then the exit
+ * distance and face of the cell (or of its empty cube), and the optical
+ * depth at the exit. Distances come from the cell index each time, never
+ * accumulated, so rounding never drifts; no division but the cell's one. */
+VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float tmax,
                                     VptMajorantWalk *w)
 {
-    const float o[3] = {ou.x, ou.y, ou.z}, d[3] = {du.x, du.y, du.z};
+    const vpt_u32 cell = (vpt_u32)w->c[0] + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->c[1] + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->c[2]);
+    const float v = vpt_medium_majorant(M, cell);
+    const float m = vpt_fmaxf(v, 0.0f);
+    const int reach = v < 0.0f ? (int)(-v) - 1 : 0;
     float te = tmax;
     int ax = -1;
     for (int a = 0; a < 3; a++) {
-        if (d[a] == 0.0f) continue;
-        const float face = (float)(w->c[a] + (d[a] > 0.0f ? 1 : 0));
-        const float ta = vpt_divf(face - o[a] * P->mg_per_uvw[a], d[a] * P->mg_per_uvw[a]);
+        if (R->iq[a] == 0.0f) continue;
+        const float face = (float)(R->iq[a] > 0.0f ? w->c[a] + reach + 1 : w->c[a] - reach);
+        const float ta = (face - R->oq[a]) * R->iq[a];
         if (ta < te) {
             te = ta;
             ax = a;
         }
     }
-    const vpt_u32 cell = (vpt_u32)w->c[0] + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->c[1] + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->c[2]);
-    const float m = vpt_medium_majorant(M, cell);
     const float rate = m * P->tau_per_density; /* tau per unit distance */
     w->axis = ax;
+    w->reach = reach;
     w->t_exit = te;
     w->majorant = m;
     w->tau_exit = w->tau_enter + vpt_fmaxf(te - w->t_enter, 0.0f) * rate;
     w->t_per_tau = rate > 0.0f ? vpt_divf(1.0f, rate) : 0.0f;
 }
 
+/* The cell of the ray's point at distance t on axis a, clamped to [lo, hi]. */
+VPT_FN int vpt_majorant_cell_at(const VptMajorantRay *R, int a, float t, int lo, int hi)
+{
+    const float q = R->iq[a] != 0.0f ? vpt_fmaf(t, vpt_divf(1.0f, R->iq[a]), R->oq[a]) : R->oq[a];
+    const float f = vpt_fminf(vpt_fmaxf(q, (float)lo), (float)hi); /* NaN -> lo */
+    return (int)f;
+}
+
 /* Starts a flight's walk at distance t0 (tau = 0 there) in the cell that
  * holds the point; a point on a face may land in either neighbour, which is
  * safe because a cell's majorant bounds the density half a voxel beyond it. */
-VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t0,
+VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float t0,
                                     float tmax, VptMajorantWalk *w)
 {
-    const vpt_vec3 p = vpt_v3(vpt_fmaf(du.x, t0, ou.x), vpt_fmaf(du.y, t0, ou.y), vpt_fmaf(du.z, t0, ou.z));
-    const float q[3] = {p.x * P->mg_per_uvw[0], p.y * P->mg_per_uvw[1], p.z * P->mg_per_uvw[2]};
-    for (int a = 0; a < 3; a++) {
-        /* clamped before the conversion: NaN and far-off points stay defined */
-        const float f = vpt_fminf(vpt_fmaxf(q[a], 0.0f), (float)(P->mg_cells[a] - 1));
-        w->c[a] = (int)f;
-    }
+    for (int a = 0; a < 3; a++) w->c[a] = vpt_majorant_cell_at(R, a, t0, 0, P->mg_cells[a] - 1);
     w->t_enter = t0;
     w->tau_enter = 0.0f;
-    vpt_majorant_walk_enter(P, M, ou, du, tmax, w);
+    vpt_majorant_walk_enter(P, M, R, tmax, w);
 }
 
 /* The flight's distance where the majorant's optical depth reaches tau (tau
  * never below the last one asked for): walks on through the cells it needs,
- * crossing empty ones (majorant 0) in one step each. Sets *majorant to the
- * majorant of the cell it ends in. Past the last cell (the flight left the
- * box) it returns tmax from then on, with majorant 0: the step stops there
+ * crossing empty space a cube at a time. Sets *majorant to the majorant of
+ * the cell it ends in. Past the last cell (the flight left the box) it
+ * returns tmax from then on, with majorant 0: the step stops there
  * (vpt_woodcock_stops) whatever its density. */
-VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float tmax,
+VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float tmax,
                                   VptMajorantWalk *w, float tau, float *majorant)
 {
     while (!(tau < w->tau_exit)) {
         const int a = w->axis;
         int inside = a >= 0;
         if (inside) {
-            const float d = a == 0 ? du.x : a == 1 ? du.y : du.z;
-            w->c[a] += d > 0.0f ? 1 : -1;
+            const int step = R->iq[a] > 0.0f ? w->reach + 1 : -w->reach - 1;
+            if (w->reach > 0) { /* left an empty cube: the other axes from the exit point, within the cube */
+                for (int b = 0; b < 3; b++)
+                    if (b != a) {
+                        const int lo = w->c[b] - w->reach > 0 ? w->c[b] - w->reach : 0;
+                        const int hi = w->c[b] + w->reach < P->mg_cells[b] - 1 ? w->c[b] + w->reach : P->mg_cells[b] - 1;
+                        w->c[b] = vpt_majorant_cell_at(R, b, w->t_exit, lo, hi);
+                    }
+            }
+            w->c[a] += step;
             inside = w->c[a] >= 0 && w->c[a] < P->mg_cells[a];
         }
         if (!inside) {
             w->axis = -1;
+            w->reach = 0;
             w->t_enter = tmax;
             w->tau_exit = 3.0e38f;
             w->t_per_tau = 0.0f;
@@ -270,7 +305,7 @@ VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, vpt_ve
         }
         w->t_enter = w->t_exit;
         w->tau_enter = w->tau_exit;
-        vpt_majorant_walk_enter(P, M, ou, du, tmax, w);
+        vpt_majorant_walk_enter(P, M, R, tmax, w);
     }
     *majorant = w->majorant;
     return vpt_fmaf(tau - w->tau_enter, w->t_per_tau, w->t_enter);
@@ -283,8 +318,8 @@ VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, vpt_ve
  * draws, counts and return contract as vpt_woodcock_batch; *tau and *w carry
  * the flight to the next batch. */
 VPT_FN int vpt_woodcock_batch_grid(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du,
-                                   VptMajorantWalk *w, float *tau, float *t, float tmax, VptStepStream ss,
-                                   vpt_u32 *draw)
+                                   const VptMajorantRay *R, VptMajorantWalk *w, float *tau, float *t, float tmax,
+                                   VptStepStream ss, vpt_u32 *draw)
 {
     float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
     float tc = *tau;
@@ -300,7 +335,7 @@ VPT_FN int vpt_woodcock_batch_grid(const VptParams *P, const VptMedium *M, vpt_v
         }
         tc = tc + vpt_woodcock_free_path_x(wx);
         float m;
-        tt[k] = vpt_majorant_walk_to(P, M, ou, du, tmax, w, tc, &m);
+        tt[k] = vpt_majorant_walk_to(P, M, R, tmax, w, tc, &m);
         level[k] = vpt_woodcock_level(wy, m);
     }
     for (int k = 0; k < VPT_LOOKAHEAD; k++)
@@ -329,10 +364,11 @@ VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vp
     const VptStepStream ss = vpt_step_stream(P->seed, path);
     const vpt_u32 first = *draw;
     if (vpt_uses_grid(P)) {
+        const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
         VptMajorantWalk w;
         float tau = 0.0f;
-        vpt_majorant_walk_start(P, M, ou, du, t, tmax, &w);
-        while (!vpt_woodcock_batch_grid(P, M, ou, du, &w, &tau, &t, tmax, ss, draw)) {
+        vpt_majorant_walk_start(P, M, &R, t, tmax, &w);
+        while (!vpt_woodcock_batch_grid(P, M, ou, du, &R, &w, &tau, &t, tmax, ss, draw)) {
         }
     } else {
         while (!vpt_woodcock_batch(P, M, ou, du, &t, tmax, ss, draw)) {

@@ -40,6 +40,7 @@ TEST_TIMEOUT(gpu_every_estimator_every_scene_passes_the_gate, 1200)
         REQUIRE_MSG(s, "%s: %s", *name, vpt_errmsg());
         REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", *name, vpt_errmsg());
         unsigned long long global_steps = 0;
+        int verdict[5][4] = {{0}}; /* 1: the estimator's reference was rejected */
         for (int m = 0; m < 5; m++)
             for (int d = 0; d < 4; d++)
                 for (int k = 0; k < (int)(sizeof schedules / sizeof schedules[0]); k++) {
@@ -50,8 +51,21 @@ TEST_TIMEOUT(gpu_every_estimator_every_scene_passes_the_gate, 1200)
                     VptEvalResult r;
                     REQUIRE_MSG(vpt_evaluator_run(e, &c, &r) == 0, "%s %s: session broke: %s", *name, text,
                                 vpt_errmsg());
-                    CHECK_MSG(r.status == VPT_STATUS_OK, "%s %s: %s: %s", *name, text, vpt_status_name(r.status),
-                              r.reason);
+                    /* a grid never changes the estimate (f32 grids must pass);
+                     * a quantising format may, and is then rejected with the
+                     * measured difference, for every schedule alike */
+                    const int rejected = r.status == VPT_STATUS_INVALID_OUTPUT &&
+                                         strstr(r.reason, "changes the image beyond the noise") && d > 0;
+                    if (rejected) {
+                        if (k == 0) vpt_test_log("%s %s: %s", *name, text, r.reason);
+                        CHECK_MSG(k == 0 || verdict[m][d] == 0, "%s %s: rejected after another schedule passed", *name,
+                                  text);
+                        verdict[m][d] = 1;
+                    } else {
+                        CHECK_MSG(r.status == VPT_STATUS_OK, "%s %s: %s: %s", *name, text, vpt_status_name(r.status),
+                                  r.reason);
+                        CHECK_MSG(verdict[m][d] == 0, "%s %s: passed after another schedule was rejected", *name, text);
+                    }
                     if (m == 0 && d == 0 && k == 0) global_steps = r.steps;
                     if (r.status == VPT_STATUS_OK && k == 0 && d == 0)
                         vpt_test_log("%s majorant=%s: %.2f steps per ray", *name, majorants[m],

@@ -75,7 +75,7 @@ TEST(majorant_grid_bounds_the_filtered_density_in_every_cell_and_format)
                 for (size_t cell = 0; cell < g.count; cell++) {
                     const int c[3] = {(int)(cell % (size_t)g.n[0]), (int)(cell / (size_t)g.n[0] % (size_t)g.n[1]),
                                       (int)(cell / ((size_t)g.n[0] * g.n[1]))};
-                    empty_cells += g.m[cell] == 0.0f;
+                    empty_cells += g.m[cell] <= 0.0f;
                     for (int k = 0; k < 40; k++) {
                         /* a point of the cell, or up to 0.49 voxel beyond one of its faces */
                         float uvw[3];
@@ -85,12 +85,29 @@ TEST(majorant_grid_bounds_the_filtered_density_in_every_cell_and_format)
                             uvw[a] = v / (float)nv[a];
                         }
                         float val = vpt_medium_density(&m, vpt_v3(uvw[0], uvw[1], uvw[2]));
-                        if (!(val <= g.m[cell]))
+                        if (!(val <= (g.m[cell] > 0.0f ? g.m[cell] : 0.0f)))
                             CHECK_MSG(0, "%dx%dx%d C=%d %s: cell %zu majorant %.9g < density %.9g at (%g %g %g)", nx, ny,
                                       nz, C, vpt_density_format_name((VptDensityFormat)f), cell, g.m[cell], val,
                                       uvw[0], uvw[1], uvw[2]);
                         checked++;
                     }
+                }
+                /* an empty cell's cube of radius k holds only empty cells */
+                for (size_t cell = 0; cell < g.count; cell++) {
+                    if (g.m[cell] > 0.0f) continue;
+                    CHECK(g.m[cell] <= -1.0f && g.m[cell] >= -(float)VPT_MAJORANT_EMPTY_REACH_MAX);
+                    const int k = (int)(-g.m[cell]);
+                    const int c[3] = {(int)(cell % (size_t)g.n[0]), (int)(cell / (size_t)g.n[0] % (size_t)g.n[1]),
+                                      (int)(cell / ((size_t)g.n[0] * g.n[1]))};
+                    for (int z = c[2] - k + 1; z <= c[2] + k - 1; z++)
+                        for (int y = c[1] - k + 1; y <= c[1] + k - 1; y++)
+                            for (int x = c[0] - k + 1; x <= c[0] + k - 1; x++) {
+                                if (x < 0 || y < 0 || z < 0 || x >= g.n[0] || y >= g.n[1] || z >= g.n[2]) continue;
+                                const float v = g.m[(size_t)x + (size_t)g.n[0] * ((size_t)y + (size_t)g.n[1] * z)];
+                                if (v > 0.0f)
+                                    CHECK_MSG(0, "cell %zu claims an empty cube of radius %d, but (%d %d %d) is %g",
+                                              cell, k, x, y, z, v);
+                            }
                 }
                 vpt_majorant_grid_free(&g);
                 free(d);
@@ -120,7 +137,8 @@ static double majorant_depth(const VptParams *P, const VptMajorantGrid *g, vpt_v
             double q = p[a] * P->mg_per_uvw[a];
             c[a] = q < 0 ? 0 : q >= P->mg_cells[a] ? P->mg_cells[a] - 1 : (int)q;
         }
-        sum += g->m[(size_t)c[0] + (size_t)g->n[0] * ((size_t)c[1] + (size_t)g->n[1] * c[2])];
+        const float v = g->m[(size_t)c[0] + (size_t)g->n[0] * ((size_t)c[1] + (size_t)g->n[1] * c[2])];
+        sum += v > 0.0f ? v : 0.0f;
     }
     return sum * h * P->tau_per_density;
 }
@@ -179,14 +197,15 @@ TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
         t0 = t0 > 0.0f ? t0 : 0.0f;
         vpt_vec3 ou, du;
         vpt_woodcock_ray(&P, rays[r].o, rays[r].d, &ou, &du);
+        const VptMajorantRay R = vpt_majorant_ray(&P, ou, du);
         VptMajorantWalk w;
-        vpt_majorant_walk_start(&P, &m, ou, du, t0, t1, &w);
+        vpt_majorant_walk_start(&P, &m, &R, t0, t1, &w);
         const double total = majorant_depth(&P, &g, ou, du, t0, t1, 200000);
         float prev = t0;
         for (int k = 1; k <= 40; k++) {
             const float tau = (float)(total * k / 41.0);
             float maj;
-            const float t = vpt_majorant_walk_to(&P, &m, ou, du, t1, &w, tau, &maj);
+            const float t = vpt_majorant_walk_to(&P, &m, &R, t1, &w, tau, &maj);
             CHECK_MSG(t >= prev - 1e-5f && t <= t1 + 1e-5f, "ray %d: t %.7g after %.7g, tmax %.7g", r, t, prev, t1);
             const double back = majorant_depth(&P, &g, ou, du, t0, t, 20000);
             CHECK_MSG(fabs(back - tau) <= 2e-3 * (1.0 + total), "ray %d: tau %.6g walked to t %.6g whose depth is %.6g",
@@ -200,8 +219,8 @@ TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
             prev = t;
         }
         float maj;
-        CHECK(vpt_majorant_walk_to(&P, &m, ou, du, t1, &w, (float)(total * 1.001 + 1e-3), &maj) == t1);
-        CHECK(vpt_majorant_walk_to(&P, &m, ou, du, t1, &w, 1e30f, &maj) == t1);
+        CHECK(vpt_majorant_walk_to(&P, &m, &R, t1, &w, (float)(total * 1.001 + 1e-3), &maj) == t1);
+        CHECK(vpt_majorant_walk_to(&P, &m, &R, t1, &w, 1e30f, &maj) == t1);
         CHECK(maj == 0.0f);
         walks++;
     }
@@ -300,8 +319,9 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
             const float t_b = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_b, &steps_b);
             vpt_vec3 ou, du;
             vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
+            const VptMajorantRay R = vpt_majorant_ray(&p, ou, du);
             VptMajorantWalk w;
-            vpt_majorant_walk_start(&p, &m, ou, du, t0, tmax, &w);
+            vpt_majorant_walk_start(&p, &m, &R, t0, tmax, &w);
             const int c0[3] = {w.c[0], w.c[1], w.c[2]};
             const VptStepStream ss = vpt_step_stream(p.seed, a.path);
             float tau = 0.0f, t;
@@ -311,7 +331,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
                 vpt_woodcock_step_words(ss, draw, &wx, &wy);
                 tau = tau + vpt_woodcock_free_path_x(wx);
                 float maj;
-                t = vpt_majorant_walk_to(&p, &m, ou, du, tmax, &w, tau, &maj);
+                t = vpt_majorant_walk_to(&p, &m, &R, tmax, &w, tau, &maj);
                 draw++;
                 float dens = vpt_medium_density(&m, vpt_woodcock_point(ou, du, t));
                 if (vpt_woodcock_stops(t, tmax, vpt_woodcock_level(wy, maj), dens)) break;
