@@ -184,19 +184,22 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
 
 /* A flight's ray in the grid's cell coordinates q = uvw * mg_per_uvw:
  * q = oq + t / iq per axis (iq = 1 / (du mg_per_uvw); 0 for an axis the ray
- * does not move along). Computed once per flight. */
+ * does not move along). Computed once per flight. The walk's types keep one
+ * scalar per axis and pick an axis by selection, never by a runtime array
+ * index, which would put them in local memory on the GPU. */
 typedef struct {
-    float oq[3], iq[3];
+    vpt_vec3 oq, iq;
 } VptMajorantRay;
+
+VPT_FN float vpt_axis(vpt_vec3 v, int a) { return a == 0 ? v.x : a == 1 ? v.y : v.z; }
 
 VPT_FN VptMajorantRay vpt_majorant_ray(const VptParams *P, vpt_vec3 ou, vpt_vec3 du)
 {
     VptMajorantRay R;
-    const float o[3] = {ou.x, ou.y, ou.z}, d[3] = {du.x, du.y, du.z};
-    for (int a = 0; a < 3; a++) {
-        R.oq[a] = o[a] * P->mg_per_uvw[a];
-        R.iq[a] = d[a] != 0.0f ? vpt_divf(1.0f, d[a] * P->mg_per_uvw[a]) : 0.0f;
-    }
+    const float gx = P->mg_per_uvw[0], gy = P->mg_per_uvw[1], gz = P->mg_per_uvw[2];
+    R.oq = vpt_v3(ou.x * gx, ou.y * gy, ou.z * gz);
+    R.iq = vpt_v3(du.x != 0.0f ? vpt_divf(1.0f, du.x * gx) : 0.0f, du.y != 0.0f ? vpt_divf(1.0f, du.y * gy) : 0.0f,
+                  du.z != 0.0f ? vpt_divf(1.0f, du.z * gz) : 0.0f);
     return R;
 }
 
@@ -209,7 +212,7 @@ VPT_FN VptMajorantRay vpt_majorant_ray(const VptParams *P, vpt_vec3 ou, vpt_vec3
  * move. A small value type: a lane keeps one per flight, cooperative groups
  * pass it between lanes. */
 typedef struct {
-    int c[3];           /* the current cell */
+    int cx, cy, cz;     /* the current cell */
     int axis;           /* the axis whose face the walk leaves by; -1: the flight's end, tmax */
     int reach;          /* k - 1: the cells beyond c on each side that the current move spans */
     float t_enter, t_exit;
@@ -218,27 +221,41 @@ typedef struct {
     float majorant;     /* the cell's majorant, the scale of its steps' acceptance levels */
 } VptMajorantWalk;
 
-/* Completes the walk's move from cell c: reads the cell, then the exit
+/* The distance at which the ray leaves cells c - reach .. c + reach of one
+ * axis (iq, oq: that axis' components); 3e38 when it does not move along it. */
+VPT_FN float vpt_majorant_face(int c, int reach, float oq, float iq)
+{
+    const float face = (float)(iq > 0.0f ? c + reach + 1 : c - reach);
+    return iq != 0.0f ? (face - oq) * iq : 3.0e38f;
+}
+
+/* Completes the walk's move from its cell: reads the cell, then the exit
  * distance and face of the cell (or of its empty cube), and the optical
  * depth at the exit. Distances come from the cell index each time, never
  * accumulated, so rounding never drifts; no division but the cell's one. */
 VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float tmax,
                                     VptMajorantWalk *w)
 {
-    const vpt_u32 cell = (vpt_u32)w->c[0] + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->c[1] + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->c[2]);
+    const vpt_u32 cell = (vpt_u32)w->cx + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->cy + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->cz);
     const float v = vpt_medium_majorant(M, cell);
     const float m = vpt_fmaxf(v, 0.0f);
     const int reach = v < 0.0f ? (int)(-v) - 1 : 0;
+    const float tx = vpt_majorant_face(w->cx, reach, R->oq.x, R->iq.x);
+    const float ty = vpt_majorant_face(w->cy, reach, R->oq.y, R->iq.y);
+    const float tz = vpt_majorant_face(w->cz, reach, R->oq.z, R->iq.z);
     float te = tmax;
     int ax = -1;
-    for (int a = 0; a < 3; a++) {
-        if (R->iq[a] == 0.0f) continue;
-        const float face = (float)(R->iq[a] > 0.0f ? w->c[a] + reach + 1 : w->c[a] - reach);
-        const float ta = (face - R->oq[a]) * R->iq[a];
-        if (ta < te) {
-            te = ta;
-            ax = a;
-        }
+    if (tx < te) {
+        te = tx;
+        ax = 0;
+    }
+    if (ty < te) {
+        te = ty;
+        ax = 1;
+    }
+    if (tz < te) {
+        te = tz;
+        ax = 2;
     }
     const float rate = m * P->tau_per_density; /* tau per unit distance */
     w->axis = ax;
@@ -249,13 +266,16 @@ VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, cons
     w->t_per_tau = rate > 0.0f ? vpt_divf(1.0f, rate) : 0.0f;
 }
 
-/* The cell of the ray's point at distance t on axis a, clamped to [lo, hi]. */
-VPT_FN int vpt_majorant_cell_at(const VptMajorantRay *R, int a, float t, int lo, int hi)
+/* The cell of the ray's point at distance t on one axis (oq, iq: that
+ * axis' components), clamped to [lo, hi]. */
+VPT_FN int vpt_majorant_cell_at(float oq, float iq, float t, int lo, int hi)
 {
-    const float q = R->iq[a] != 0.0f ? vpt_fmaf(t, vpt_divf(1.0f, R->iq[a]), R->oq[a]) : R->oq[a];
+    const float q = iq != 0.0f ? vpt_fmaf(t, vpt_divf(1.0f, iq), oq) : oq;
     const float f = vpt_fminf(vpt_fmaxf(q, (float)lo), (float)hi); /* NaN -> lo */
     return (int)f;
 }
+
+VPT_FN int vpt_clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* Starts a flight's walk at distance t0 (tau = 0 there) in the cell that
  * holds the point; a point on a face may land in either neighbour, which is
@@ -263,10 +283,38 @@ VPT_FN int vpt_majorant_cell_at(const VptMajorantRay *R, int a, float t, int lo,
 VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float t0,
                                     float tmax, VptMajorantWalk *w)
 {
-    for (int a = 0; a < 3; a++) w->c[a] = vpt_majorant_cell_at(R, a, t0, 0, P->mg_cells[a] - 1);
+    w->cx = vpt_majorant_cell_at(R->oq.x, R->iq.x, t0, 0, P->mg_cells[0] - 1);
+    w->cy = vpt_majorant_cell_at(R->oq.y, R->iq.y, t0, 0, P->mg_cells[1] - 1);
+    w->cz = vpt_majorant_cell_at(R->oq.z, R->iq.z, t0, 0, P->mg_cells[2] - 1);
     w->t_enter = t0;
     w->tau_enter = 0.0f;
     vpt_majorant_walk_enter(P, M, R, tmax, w);
+}
+
+/* One move of the walk past its exit face; 0 when that leaves the grid. */
+VPT_FN int vpt_majorant_walk_next(const VptParams *P, const VptMajorantRay *R, VptMajorantWalk *w)
+{
+    const int a = w->axis, r = w->reach;
+    if (a < 0) return 0;
+    if (r > 0) { /* left an empty cube: the other axes from the exit point, within the cube */
+        const float t = w->t_exit;
+        if (a != 0)
+            w->cx = vpt_majorant_cell_at(R->oq.x, R->iq.x, t, vpt_clampi(w->cx - r, 0, P->mg_cells[0] - 1),
+                                         vpt_clampi(w->cx + r, 0, P->mg_cells[0] - 1));
+        if (a != 1)
+            w->cy = vpt_majorant_cell_at(R->oq.y, R->iq.y, t, vpt_clampi(w->cy - r, 0, P->mg_cells[1] - 1),
+                                         vpt_clampi(w->cy + r, 0, P->mg_cells[1] - 1));
+        if (a != 2)
+            w->cz = vpt_majorant_cell_at(R->oq.z, R->iq.z, t, vpt_clampi(w->cz - r, 0, P->mg_cells[2] - 1),
+                                         vpt_clampi(w->cz + r, 0, P->mg_cells[2] - 1));
+    }
+    const int step = vpt_axis(R->iq, a) > 0.0f ? r + 1 : -r - 1;
+    const int c = (a == 0 ? w->cx : a == 1 ? w->cy : w->cz) + step;
+    const int n = a == 0 ? P->mg_cells[0] : a == 1 ? P->mg_cells[1] : P->mg_cells[2];
+    w->cx = a == 0 ? c : w->cx;
+    w->cy = a == 1 ? c : w->cy;
+    w->cz = a == 2 ? c : w->cz;
+    return c >= 0 && c < n;
 }
 
 /* The flight's distance where the majorant's optical depth reaches tau (tau
@@ -279,22 +327,7 @@ VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const 
                                   VptMajorantWalk *w, float tau, float *majorant)
 {
     while (!(tau < w->tau_exit)) {
-        const int a = w->axis;
-        int inside = a >= 0;
-        if (inside) {
-            const int step = R->iq[a] > 0.0f ? w->reach + 1 : -w->reach - 1;
-            if (w->reach > 0) { /* left an empty cube: the other axes from the exit point, within the cube */
-                for (int b = 0; b < 3; b++)
-                    if (b != a) {
-                        const int lo = w->c[b] - w->reach > 0 ? w->c[b] - w->reach : 0;
-                        const int hi = w->c[b] + w->reach < P->mg_cells[b] - 1 ? w->c[b] + w->reach : P->mg_cells[b] - 1;
-                        w->c[b] = vpt_majorant_cell_at(R, b, w->t_exit, lo, hi);
-                    }
-            }
-            w->c[a] += step;
-            inside = w->c[a] >= 0 && w->c[a] < P->mg_cells[a];
-        }
-        if (!inside) {
+        if (!vpt_majorant_walk_next(P, R, w)) {
             w->axis = -1;
             w->reach = 0;
             w->t_enter = tmax;

@@ -24,8 +24,8 @@ fi
 cfgs=$out/estimator-configs.txt
 : > "$cfgs"
 for sched in ${SCHEDULES:-regenerationSK-thread regenerationSK-warp,block=1024,grid=1,threshold=50,lookahead=4,coop=4 regenerationSK-warp,block=256,lookahead=4,coop=8}; do
-  for m in global grid4 grid8 grid16 grid32; do
-    for d in f32 f16 u16 u8; do echo "$sched,majorant=$m,density=$d" >> "$cfgs"; done
+  for m in ${MAJORANTS:-global grid4 grid8 grid16 grid32}; do
+    for d in ${DENSITIES:-f32 f16 u16 u8}; do echo "$sched,majorant=$m,density=$d" >> "$cfgs"; done
   done
 done
 for s in "${scenes[@]}"; do

@@ -322,7 +322,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
             const VptMajorantRay R = vpt_majorant_ray(&p, ou, du);
             VptMajorantWalk w;
             vpt_majorant_walk_start(&p, &m, &R, t0, tmax, &w);
-            const int c0[3] = {w.c[0], w.c[1], w.c[2]};
+            const int c0[3] = {w.cx, w.cy, w.cz};
             const VptStepStream ss = vpt_step_stream(p.seed, a.path);
             float tau = 0.0f, t;
             vpt_u32 draw = a.draw;
@@ -336,7 +336,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
                 float dens = vpt_medium_density(&m, vpt_woodcock_point(ou, du, t));
                 if (vpt_woodcock_stops(t, tmax, vpt_woodcock_level(wy, maj), dens)) break;
             }
-            multi_cell += memcmp(c0, w.c, sizeof c0) != 0;
+            multi_cell += c0[0] != w.cx || c0[1] != w.cy || c0[2] != w.cz;
             CHECK_MSG(memcmp(&t, &t_b, sizeof t) == 0, "path %llu: t %.9g vs %.9g", (unsigned long long)id, t, t_b);
             CHECK_EQ_INT(draw, draw_b);
             CHECK_EQ_INT(draw - a.draw, steps_b);
