@@ -280,12 +280,19 @@ VPT_FN int vpt_clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi 
 /* Starts a flight's walk at distance t0 (tau = 0 there) in the cell that
  * holds the point; a point on a face may land in either neighbour, which is
  * safe because a cell's majorant bounds the density half a voxel beyond it. */
-VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float t0,
-                                    float tmax, VptMajorantWalk *w)
+VPT_FN int vpt_majorant_cell_of(float u, float per_uvw, int n)
 {
-    w->cx = vpt_majorant_cell_at(R->oq.x, R->iq.x, t0, 0, P->mg_cells[0] - 1);
-    w->cy = vpt_majorant_cell_at(R->oq.y, R->iq.y, t0, 0, P->mg_cells[1] - 1);
-    w->cz = vpt_majorant_cell_at(R->oq.z, R->iq.z, t0, 0, P->mg_cells[2] - 1);
+    const float f = vpt_fminf(vpt_fmaxf(u * per_uvw, 0.0f), (float)(n - 1)); /* NaN -> 0 */
+    return (int)f;
+}
+
+VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, vpt_vec3 ou,
+                                    vpt_vec3 du, float t0, float tmax, VptMajorantWalk *w)
+{
+    const vpt_vec3 p = vpt_woodcock_point(ou, du, t0);
+    w->cx = vpt_majorant_cell_of(p.x, P->mg_per_uvw[0], P->mg_cells[0]);
+    w->cy = vpt_majorant_cell_of(p.y, P->mg_per_uvw[1], P->mg_cells[1]);
+    w->cz = vpt_majorant_cell_of(p.z, P->mg_per_uvw[2], P->mg_cells[2]);
     w->t_enter = t0;
     w->tau_enter = 0.0f;
     vpt_majorant_walk_enter(P, M, R, tmax, w);
@@ -400,7 +407,7 @@ VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vp
         const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
         VptMajorantWalk w;
         float tau = 0.0f;
-        vpt_majorant_walk_start(P, M, &R, t, tmax, &w);
+        vpt_majorant_walk_start(P, M, &R, ou, du, t, tmax, &w);
         while (!vpt_woodcock_batch_grid(P, M, ou, du, &R, &w, &tau, &t, tmax, ss, draw)) {
         }
     } else {

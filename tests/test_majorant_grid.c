@@ -199,7 +199,7 @@ TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
         vpt_woodcock_ray(&P, rays[r].o, rays[r].d, &ou, &du);
         const VptMajorantRay R = vpt_majorant_ray(&P, ou, du);
         VptMajorantWalk w;
-        vpt_majorant_walk_start(&P, &m, &R, t0, t1, &w);
+        vpt_majorant_walk_start(&P, &m, &R, ou, du, t0, t1, &w);
         const double total = majorant_depth(&P, &g, ou, du, t0, t1, 200000);
         float prev = t0;
         for (int k = 1; k <= 40; k++) {
@@ -321,7 +321,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
             vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
             const VptMajorantRay R = vpt_majorant_ray(&p, ou, du);
             VptMajorantWalk w;
-            vpt_majorant_walk_start(&p, &m, &R, t0, tmax, &w);
+            vpt_majorant_walk_start(&p, &m, &R, ou, du, t0, tmax, &w);
             const int c0[3] = {w.cx, w.cy, w.cz};
             const VptStepStream ss = vpt_step_stream(p.seed, a.path);
             float tau = 0.0f, t;

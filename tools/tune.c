@@ -23,6 +23,7 @@
 #include "tuner/cache.h"
 #include "tuner/gpu_eval.h"
 #include "tuner/search.h"
+#include "tuner/estimators.h"
 #include "tuner/space.h"
 #include "tuner/t4.h"
 #include "tuner/tune.h"
@@ -71,6 +72,10 @@ static void usage(FILE *fp)
             "  --seed N          search seed (default 1)\n"
             "  --space DIM=V,..  restrict a dimension (schedule, maxrregcount, ppt, block, grid,\n"
             "                    threshold, sortkey, lookahead, coop); may repeat\n"
+            "  --estimators L    the estimators to choose from (majorant grid, density format):\n"
+            "                    all (default on a GPU), global (the thesis' only; default with\n"
+            "                    --replay), or MAJORANT:DENSITY,... e.g. global:f32,grid8:u8;\n"
+            "                    screened on the start config and on the search's best\n"
             "  --width W --height H --spp N    workload (default: the scene's thesis workload)\n"
             "  --cache FILE      evaluations cache (default results/<gpu>/tune/<scene>.jsonl)\n"
             "  --fresh           start a new cache (the old one is kept as FILE.prevN)\n"
@@ -96,6 +101,8 @@ typedef struct {
     VptRenderSettings rs;
     const char *space[16];
     int nspace;
+    VptEstimator estimators[VPT_ESTIMATORS_MAX];
+    int n_estimators; /* -1: the default (all on a GPU, global with --replay) */
 } Options;
 
 static int parse_budget(const char *v, Options *o)
@@ -124,6 +131,7 @@ static int parse_args(int argc, char **argv, Options *o)
     o->rs.seed = 1;
     o->rs.rr_depth = -1;
     o->strategy = DEFAULT_STRATEGY;
+    o->n_estimators = -1;
     int budget_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -162,6 +170,11 @@ static int parse_args(int argc, char **argv, Options *o)
             if (vpt_parse_int(v, 1, 16384, "--height", &o->rs.height)) return -1;
         } else if (!strcmp(a, "--spp")) {
             if (vpt_parse_int(v, 1, 1 << 20, "--spp", &o->rs.spp)) return -1;
+        } else if (!strcmp(a, "--estimators")) {
+            if ((o->n_estimators = vpt_estimators_parse(v, o->estimators)) < 0) {
+                vpt_error_prefix("--estimators");
+                return -1;
+            }
         } else if (!strcmp(a, "--space")) {
             if (o->nspace == 16) return vpt_fail("--space: at most 16 restrictions");
             if (!strchr(v, '=')) return vpt_fail("--space: expected DIM=V1,V2,... (got '%s')", v);
@@ -202,6 +215,18 @@ static VptSpace *make_space(const Options *o, VptSpace *base)
         return NULL;
     }
     return s;
+}
+
+/* The estimator stage's list: the one given, else all estimators on a GPU
+ * and the recording's only (the global majorant, f32) in a replay. A list
+ * of global:f32 alone needs no screening. */
+static void set_estimators(Options *o, VptTuneOptions *to, int replay)
+{
+    if (o->n_estimators < 0) o->n_estimators = vpt_estimators_parse(replay ? "global" : "all", o->estimators);
+    int only_global = o->n_estimators == 1 && o->estimators[0].majorant == 0 &&
+                      o->estimators[0].density == VPT_DENSITY_F32;
+    to->estimators = o->estimators;
+    to->n_estimators = only_global ? 0 : (size_t)o->n_estimators;
 }
 
 static void search_options(const Options *o, VptSearchOptions *so)
@@ -247,7 +272,7 @@ static int finish(const Options *o, const VptTuneResult *res, const VptCache *ca
     return 0;
 }
 
-static int run_replay(const Options *o)
+static int run_replay(Options *o)
 {
     VptReplay *r = vpt_replay_open(o->replay);
     if (!r) return 1;
@@ -278,6 +303,7 @@ static int run_replay(const Options *o)
     to.evaluate_ctx = r;
     to.cache = cache;
     search_options(o, &to.search);
+    set_estimators(o, &to, 1);
     to.search.prefetch = vpt_replay_prefetch; /* compiles overlap as on a GPU */
     to.search.prefetch_user = r;
     to.top_k = o->top;
@@ -364,9 +390,10 @@ static int run_gpu(Options *o)
         fprintf(stderr, "%s: use --fresh to start a new cache (the old file is kept), or --cache FILE\n", prog);
         goto out;
     }
-    printf("tuning %s on %s (driver %s, NVRTC %s, commit %s): %ux%u, %d spp; strategy %s; space of %zu configs\n",
+    printf("tuning %s on %s (driver %s, NVRTC %s, commit %s): %ux%u, %d spp; strategy %s; space of %zu schedule "
+           "configs x %d estimators\n",
            scene->name, prov.gpu_name, prov.driver, prov.nvrtc, prov.commit, prov.width, prov.height, prov.spp,
-           o->strategy, vpt_space_size(space));
+           o->strategy, vpt_space_size(space), o->n_estimators < 0 ? VPT_ESTIMATORS_MAX : o->n_estimators);
     printf("cache %s (%zu evaluations already there)\n", cache_path, vpt_cache_count(cache));
     VptTuneOptions to;
     vpt_tune_options_init(&to);
@@ -382,6 +409,7 @@ static int run_gpu(Options *o)
     to.report = stdout;
     to.remeasure = vpt_gpu_eval_remeasure;
     to.remeasure_ctx = g;
+    set_estimators(o, &to, 0);
     VptTuneResult res;
     if (vpt_tune_run(&to, &res)) {
         vpt_report_error(prog);

@@ -66,3 +66,23 @@ int vpt_tune_provenance_match(const VptTuneProvenance *a, const VptTuneProvenanc
         if (n[i].x != n[i].y) return vpt_fail("%s: recorded %lld, this run %lld", n[i].field, n[i].x, n[i].y);
     return 0;
 }
+
+/* An evaluator's record made safe to cache and to rank: the config and
+ * fidelity asked for, a finite cost, and no "ok" without a time. */
+void vpt_eval_record_sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity)
+{
+    r->config = *c;
+    r->fidelity = fidelity;
+    r->reason[VPT_REASON_MAX - 1] = '\0';
+    r->time[VPT_TIMESTAMP_MAX - 1] = '\0';
+    if ((int)r->status < 0 || r->status >= VPT_STATUS_COUNT) {
+        r->status = VPT_STATUS_RUNTIME;
+        snprintf(r->reason, sizeof r->reason, "evaluator returned an unknown status");
+    }
+    if (!isfinite(r->cost_s) || r->cost_s < 0) r->cost_s = 0;
+    if (r->status == VPT_STATUS_OK && !(isfinite(r->time_ms) && r->time_ms > 0)) {
+        r->status = VPT_STATUS_RUNTIME;
+        snprintf(r->reason, sizeof r->reason, "evaluator reported ok without a time");
+    }
+    if (!r->time[0]) vpt_timestamp_now(r->time, sizeof r->time);
+}

@@ -68,6 +68,11 @@ double vpt_eval_objective(const VptEvalRecord *r);
 /* Writes the current UTC time, "2025-01-31T12:34:56Z", into buf. */
 void vpt_timestamp_now(char *buf, size_t size);
 
+/* An evaluator's record made safe to cache and to rank: the config and
+ * fidelity asked for, a finite cost, a valid status, no "ok" without a
+ * time, and a timestamp. */
+void vpt_eval_record_sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity);
+
 /* An evaluator measures config c at a fidelity and fills *out (starting from
  * vpt_eval_record_init), whatever the config's fate: a config that fails to
  * compile or launch is a record with that status and a reason, and the call

@@ -127,26 +127,6 @@ static int push_eval(Engine *e, const VptEvalRecord *r)
     return 0;
 }
 
-/* An evaluator's record made safe to cache and to rank: the config and
- * fidelity asked for, a finite cost, and no "ok" without a time. */
-static void sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity)
-{
-    r->config = *c;
-    r->fidelity = fidelity;
-    r->reason[VPT_REASON_MAX - 1] = '\0';
-    r->time[VPT_TIMESTAMP_MAX - 1] = '\0';
-    if ((int)r->status < 0 || r->status >= VPT_STATUS_COUNT) {
-        r->status = VPT_STATUS_RUNTIME;
-        snprintf(r->reason, sizeof r->reason, "evaluator returned an unknown status");
-    }
-    if (!isfinite(r->cost_s) || r->cost_s < 0) r->cost_s = 0;
-    if (r->status == VPT_STATUS_OK && !(isfinite(r->time_ms) && r->time_ms > 0)) {
-        r->status = VPT_STATUS_RUNTIME;
-        snprintf(r->reason, sizeof r->reason, "evaluator reported ok without a time");
-    }
-    if (!r->time[0]) vpt_timestamp_now(r->time, sizeof r->time);
-}
-
 /* Evaluates member m at fidelity (see search.h for what counts). Returns 1
  * with its objective in *obj, or 0 when the search must stop (budget,
  * interrupt, stall, error: e->res->stop says which). */
@@ -172,7 +152,10 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
         stop(e, VPT_STOP_BUDGET);
         return 0;
     }
-    const VptConfig *cfg = vpt_space_point(e->space, m);
+    VptConfig stamped = *vpt_space_point(e->space, m);
+    stamped.majorant = e->o->majorant;
+    stamped.density = e->o->density;
+    const VptConfig *cfg = &stamped;
     VptEvalRecord rec;
     const VptEvalRecord *hit = e->cache ? vpt_cache_find(e->cache, cfg, fidelity) : NULL;
     if (hit) {
@@ -185,7 +168,7 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
             return 0;
         }
         res->evaluated++;
-        sanitize(&rec, cfg, fidelity);
+        vpt_eval_record_sanitize(&rec, cfg, fidelity);
         if (e->cache && vpt_cache_append(e->cache, &rec)) {
             stop(e, VPT_STOP_ERROR);
             return 0;
@@ -238,7 +221,10 @@ static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
     size_t k = 0;
     for (size_t i = 0; i < n && left > 0; i++) {
         if (visited(e, members[i], fidelity)) continue;
-        const VptConfig *c = vpt_space_point(e->space, members[i]);
+        VptConfig stamped = *vpt_space_point(e->space, members[i]);
+        stamped.majorant = o->majorant;
+        stamped.density = o->density;
+        const VptConfig *c = &stamped;
         if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
         int dup = 0;
         for (size_t j = 0; j < k && !dup; j++) dup = vpt_config_equal(&cfgs[j], c);

@@ -177,6 +177,14 @@ typedef struct {
     void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
     void *prefetch_user;
 
+    /* The estimator (codegen/config.h: majorant, density) every member is
+     * evaluated with: the space holds schedules, and the tune driver
+     * chooses the estimator (tuner/estimators.h). It is stamped onto each
+     * member before the cache, the evaluator and prefetch see it, so rows
+     * say what was measured. vpt_search_options_init: global, f32. */
+    int majorant;
+    VptDensityFormat density;
+
     /* Polled between evaluations (e.g. set by a SIGINT handler); NULL: none. */
     const volatile sig_atomic_t *interrupt;
     void (*progress)(void *user, const VptSearchProgress *p);

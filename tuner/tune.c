@@ -153,6 +153,17 @@ void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k)
     free(top);
 }
 
+/* The config the estimators are first screened on: the search's start (the
+ * thesis' default schedule) when the space holds it, else its first member. */
+static int screen_start(const VptSpace *space, VptConfig *out)
+{
+    if (vpt_config_parse("regenerationSK", out) == 0 && vpt_space_index_of(space, out) >= 0) return 1;
+    vpt_error_clear();
+    if (vpt_space_size(space) == 0) return 0;
+    *out = *vpt_space_point(space, 0);
+    return 1;
+}
+
 int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
 {
     memset(out, 0, sizeof *out);
@@ -164,8 +175,60 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     } else {
         so.progress = NULL;
     }
+    /* the estimator stage (tuner/estimators.h), step 1: on the start config */
+    VptEvalRecord *screened = NULL;
+    size_t n_screened = 0;
+    double screen_s = 0;
+    VptConfig start;
+    int screening = o->n_estimators > 0;
+    if (screening && screen_start(o->space, &start)) {
+        VptEstimator e = {so.majorant, so.density};
+        if (vpt_estimators_screen(&start, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx, o->cache,
+                                  &screened, &n_screened, &screen_s, &e)) {
+            free(screened);
+            return -1;
+        }
+        so.majorant = e.majorant;
+        so.density = e.density;
+        if (o->progress)
+            fprintf(o->progress, "[tune] estimators screened on %s: %s:%s is the fastest\n",
+                    vpt_config_schedule_name(&start), vpt_majorant_name(e.majorant), vpt_density_name(e.density));
+        /* the screening is charged to the budget */
+        if (so.max_seconds > 0) so.max_seconds = so.max_seconds > screen_s ? so.max_seconds - screen_s : 1e-3;
+        if (so.max_evals) so.max_evals = so.max_evals > n_screened ? so.max_evals - n_screened : 1;
+    }
     int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &out->search);
-    const VptSearchResult *s = &out->search;
+    VptSearchResult *s = &out->search;
+    /* step 2: every estimator on the search's best schedule; all screenings
+     * are ranked with the search's records */
+    if (screening && rc == 0 && s->found) {
+        VptEstimator e = {so.majorant, so.density};
+        if (vpt_estimators_screen(&s->best.config, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx,
+                                  o->cache, &screened, &n_screened, &screen_s, &e))
+            rc = -1;
+    }
+    if (screening && n_screened > 0) {
+        VptEvalRecord *all = realloc(s->evals, (s->n_evals + n_screened) * sizeof *all);
+        if (all) s->evals = all;
+        VptTracePoint *tr = all ? realloc(s->trace, (s->n_evals + n_screened) * sizeof *tr) : NULL;
+        if (!all || !tr) {
+            free(screened);
+            return vpt_fail("out of memory merging the estimator screenings");
+        }
+        s->trace = tr;
+        s->seconds += screen_s;
+        for (size_t i = 0; i < n_screened; i++) {
+            if (vpt_eval_objective(&screened[i]) < (s->found ? vpt_eval_objective(&s->best) : INFINITY)) {
+                s->best = screened[i];
+                s->found = 1;
+            }
+            s->evals[s->n_evals] = screened[i];
+            s->trace[s->n_evals] = (VptTracePoint){s->n_evals + 1, s->seconds,
+                                                   s->found ? vpt_eval_objective(&s->best) : INFINITY};
+            s->n_evals++;
+        }
+    }
+    free(screened);
     if (o->progress) {
         VptSearchProgress p = {
             .evals = s->n_evals,

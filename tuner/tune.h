@@ -28,6 +28,7 @@
 #define VPT_TUNER_TUNE_H
 
 #include "tuner/cache.h"
+#include "tuner/estimators.h"
 #include "tuner/search.h"
 
 #include <stdio.h>
@@ -47,6 +48,12 @@ typedef struct {
     FILE *report;             /* NULL: no table */
     VptRemeasureFn remeasure; /* NULL: rank by the search's measurements */
     void *remeasure_ctx;
+    /* The estimators to choose from (tuner/estimators.h: screened on the
+     * search's start config, stamped onto the search, screened again on its
+     * best); n_estimators 0: the search's own (search.majorant/density),
+     * no screening. */
+    const VptEstimator *estimators;
+    size_t n_estimators;
 } VptTuneOptions;
 
 void vpt_tune_options_init(VptTuneOptions *o);

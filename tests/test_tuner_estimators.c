@@ -1,0 +1,112 @@
+/* The tune driver's estimator stage (tuner/estimators.h) on the test
+ * double: the estimator is screened, stamped onto the search and screened
+ * again; every cache row says which estimator it measured; the list
+ * parser names what is wrong. */
+#include "tests/harness/test.h"
+#include "tests/test_tuner_double.h"
+
+#include "base/error.h"
+#include "tuner/cache.h"
+#include "tuner/estimators.h"
+#include "tuner/tune.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The double's time scaled per estimator: grid16:u16 fastest for the
+ * thesis' default schedule, grid8:u8 for every other schedule (so only the
+ * second screening finds the winner's estimator), u8 rejected on the
+ * multi-kernel schedules (a format that changes the image). */
+typedef struct {
+    TdCtx td;
+    long estimator_calls[5][4];
+} EstCtx;
+
+static int est_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    EstCtx *e = ctx;
+    int m = c->majorant == 0 ? 0 : c->majorant == 4 ? 1 : c->majorant == 8 ? 2 : c->majorant == 16 ? 3 : 4;
+    e->estimator_calls[m][c->density]++;
+    if (td_evaluate(&e->td, c, fidelity, out)) return -1;
+    if (out->status != VPT_STATUS_OK) return 0;
+    const int thread_default = c->regen == VPT_REGEN_THREAD && c->block == 256 && c->ppt == 1;
+    double f = 1.0 - 0.02 * m - 0.01 * (int)c->density;
+    if (thread_default && c->majorant == 16 && c->density == VPT_DENSITY_U16) f = 0.7;
+    if (!thread_default && c->majorant == 8 && c->density == VPT_DENSITY_U8) f = 0.6;
+    if (c->kernels == VPT_KERNELS_MULTI && c->density == VPT_DENSITY_U8) {
+        out->status = VPT_STATUS_INVALID_OUTPUT;
+        snprintf(out->reason, sizeof out->reason, "the estimator changes the image beyond the noise");
+        return 0;
+    }
+    out->time_ms *= f;
+    return 0;
+}
+
+TEST(tuner_estimators_screened_stamped_and_rescreened)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    char cache_path[600];
+    snprintf(cache_path, sizeof cache_path, "%s/est.jsonl", vpt_test_tmpdir());
+    VptTuneProvenance prov = td_provenance();
+    VptCache *cache = vpt_cache_open(cache_path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE(cache);
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    int n = vpt_estimators_parse("all", est);
+    REQUIRE(n == 20);
+    EstCtx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = est_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.cache = cache;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_evals = 80;
+    o.estimators = est;
+    o.n_estimators = (size_t)n;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE(r.have_winner);
+    /* the first screening chose grid16:u16, so the search ran with it ... */
+    CHECK(ctx.estimator_calls[3][VPT_DENSITY_U16] > 20);
+    /* ... and the second found grid8:u8 better for the search's best */
+    CHECK_EQ_INT(r.winner.config.majorant, 8);
+    CHECK_EQ_INT(r.winner.config.density, VPT_DENSITY_U8);
+    CHECK(r.winner.config.regen != VPT_REGEN_THREAD || r.winner.config.block != 256);
+    /* the budget counts the screenings: 20 + the search's 60 + 20 */
+    CHECK_EQ_INT(r.search.n_evals, 100);
+    /* every evaluation is one cache row, under the config it measured */
+    CHECK_EQ_INT(vpt_cache_count(cache), ctx.td.calls);
+    const VptEvalRecord *hit = vpt_cache_find(cache, &r.winner.config, 1);
+    REQUIRE(hit);
+    CHECK(hit->time_ms == r.search.best.time_ms);
+    vpt_tune_result_free(&r);
+    /* the same command again: everything comes from the cache */
+    long calls = ctx.td.calls;
+    REQUIRE(vpt_tune_run(&o, &r) == 0);
+    CHECK_EQ_INT(ctx.td.calls, calls);
+    CHECK_EQ_INT(r.winner.config.majorant, 8);
+    vpt_tune_result_free(&r);
+    vpt_cache_close(cache);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_estimators_parse)
+{
+    VptEstimator e[VPT_ESTIMATORS_MAX];
+    CHECK_EQ_INT(vpt_estimators_parse("global", e), 1);
+    CHECK(e[0].majorant == 0 && e[0].density == VPT_DENSITY_F32);
+    CHECK_EQ_INT(vpt_estimators_parse("global:f32,grid8:u8,grid32:f16", e), 3);
+    CHECK(e[1].majorant == 8 && e[1].density == VPT_DENSITY_U8);
+    CHECK(vpt_estimators_parse("grid8", e) < 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "MAJORANT:DENSITY");
+    CHECK(vpt_estimators_parse("grid9:u8", e) < 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "grid9");
+    CHECK(vpt_estimators_parse("grid8:u12", e) < 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "u12");
+    CHECK(vpt_estimators_parse("grid8:u8,grid8:u8", e) < 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "twice");
+    CHECK(vpt_estimators_parse("", e) < 0);
+}
