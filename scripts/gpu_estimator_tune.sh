@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The estimators' payoff on one scene (issue 16), in one call on the GPU:
+# the default tune with every estimator against the same tune restricted to
+# the thesis' estimator (global majorant, f32), each with its own cache, then
+# both winners measured again side by side in one bench session (and the
+# roofline probe), so their times compare on the same GPU and run.
+#   scripts/gpu_estimator_tune.sh OUTDIR BUDGET SCENE-ARGS...
+#   e.g. scripts/gpu_estimator_tune.sh $OUT/manix 90s --scene manix
+#        scripts/gpu_estimator_tune.sh $OUT/head 90s --volume data/ct/head.mhd --like manix
+# Writes OUTDIR/tune-{all,global}.log, their caches and best files, and
+# OUTDIR/winners.jsonl (bench rows of both winners).
+set -uo pipefail
+out=${1:?usage: gpu_estimator_tune.sh OUTDIR BUDGET SCENE-ARGS...}
+budget=${2:?budget}
+shift 2
+mkdir -p "$out"
+export VPT_CACHE_DIR=${VPT_CACHE_DIR:-/tmp/vptune-cubin}
+for est in all global; do
+  ./bin/tune "$@" --budget "$budget" --estimators "$est" --cache "$out/tune-$est.jsonl" --no-save --quiet \
+    > "$out/tune-$est.log" 2>&1
+  echo "== tune --estimators $est: exit $?"
+  grep -E "^tuning|estimators screened|evaluations|^   1 " "$out/tune-$est.log" | cut -c1-220
+done
+: > "$out/winners.txt"
+for est in all global; do
+  awk '/^rank +time_ms/{f=1;next} f&&/^ +1 /{print $NF; exit}' "$out/tune-$est.log" >> "$out/winners.txt"
+done
+cat "$out/winners.txt"
+./bin/bench "$@" --configs "$out/winners.txt" --roofline --max-time 4 -o "$out/winners.jsonl" --quiet 2>&1 | tail -8
