@@ -34,7 +34,7 @@ int vpt_gate_statistical(const float *img, const float *img_var, const float *re
     memset(rep, 0, sizeof *rep);
     if (!img_var && !ref_var) return vpt_fail("internal error: statistical gate needs a variance image");
     int nb = 0;
-    double z2sum = 0;
+    double z2sum = 0, ta = 0, tr = 0;
     for (int by = 0; by + b <= h; by += b)
         for (int bx = 0; bx + b <= w; bx += b)
             for (int c = 0; c < 3; c++) {
@@ -50,6 +50,8 @@ int vpt_gate_statistical(const float *img, const float *img_var, const float *re
                         va += vi;
                         vr += vrr;
                     }
+                ta += sa;
+                tr += sr;
                 double var = va + vr;
                 double diff = sa - sr;
                 double z = var > 0 ? diff / sqrt(var) : (fabs(diff) < 1e-6 * (fabs(sr) + 1e-6) ? 0.0 : INFINITY);
@@ -60,6 +62,7 @@ int vpt_gate_statistical(const float *img, const float *img_var, const float *re
     if (rep->nonfinite) return vpt_fail("invalid output: %d non-finite pixel values", rep->nonfinite);
     if (nb == 0) return vpt_fail("statistical gate: image %dx%d is smaller than one %dx%d block", w, h, b, b);
     rep->mean_block_z2 = z2sum / nb;
+    rep->mean_rel_diff = tr != 0 ? fabs(ta - tr) / fabs(tr) : fabs(ta);
     double bound = 1.0 + 5.0 * sqrt(2.0 / nb);
     if (rep->max_block_z > zmax || rep->mean_block_z2 > bound)
         return vpt_fail("invalid output: image disagrees with the reference statistically "

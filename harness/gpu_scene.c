@@ -148,7 +148,7 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, VptGpuMajorantGrid *out)
+static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, float tau_per_density, VptGpuMajorantGrid *out)
 {
     const VptScene *s = g->scene;
     VptMajorantGrid h;
@@ -162,9 +162,11 @@ static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, VptGpuMajoran
                             &out->empty_fraction, &out->mean_over_max);
     char what[64];
     snprintf(what, sizeof what, "the majorant grid of %d-voxel cells", cell);
-    int rc = check_free(g, h.count * sizeof(float), what) ||
-             VPT_CU_TRY(cuMemAlloc, &out->cells, h.count * sizeof(float)) ||
-             VPT_CU_TRY(cuMemcpyHtoD, out->cells, h.m, h.count * sizeof(float));
+    float *cells = vpt_majorant_grid_cells(&h, tau_per_density);
+    const size_t bytes = 2 * h.count * sizeof(float);
+    int rc = !cells || check_free(g, bytes, what) || VPT_CU_TRY(cuMemAlloc, &out->cells, bytes) ||
+             VPT_CU_TRY(cuMemcpyHtoD, out->cells, cells, bytes);
+    free(cells);
     if (rc) {
         if (out->cells) vpt_cu.cuMemFree(out->cells);
         out->cells = 0;
@@ -173,7 +175,7 @@ static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, VptGpuMajoran
         return -1;
     }
     memcpy(out->n, h.n, sizeof h.n);
-    g->bytes += h.count * sizeof(float);
+    g->bytes += bytes;
     vpt_majorant_grid_free(&h);
     return 0;
 }
@@ -198,7 +200,7 @@ int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, cons
     out->mean_density = g->mean_density / vpt_density_format_unit(format, s->density_max);
     if (cell > 0) {
         VptGpuMajorantGrid *gr = &g->grids[log2_of(cell)][format];
-        if (!gr->cells && make_grid(g, format, cell, gr)) return -1;
+        if (!gr->cells && make_grid(g, format, cell, P->tau_per_density, gr)) return -1;
         VptMajorantGrid shape = {cell, {gr->n[0], gr->n[1], gr->n[2]}, 0, NULL};
         vpt_params_set_majorant_grid(P, &shape, s->nx, s->ny, s->nz);
         out->majorant = gr->cells;

@@ -171,6 +171,18 @@ int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, Vp
     return 0;
 }
 
+float *vpt_majorant_grid_cells(const VptMajorantGrid *g, float tau_per_density)
+{
+    float *c = vpt_malloc(2 * (g->count ? g->count : 1) * sizeof *c);
+    if (!c) return NULL;
+    for (size_t i = 0; i < g->count; i++) {
+        const float v = g->m[i];
+        c[2 * i] = v;
+        c[2 * i + 1] = v > 0.0f ? 1.0f / (v * tau_per_density) : 0.0f;
+    }
+    return c;
+}
+
 void vpt_params_set_majorant_grid(VptParams *P, const VptMajorantGrid *g, int nx, int ny, int nz)
 {
     const int nv[3] = {nx, ny, nz};

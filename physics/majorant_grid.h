@@ -48,6 +48,12 @@ typedef struct {
 int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, VptDensityFormat f, float dmax,
                             int threads, VptMajorantGrid *out);
 
+/* The cells as the medium interface reads them (physics/vpt_medium.h):
+ * 2 * count floats, (value, t_per_tau) per cell with t_per_tau =
+ * 1 / (value tau_per_density) for a cell with a majorant, else 0. NULL
+ * with a message when out of memory; the caller frees it. */
+float *vpt_majorant_grid_cells(const VptMajorantGrid *g, float tau_per_density);
+
 /* Sets P's grid fields (mg_cells, mg_per_uvw, tau_per_density) for g over a
  * volume of nx * ny * nz voxels; g NULL: the global majorant. */
 void vpt_params_set_majorant_grid(VptParams *P, const VptMajorantGrid *g, int nx, int ny, int nz);

@@ -19,8 +19,12 @@
  *                       medium returns at a point of that cell, or within
  *                       half a voxel of it, exceeds it), or for an empty
  *                       cell -k, k >= 1 the radius of the cube of empty
- *                       cells around it (physics/majorant_grid.h). Only
- *                       called when params.mg_cells[0] > 0. */
+ *                       cells around it (physics/majorant_grid.h); and in
+ *                       *t_per_tau the distance per unit of optical depth
+ *                       at the majorant, 1 / (m tau_per_density) (0 when
+ *                       empty), computed once on the host
+ *                       (vpt_majorant_grid_cells). Only called when
+ *                       params.mg_cells[0] > 0. */
 #ifndef VPT_MEDIUM_H
 #define VPT_MEDIUM_H
 
@@ -29,6 +33,6 @@
 typedef struct VptMedium VptMedium;
 VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
-VPT_FN float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell);
+VPT_FN float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float *t_per_tau);
 
 #endif

@@ -182,24 +182,34 @@ VPT_FN int vpt_woodcock_batch(const VptParams *P, const VptMedium *M, vpt_vec3 o
 
 /* ------------------------------------------------------- the majorant grid */
 
-/* A flight's ray in the grid's cell coordinates q = uvw * mg_per_uvw:
- * q = oq + t / iq per axis (iq = 1 / (du mg_per_uvw); 0 for an axis the ray
- * does not move along). Computed once per flight. The walk's types keep one
- * scalar per axis and pick an axis by selection, never by a runtime array
- * index, which would put them in local memory on the GPU. */
+/* A flight's ray in the grid's cell coordinates q = uvw * mg_per_uvw, as
+ * the DDA needs it: the distance at which the ray reaches the far face of
+ * cell c on axis a is ((float)c + bq_a) * iq_a, with iq_a = 1 / (du_a
+ * mg_per_uvw_a) and bq_a = (1 if the ray moves up the axis, else 0) - oq_a
+ * (oq the ray's origin in cell coordinates); an axis the ray does not move
+ * along has bq_a = 3e38, iq_a = 1, so its face is never the nearest.
+ * Computed once per flight. The walk's types keep one scalar per axis and
+ * pick an axis by selection, never by a runtime array index, which would
+ * put them in local memory on the GPU. */
 typedef struct {
-    vpt_vec3 oq, iq;
+    vpt_vec3 bq, iq;
 } VptMajorantRay;
 
 VPT_FN float vpt_axis(vpt_vec3 v, int a) { return a == 0 ? v.x : a == 1 ? v.y : v.z; }
 
+VPT_FN void vpt_majorant_ray_axis(float o, float d, float per_uvw, float *bq, float *iq)
+{
+    const float dq = d * per_uvw;
+    *iq = dq != 0.0f ? vpt_divf(1.0f, dq) : 1.0f;
+    *bq = dq != 0.0f ? (dq > 0.0f ? 1.0f : 0.0f) - o * per_uvw : 3.0e38f;
+}
+
 VPT_FN VptMajorantRay vpt_majorant_ray(const VptParams *P, vpt_vec3 ou, vpt_vec3 du)
 {
     VptMajorantRay R;
-    const float gx = P->mg_per_uvw[0], gy = P->mg_per_uvw[1], gz = P->mg_per_uvw[2];
-    R.oq = vpt_v3(ou.x * gx, ou.y * gy, ou.z * gz);
-    R.iq = vpt_v3(du.x != 0.0f ? vpt_divf(1.0f, du.x * gx) : 0.0f, du.y != 0.0f ? vpt_divf(1.0f, du.y * gy) : 0.0f,
-                  du.z != 0.0f ? vpt_divf(1.0f, du.z * gz) : 0.0f);
+    vpt_majorant_ray_axis(ou.x, du.x, P->mg_per_uvw[0], &R.bq.x, &R.iq.x);
+    vpt_majorant_ray_axis(ou.y, du.y, P->mg_per_uvw[1], &R.bq.y, &R.iq.y);
+    vpt_majorant_ray_axis(ou.z, du.z, P->mg_per_uvw[2], &R.bq.z, &R.iq.z);
     return R;
 }
 
@@ -222,56 +232,41 @@ typedef struct {
 } VptMajorantWalk;
 
 /* The distance at which the ray leaves cells c - reach .. c + reach of one
- * axis (iq, oq: that axis' components); 3e38 when it does not move along it. */
-VPT_FN float vpt_majorant_face(int c, int reach, float oq, float iq)
+ * axis through their far face (bq, iq: that axis' components). */
+VPT_FN float vpt_majorant_face(int c, int reach, float bq, float iq)
 {
-    const float face = (float)(iq > 0.0f ? c + reach + 1 : c - reach);
-    return iq != 0.0f ? (face - oq) * iq : 3.0e38f;
+    return ((float)(iq > 0.0f ? c + reach : c - reach) + bq) * iq;
 }
 
-/* Completes the walk's move from its cell: reads the cell, then the exit
- * distance and face of the cell (or of its empty cube), and the optical
- * depth at the exit. Distances come from the cell index each time, never
- * accumulated, so rounding never drifts; no division but the cell's one. */
+/* Completes the walk's move into its cell: reads the cell's majorant and
+ * distance per unit of tau (physics/vpt_medium.h), then the exit distance
+ * and face of the cell (or of its empty cube), and the optical depth at the
+ * exit. Distances come from the cell index each time, never accumulated, so
+ * rounding never drifts; no division. */
 VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float tmax,
                                     VptMajorantWalk *w)
 {
     const vpt_u32 cell = (vpt_u32)w->cx + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->cy + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->cz);
-    const float v = vpt_medium_majorant(M, cell);
-    const float m = vpt_fmaxf(v, 0.0f);
+    float t_per_tau;
+    const float v = vpt_medium_majorant(M, cell, &t_per_tau);
     const int reach = v < 0.0f ? (int)(-v) - 1 : 0;
-    const float tx = vpt_majorant_face(w->cx, reach, R->oq.x, R->iq.x);
-    const float ty = vpt_majorant_face(w->cy, reach, R->oq.y, R->iq.y);
-    const float tz = vpt_majorant_face(w->cz, reach, R->oq.z, R->iq.z);
-    float te = tmax;
-    int ax = -1;
-    if (tx < te) {
-        te = tx;
-        ax = 0;
-    }
-    if (ty < te) {
-        te = ty;
-        ax = 1;
-    }
-    if (tz < te) {
-        te = tz;
-        ax = 2;
-    }
-    const float rate = m * P->tau_per_density; /* tau per unit distance */
-    w->axis = ax;
+    const float tx = vpt_majorant_face(w->cx, reach, R->bq.x, R->iq.x);
+    const float ty = vpt_majorant_face(w->cy, reach, R->bq.y, R->iq.y);
+    const float tz = vpt_majorant_face(w->cz, reach, R->bq.z, R->iq.z);
+    const float te = vpt_fminf(vpt_fminf(tx, ty), vpt_fminf(tz, tmax));
+    w->axis = te == tmax ? -1 : te == tx ? 0 : te == ty ? 1 : 2;
     w->reach = reach;
     w->t_exit = te;
-    w->majorant = m;
-    w->tau_exit = w->tau_enter + vpt_fmaxf(te - w->t_enter, 0.0f) * rate;
-    w->t_per_tau = rate > 0.0f ? vpt_divf(1.0f, rate) : 0.0f;
+    w->majorant = vpt_fmaxf(v, 0.0f);
+    w->t_per_tau = t_per_tau;
+    /* tau at the exit: the cell's depth is its length times majorant *
+     * tau_per_density, which is 1 / t_per_tau (0 for an empty cell) */
+    w->tau_exit = w->tau_enter + vpt_fmaxf(te - w->t_enter, 0.0f) * (w->majorant * P->tau_per_density);
 }
 
-/* The cell of the ray's point at distance t on one axis (oq, iq: that
- * axis' components), clamped to [lo, hi]. */
-VPT_FN int vpt_majorant_cell_at(float oq, float iq, float t, int lo, int hi)
+VPT_FN int vpt_majorant_cell_of(float u, float per_uvw, int lo, int hi)
 {
-    const float q = iq != 0.0f ? vpt_fmaf(t, vpt_divf(1.0f, iq), oq) : oq;
-    const float f = vpt_fminf(vpt_fmaxf(q, (float)lo), (float)hi); /* NaN -> lo */
+    const float f = vpt_fminf(vpt_fmaxf(u * per_uvw, (float)lo), (float)hi); /* NaN -> lo */
     return (int)f;
 }
 
@@ -280,39 +275,36 @@ VPT_FN int vpt_clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi 
 /* Starts a flight's walk at distance t0 (tau = 0 there) in the cell that
  * holds the point; a point on a face may land in either neighbour, which is
  * safe because a cell's majorant bounds the density half a voxel beyond it. */
-VPT_FN int vpt_majorant_cell_of(float u, float per_uvw, int n)
-{
-    const float f = vpt_fminf(vpt_fmaxf(u * per_uvw, 0.0f), (float)(n - 1)); /* NaN -> 0 */
-    return (int)f;
-}
-
 VPT_FN void vpt_majorant_walk_start(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, vpt_vec3 ou,
                                     vpt_vec3 du, float t0, float tmax, VptMajorantWalk *w)
 {
     const vpt_vec3 p = vpt_woodcock_point(ou, du, t0);
-    w->cx = vpt_majorant_cell_of(p.x, P->mg_per_uvw[0], P->mg_cells[0]);
-    w->cy = vpt_majorant_cell_of(p.y, P->mg_per_uvw[1], P->mg_cells[1]);
-    w->cz = vpt_majorant_cell_of(p.z, P->mg_per_uvw[2], P->mg_cells[2]);
+    w->cx = vpt_majorant_cell_of(p.x, P->mg_per_uvw[0], 0, P->mg_cells[0] - 1);
+    w->cy = vpt_majorant_cell_of(p.y, P->mg_per_uvw[1], 0, P->mg_cells[1] - 1);
+    w->cz = vpt_majorant_cell_of(p.z, P->mg_per_uvw[2], 0, P->mg_cells[2] - 1);
     w->t_enter = t0;
     w->tau_enter = 0.0f;
     vpt_majorant_walk_enter(P, M, R, tmax, w);
 }
 
-/* One move of the walk past its exit face; 0 when that leaves the grid. */
-VPT_FN int vpt_majorant_walk_next(const VptParams *P, const VptMajorantRay *R, VptMajorantWalk *w)
+/* One move of the walk past its exit face; 0 when that leaves the grid.
+ * Leaving an empty cube, the axes other than the exit's take the cell of
+ * the exit point, within the cube. */
+VPT_FN int vpt_majorant_walk_next(const VptParams *P, const VptMajorantRay *R, vpt_vec3 ou, vpt_vec3 du,
+                                  VptMajorantWalk *w)
 {
     const int a = w->axis, r = w->reach;
     if (a < 0) return 0;
-    if (r > 0) { /* left an empty cube: the other axes from the exit point, within the cube */
-        const float t = w->t_exit;
+    if (r > 0) {
+        const vpt_vec3 p = vpt_woodcock_point(ou, du, w->t_exit);
         if (a != 0)
-            w->cx = vpt_majorant_cell_at(R->oq.x, R->iq.x, t, vpt_clampi(w->cx - r, 0, P->mg_cells[0] - 1),
+            w->cx = vpt_majorant_cell_of(p.x, P->mg_per_uvw[0], vpt_clampi(w->cx - r, 0, P->mg_cells[0] - 1),
                                          vpt_clampi(w->cx + r, 0, P->mg_cells[0] - 1));
         if (a != 1)
-            w->cy = vpt_majorant_cell_at(R->oq.y, R->iq.y, t, vpt_clampi(w->cy - r, 0, P->mg_cells[1] - 1),
+            w->cy = vpt_majorant_cell_of(p.y, P->mg_per_uvw[1], vpt_clampi(w->cy - r, 0, P->mg_cells[1] - 1),
                                          vpt_clampi(w->cy + r, 0, P->mg_cells[1] - 1));
         if (a != 2)
-            w->cz = vpt_majorant_cell_at(R->oq.z, R->iq.z, t, vpt_clampi(w->cz - r, 0, P->mg_cells[2] - 1),
+            w->cz = vpt_majorant_cell_of(p.z, P->mg_per_uvw[2], vpt_clampi(w->cz - r, 0, P->mg_cells[2] - 1),
                                          vpt_clampi(w->cz + r, 0, P->mg_cells[2] - 1));
     }
     const int step = vpt_axis(R->iq, a) > 0.0f ? r + 1 : -r - 1;
@@ -330,11 +322,11 @@ VPT_FN int vpt_majorant_walk_next(const VptParams *P, const VptMajorantRay *R, V
  * the cell it ends in. Past the last cell (the flight left the box) it
  * returns tmax from then on, with majorant 0: the step stops there
  * (vpt_woodcock_stops) whatever its density. */
-VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float tmax,
-                                  VptMajorantWalk *w, float tau, float *majorant)
+VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, vpt_vec3 ou,
+                                  vpt_vec3 du, float tmax, VptMajorantWalk *w, float tau, float *majorant)
 {
     while (!(tau < w->tau_exit)) {
-        if (!vpt_majorant_walk_next(P, R, w)) {
+        if (!vpt_majorant_walk_next(P, R, ou, du, w)) {
             w->axis = -1;
             w->reach = 0;
             w->t_enter = tmax;
@@ -375,7 +367,7 @@ VPT_FN int vpt_woodcock_batch_grid(const VptParams *P, const VptMedium *M, vpt_v
         }
         tc = tc + vpt_woodcock_free_path_x(wx);
         float m;
-        tt[k] = vpt_majorant_walk_to(P, M, R, tmax, w, tc, &m);
+        tt[k] = vpt_majorant_walk_to(P, M, R, ou, du, tmax, w, tc, &m);
         level[k] = vpt_woodcock_level(wy, m);
     }
     for (int k = 0; k < VPT_LOOKAHEAD; k++)

@@ -37,7 +37,8 @@ struct VptMedium {
     int nx, ny, nz;
     const float *density;   /* nx * ny * nz, x fastest; borrowed */
     const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed */
-    const float *majorant;  /* the majorant grid's cells (params.mg_cells), or NULL; borrowed */
+    const float *majorant;  /* the majorant grid's cells (params.mg_cells) as (value, t_per_tau)
+                               pairs (vpt_majorant_grid_cells), or NULL; borrowed */
 };
 
 /* Points the medium at the scene's grids (no copy), with the global
@@ -53,7 +54,11 @@ static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
     m->majorant = NULL;
 }
 
-static inline float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell) { return m->majorant[cell]; }
+static inline float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float *t_per_tau)
+{
+    *t_per_tau = m->majorant[2 * (size_t)cell + 1];
+    return m->majorant[2 * (size_t)cell];
+}
 
 /* One axis of the filter: the two clamped texel indices and the quantized
  * weight of the upper one. */

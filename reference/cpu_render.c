@@ -132,7 +132,7 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     if (validate(s, p, mean_rgb) < 0) return -1;
     VptCpuRenderOptions opt = {0, VPT_PROGRESS_AUTO, NULL};
     if (o) opt = *o;
-    if (p->mg_cells[0] > 0 && !(opt.estimator && opt.estimator->grid.m))
+    if (p->mg_cells[0] > 0 && !(opt.estimator && opt.estimator->cells))
         return vpt_fail("cpu render: the parameters ask for a majorant grid but no estimator holds one");
     int nthreads = opt.threads;
     if (nthreads <= 0) {
@@ -148,7 +148,7 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     vpt_cpu_medium_init(&j.M, s);
     if (opt.estimator) {
         if (opt.estimator->density) j.M.density = opt.estimator->density;
-        j.M.majorant = opt.estimator->grid.m;
+        j.M.majorant = opt.estimator->cells;
     }
     j.mean = mean_rgb;
     j.var = var_rgb;
@@ -273,12 +273,18 @@ int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityForm
     }
     vpt_density_format_fold_params(format, s->density_max, P);
     vpt_params_set_majorant_grid(P, cell > 0 ? &e->grid : NULL, s->nx, s->ny, s->nz);
+    if (cell > 0 && !(e->cells = vpt_majorant_grid_cells(&e->grid, P->tau_per_density))) {
+        vpt_cpu_estimator_free(e);
+        return -1;
+    }
     return 0;
 }
 
 void vpt_cpu_estimator_free(VptCpuEstimator *e)
 {
     free(e->density);
+    free(e->cells);
     vpt_majorant_grid_free(&e->grid);
     e->density = NULL;
+    e->cells = NULL;
 }

@@ -37,6 +37,7 @@ typedef struct {
     int cell;
     float *density;          /* texture values, nx*ny*nz; NULL for f32 (the scene's grid) */
     VptMajorantGrid grid;    /* empty when cell == 0 */
+    float *cells;            /* the grid as the medium reads it (vpt_majorant_grid_cells) */
 } VptCpuEstimator;
 
 int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, VptParams *P);

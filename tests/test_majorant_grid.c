@@ -69,7 +69,7 @@ TEST(majorant_grid_bounds_the_filtered_density_in_every_cell_and_format)
                 REQUIRE_MSG(vpt_majorant_grid_build(d, nx, ny, nz, C, (VptDensityFormat)f, dmax, 2, &g) == 0, "%s",
                             vpt_errmsg());
                 CHECK_EQ_INT(g.n[0], (nx + C - 1) / C);
-                VptMedium m = medium_of(nx, ny, nz, tex, g.m);
+                VptMedium m = medium_of(nx, ny, nz, tex, NULL); /* the density only */
                 uint32_t s = 99u + (uint32_t)f;
                 const int nv[3] = {nx, ny, nz};
                 for (size_t cell = 0; cell < g.count; cell++) {
@@ -160,7 +160,9 @@ TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
     P.density_scale = 3.0f;
     P.density_max = dmax;
     vpt_params_set_majorant_grid(&P, &g, nx, ny, nz);
-    VptMedium m = medium_of(nx, ny, nz, d, g.m);
+    float *cells = vpt_majorant_grid_cells(&g, P.tau_per_density);
+    REQUIRE(cells);
+    VptMedium m = medium_of(nx, ny, nz, d, cells);
     /* origins and directions in world space: along each axis, both ways,
      * through cell corners, starting inside, grazing the box's faces and
      * edges, and random ones */
@@ -205,7 +207,7 @@ TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
         for (int k = 1; k <= 40; k++) {
             const float tau = (float)(total * k / 41.0);
             float maj;
-            const float t = vpt_majorant_walk_to(&P, &m, &R, t1, &w, tau, &maj);
+            const float t = vpt_majorant_walk_to(&P, &m, &R, ou, du, t1, &w, tau, &maj);
             CHECK_MSG(t >= prev - 1e-5f && t <= t1 + 1e-5f, "ray %d: t %.7g after %.7g, tmax %.7g", r, t, prev, t1);
             const double back = majorant_depth(&P, &g, ou, du, t0, t, 20000);
             CHECK_MSG(fabs(back - tau) <= 2e-3 * (1.0 + total), "ray %d: tau %.6g walked to t %.6g whose depth is %.6g",
@@ -219,13 +221,14 @@ TEST(majorant_grid_walk_matches_the_majorants_integral_on_awkward_rays)
             prev = t;
         }
         float maj;
-        CHECK(vpt_majorant_walk_to(&P, &m, &R, t1, &w, (float)(total * 1.001 + 1e-3), &maj) == t1);
-        CHECK(vpt_majorant_walk_to(&P, &m, &R, t1, &w, 1e30f, &maj) == t1);
+        CHECK(vpt_majorant_walk_to(&P, &m, &R, ou, du, t1, &w, (float)(total * 1.001 + 1e-3), &maj) == t1);
+        CHECK(vpt_majorant_walk_to(&P, &m, &R, ou, du, t1, &w, 1e30f, &maj) == t1);
         CHECK(maj == 0.0f);
         walks++;
     }
     vpt_test_log("%d rays walked", walks);
     CHECK(walks >= 12);
+    free(cells);
     vpt_majorant_grid_free(&g);
     free(d);
 }
@@ -303,7 +306,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
     VptMedium m;
     vpt_cpu_medium_init(&m, s);
     m.density = e.density;
-    m.majorant = e.grid.m;
+    m.majorant = e.cells;
     int flights = 0, multi_cell = 0;
     for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
         VptPath a;
@@ -331,7 +334,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
                 vpt_woodcock_step_words(ss, draw, &wx, &wy);
                 tau = tau + vpt_woodcock_free_path_x(wx);
                 float maj;
-                t = vpt_majorant_walk_to(&p, &m, &R, tmax, &w, tau, &maj);
+                t = vpt_majorant_walk_to(&p, &m, &R, ou, du, tmax, &w, tau, &maj);
                 draw++;
                 float dens = vpt_medium_density(&m, vpt_woodcock_point(ou, du, t));
                 if (vpt_woodcock_stops(t, tmax, vpt_woodcock_level(wy, maj), dens)) break;
@@ -441,7 +444,9 @@ TEST(majorant_grid_transmittance)
     P.density_max = dmax;
     P.free_path_unit = VPT_LN2 / (P.density_scale * dmax);
     vpt_params_set_majorant_grid(&P, &g, nx, ny, nz);
-    VptMedium m = medium_of(nx, ny, nz, d, g.m);
+    float *cells = vpt_majorant_grid_cells(&g, P.tau_per_density);
+    REQUIRE(cells);
+    VptMedium m = medium_of(nx, ny, nz, d, cells);
     uint32_t s = 17u;
     int fails = 0, tested = 0;
     for (int r = 0; r < 24; r++) {
@@ -475,6 +480,7 @@ TEST(majorant_grid_transmittance)
         }
     }
     CHECK_EQ_INT(tested, 24);
+    free(cells);
     vpt_majorant_grid_free(&g);
     free(d);
 }
