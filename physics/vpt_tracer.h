@@ -343,42 +343,87 @@ VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const 
     return vpt_fmaf(tau - w->tau_enter, w->t_per_tau, w->t_enter);
 }
 
-/* vpt_woodcock_batch against the majorant grid: the batch's steps chain
- * their free paths in optical depth from *tau, the walk maps each to its
- * distance and majorant (the acceptance level's scale), then the densities
- * are fetched together and the first stopping step ends the flight. The same
- * draws, counts and return contract as vpt_woodcock_batch; *tau and *w carry
- * the flight to the next batch. */
+/* The words of the steps with draws d and d + 1 (x, y and z, w) for any d:
+ * one hash when d is even, two when odd (with the majorant grid a batch may
+ * end inside a pair, see vpt_woodcock_batch_grid). */
+VPT_FN vpt_u4 vpt_woodcock_words_at(VptStepStream ss, vpt_u32 d)
+{
+    const vpt_u4 a = vpt_step_stream_pair(ss, d >> 1);
+    if (!(d & 1u)) return a;
+    const vpt_u4 b = vpt_step_stream_pair(ss, (d >> 1) + 1u);
+    vpt_u4 w;
+    w.x = a.z;
+    w.y = a.w;
+    w.z = b.x;
+    w.w = b.y;
+    return w;
+}
+
+/* vpt_woodcock_batch against the majorant grid, one move of the flight in
+ * an "if-if" loop (Aila and Laine 2009): the batch draws its next
+ * VPT_LOOKAHEAD free paths and chains them in optical depth from *tau; the
+ * steps whose depth falls inside the walk's current cell are taken (their
+ * distances and acceptance levels from the cell, their densities fetched
+ * together, the first stopping one ending the flight), and when none does,
+ * the walk crosses one cell (or empty cube) instead, taking no step. Steps
+ * beyond the cell are not taken: the next batch draws them again, with the
+ * same draws, so every step's tau, distance and decision are those of one
+ * step at a time (vpt_majorant_walk_to), and the same contract as
+ * vpt_woodcock_batch. Each loop iteration of a warp is then either steps or
+ * one crossing, never a crossing loop inside a step: lanes diverge less.
+ * *tau and *w carry the flight to the next batch; batches may end at odd
+ * draws (vpt_woodcock_words_at). */
 VPT_FN int vpt_woodcock_batch_grid(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du,
                                    const VptMajorantRay *R, VptMajorantWalk *w, float *tau, float *t, float tmax,
                                    VptStepStream ss, vpt_u32 *draw)
 {
-    float tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+    float uu[VPT_LOOKAHEAD], tt[VPT_LOOKAHEAD], level[VPT_LOOKAHEAD], dens[VPT_LOOKAHEAD];
+    vpt_u32 wy[VPT_LOOKAHEAD];
     float tc = *tau;
     vpt_u4 r = {0u, 0u, 0u, 0u};
+    int inside = 0;
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
-        vpt_u32 wx, wy;
-        if (VPT_LOOKAHEAD % 2 == 0) {
-            if (k % 2 == 0) r = vpt_woodcock_pair_words(ss, *draw, (vpt_u32)(k / 2));
-            wx = k % 2 ? r.z : r.x;
-            wy = k % 2 ? r.w : r.y;
+        vpt_u32 wx;
+        if (VPT_LOOKAHEAD == 1) {
+            vpt_woodcock_step_words(ss, *draw, &wx, &wy[k]);
         } else {
-            vpt_woodcock_step_words(ss, *draw + (vpt_u32)k, &wx, &wy);
+            if (k % 2 == 0) r = vpt_woodcock_words_at(ss, *draw + (vpt_u32)k);
+            wx = k % 2 ? r.z : r.x;
+            wy[k] = k % 2 ? r.w : r.y;
         }
         tc = tc + vpt_woodcock_free_path_x(wx);
-        float m;
-        tt[k] = vpt_majorant_walk_to(P, M, R, ou, du, tmax, w, tc, &m);
-        level[k] = vpt_woodcock_level(wy, m);
+        uu[k] = tc;
+        inside += tc < w->tau_exit;
+    }
+    if (inside == 0) { /* the next step is beyond the cell: cross it */
+        if (!vpt_majorant_walk_next(P, R, ou, du, w)) {
+            *draw += 1u; /* that step leaves the box */
+            *t = tmax;
+            return 1;
+        }
+        w->t_enter = w->t_exit;
+        w->tau_enter = w->tau_exit;
+        vpt_majorant_walk_enter(P, M, R, tmax, w);
+        return 0;
+    }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++) {
+        tt[k] = vpt_fmaf(uu[k] - w->tau_enter, w->t_per_tau, w->t_enter);
+        level[k] = vpt_woodcock_level(wy[k], w->majorant);
     }
     for (int k = 0; k < VPT_LOOKAHEAD; k++)
         dens[k] = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt[k]));
-    int taken = VPT_LOOKAHEAD, ended = 0;
-    float tend = tt[VPT_LOOKAHEAD - 1];
+    int taken = inside, ended = 0;
+    float tend = tt[0];
     for (int k = VPT_LOOKAHEAD - 1; k >= 0; k--)
-        if (vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) {
+        if (k < inside && vpt_woodcock_stops(tt[k], tmax, level[k], dens[k])) {
             taken = k + 1;
             ended = 1;
             tend = tt[k];
+        }
+    for (int k = 0; k < VPT_LOOKAHEAD; k++)
+        if (k == taken - 1) {
+            if (!ended) tend = tt[k];
+            tc = uu[k];
         }
     *draw += (vpt_u32)taken;
     *t = tend;
