@@ -153,15 +153,95 @@ void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k)
     free(top);
 }
 
-/* The config the estimators are first screened on: the search's start (the
- * thesis' default schedule) when the space holds it, else its first member. */
-static int screen_start(const VptSpace *space, VptConfig *out)
+/* Appends records to a search result, with trace points, keeping its best. */
+static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t n, double seconds)
 {
-    if (vpt_config_parse("regenerationSK", out) == 0 && vpt_space_index_of(space, out) >= 0) return 1;
-    vpt_error_clear();
-    if (vpt_space_size(space) == 0) return 0;
-    *out = *vpt_space_point(space, 0);
-    return 1;
+    if (n == 0) return 0;
+    VptEvalRecord *all = realloc(s->evals, (s->n_evals + n) * sizeof *all);
+    if (all) s->evals = all;
+    VptTracePoint *tr = all ? realloc(s->trace, (s->n_evals + n) * sizeof *tr) : NULL;
+    if (!all || !tr) return vpt_fail("out of memory merging the estimator stage's records");
+    s->trace = tr;
+    for (size_t i = 0; i < n; i++) {
+        s->seconds += seconds / (double)n;
+        if (vpt_eval_objective(&recs[i]) < (s->found ? vpt_eval_objective(&s->best) : INFINITY)) {
+            s->best = recs[i];
+            s->found = 1;
+        }
+        s->evals[s->n_evals] = recs[i];
+        s->trace[s->n_evals] = (VptTracePoint){s->n_evals + 1, s->seconds, s->found ? vpt_eval_objective(&s->best)
+                                                                                     : INFINITY};
+        s->n_evals++;
+    }
+    return 0;
+}
+
+/* The estimator stage (tuner/estimators.h): half the budget searching with
+ * the first estimator of the list (the thesis' global majorant, f32, in
+ * "all"), every estimator screened on that search's best, the other half
+ * searching with the fastest estimator, every estimator screened again on
+ * that search's best; all records are ranked together, so the winner is
+ * never slower than the first half's. Screenings are charged to the budget. */
+static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptSearchResult *out)
+{
+    VptSearchOptions so = *base;
+    const double budget_s = so.max_seconds;
+    const size_t budget_n = so.max_evals;
+    if (budget_s > 0) so.max_seconds = budget_s / 2;
+    if (budget_n) so.max_evals = budget_n / 2 > 0 ? budget_n / 2 : 1;
+    so.majorant = o->estimators[0].majorant;
+    so.density = o->estimators[0].density;
+    int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, out);
+    if (rc || !out->found) return rc;
+    VptEvalRecord *screened = NULL;
+    size_t n_screened = 0;
+    double screen_s = 0;
+    VptEstimator e = o->estimators[0];
+    if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx,
+                              o->cache, &screened, &n_screened, &screen_s, &e) ||
+        append_records(out, screened, n_screened, screen_s)) {
+        free(screened);
+        return -1;
+    }
+    free(screened);
+    screened = NULL;
+    n_screened = 0;
+    if (o->progress)
+        fprintf(o->progress, "[tune] estimators screened on the first half's best: %s:%s is the fastest\n",
+                vpt_majorant_name(e.majorant), vpt_density_name(e.density));
+    /* the second half: what is left of the budget once the last screening
+     * (as costly as the first) is set aside */
+    const double reserve_s = screen_s;
+    const size_t reserve_n = o->n_estimators;
+    if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
+    if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
+    so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
+    so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
+    so.majorant = e.majorant;
+    so.density = e.density;
+    VptSearchResult second;
+    rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &second);
+    /* the second search's records join the first's (their trace continues it) */
+    double before = out->seconds;
+    int ok = append_records(out, second.evals, second.n_evals, second.seconds) == 0;
+    out->cached += second.cached;
+    out->evaluated += second.evaluated;
+    out->stop = second.stop;
+    out->seconds = before + second.seconds;
+    VptConfig best2 = second.best.config;
+    int found2 = second.found;
+    vpt_search_result_free(&second);
+    if (!ok) return -1;
+    if (rc || !found2) return rc;
+    screen_s = 0;
+    if (vpt_estimators_screen(&best2, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx, o->cache,
+                              &screened, &n_screened, &screen_s, &e) ||
+        append_records(out, screened, n_screened, screen_s)) {
+        free(screened);
+        return -1;
+    }
+    free(screened);
+    return 0;
 }
 
 int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
@@ -175,60 +255,13 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     } else {
         so.progress = NULL;
     }
-    /* the estimator stage (tuner/estimators.h), step 1: on the start config */
-    VptEvalRecord *screened = NULL;
-    size_t n_screened = 0;
-    double screen_s = 0;
-    VptConfig start;
-    int screening = o->n_estimators > 0;
-    if (screening && screen_start(o->space, &start)) {
-        VptEstimator e = {so.majorant, so.density};
-        if (vpt_estimators_screen(&start, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx, o->cache,
-                                  &screened, &n_screened, &screen_s, &e)) {
-            free(screened);
-            return -1;
-        }
-        so.majorant = e.majorant;
-        so.density = e.density;
-        if (o->progress)
-            fprintf(o->progress, "[tune] estimators screened on %s: %s:%s is the fastest\n",
-                    vpt_config_schedule_name(&start), vpt_majorant_name(e.majorant), vpt_density_name(e.density));
-        /* the screening is charged to the budget */
-        if (so.max_seconds > 0) so.max_seconds = so.max_seconds > screen_s ? so.max_seconds - screen_s : 1e-3;
-        if (so.max_evals) so.max_evals = so.max_evals > n_screened ? so.max_evals - n_screened : 1;
-    }
-    int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &out->search);
+    int rc;
     VptSearchResult *s = &out->search;
-    /* step 2: every estimator on the search's best schedule; all screenings
-     * are ranked with the search's records */
-    if (screening && rc == 0 && s->found) {
-        VptEstimator e = {so.majorant, so.density};
-        if (vpt_estimators_screen(&s->best.config, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx,
-                                  o->cache, &screened, &n_screened, &screen_s, &e))
-            rc = -1;
+    if (o->n_estimators > 0) {
+        rc = estimator_stage(o, &so, s);
+    } else {
+        rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, s);
     }
-    if (screening && n_screened > 0) {
-        VptEvalRecord *all = realloc(s->evals, (s->n_evals + n_screened) * sizeof *all);
-        if (all) s->evals = all;
-        VptTracePoint *tr = all ? realloc(s->trace, (s->n_evals + n_screened) * sizeof *tr) : NULL;
-        if (!all || !tr) {
-            free(screened);
-            return vpt_fail("out of memory merging the estimator screenings");
-        }
-        s->trace = tr;
-        s->seconds += screen_s;
-        for (size_t i = 0; i < n_screened; i++) {
-            if (vpt_eval_objective(&screened[i]) < (s->found ? vpt_eval_objective(&s->best) : INFINITY)) {
-                s->best = screened[i];
-                s->found = 1;
-            }
-            s->evals[s->n_evals] = screened[i];
-            s->trace[s->n_evals] = (VptTracePoint){s->n_evals + 1, s->seconds,
-                                                   s->found ? vpt_eval_objective(&s->best) : INFINITY};
-            s->n_evals++;
-        }
-    }
-    free(screened);
     if (o->progress) {
         VptSearchProgress p = {
             .evals = s->n_evals,
