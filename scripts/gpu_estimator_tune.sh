@@ -7,8 +7,8 @@
 #   scripts/gpu_estimator_tune.sh OUTDIR BUDGET SCENE-ARGS...
 #   e.g. scripts/gpu_estimator_tune.sh $OUT/manix 90s --scene manix
 #        scripts/gpu_estimator_tune.sh $OUT/head 90s --volume data/ct/head.mhd --like manix
-# Writes OUTDIR/tune-{all,global}.log, their caches and best files, and
-# OUTDIR/winners.jsonl (bench rows of both winners).
+# Writes OUTDIR/tune-{all,global}.log, OUTDIR/winners.jsonl (bench rows of
+# both winners) and OUTDIR/caches.tar.gz (both tunes' caches).
 set -uo pipefail
 out=${1:?usage: gpu_estimator_tune.sh OUTDIR BUDGET SCENE-ARGS...}
 budget=${2:?budget}
@@ -27,3 +27,4 @@ for est in all global; do
 done
 cat "$out/winners.txt"
 ./bin/bench "$@" --configs "$out/winners.txt" --roofline --max-time 4 -o "$out/winners.jsonl" --quiet 2>&1 | tail -8
+tar -C "$out" -czf "$out/caches.tar.gz" tune-all.jsonl tune-global.jsonl && rm -f "$out/tune-all.jsonl" "$out/tune-global.jsonl" "$out/winners.txt"
