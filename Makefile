@@ -19,7 +19,7 @@ else
   BIN     := bin
 endif
 
-MODULES := base physics scenes image reference codegen harness tuner experiments
+MODULES := base physics scenes image reference codegen harness tuner experiments cli
 CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
             -DVPT_CUDA_HOME='"$(CUDA_HOME)"'
 # -ffp-contract=off: the CPU reference evaluates the shared physics header
