@@ -87,6 +87,8 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
         v = argv[++*i];
     }
     if (!*v) return vpt_fail("%s: the value is empty", flag);
+    /* "--volume --like manix": the value was forgotten, not a file "--like" */
+    if (!eq && !strncmp(v, "--", 2)) return vpt_fail("%s needs a value (got the option '%s')", flag, v);
     if (flags[k].volume_only && !a->volume_flag) a->volume_flag = flag;
     if (!strcmp(flag, "--scene")) {
         if (a->nscenes && !multi_scene) return vpt_fail("--scene given twice ('%s' and '%s')", a->scene, v);
