@@ -83,6 +83,7 @@ static void usage(FILE *fp)
 
 static int read_configs(const char *path, VptConfig *out, int *n, int max)
 {
+    int before = *n;
     char *data;
     size_t size;
     if (vpt_read_file(path, 16u << 20, &data, &size)) return -1;
@@ -109,6 +110,7 @@ static int read_configs(const char *path, VptConfig *out, int *n, int max)
         (*n)++;
     }
     free(data);
+    if (*n == before) return vpt_fail("%s: no config in the file (one per line, '#' starts a comment)", path);
     return 0;
 }
 

@@ -292,6 +292,33 @@ static int check_output_dir(const char *flag, const char *path)
     return 0;
 }
 
+/* Without a GPU: the same render on the CPU, as a command that works as
+ * printed (the scene options, the workload given, the output). */
+static void print_cpu_hint(const Options *o)
+{
+    char cmd[4096] = "render --cpu", num[32];
+    char words[2048];
+    if (vpt_scene_args_format(&o->scene, words, sizeof words)) return;
+    strncat(cmd, " ", sizeof cmd - strlen(cmd) - 1);
+    strncat(cmd, words, sizeof cmd - strlen(cmd) - 1);
+    const struct {
+        const char *flag;
+        int given;
+        long long value;
+    } w[] = {{"--width", o->width > 0, o->width},        {"--height", o->height > 0, o->height},
+             {"--spp", o->spp > 0, o->spp},              {"--seed", o->seed != 0, o->seed},
+             {"--max-depth", o->has_max_depth, o->max_depth}, {"--rr", o->has_rr, o->rr_depth}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        if (!w[i].given) continue;
+        snprintf(num, sizeof num, "%lld", w[i].value);
+        vpt_shell_word_append(cmd, sizeof cmd, w[i].flag);
+        vpt_shell_word_append(cmd, sizeof cmd, num);
+    }
+    vpt_shell_word_append(cmd, sizeof cmd, "-o");
+    vpt_shell_word_append(cmd, sizeof cmd, o->out);
+    fprintf(stderr, "%s: without a GPU, the CPU reference renders the same image:\n  %s\n", prog, cmd);
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -353,7 +380,7 @@ int main(int argc, char **argv)
     if (rc == 0) rc = vpt_image_write(o.out, img);
     if (rc != 0) {
         vpt_report_error(prog);
-        if (no_gpu) fprintf(stderr, "%s: without a GPU, '--cpu' renders with the CPU reference renderer\n", prog);
+        if (no_gpu) print_cpu_hint(&o);
         vpt_image_destroy(img);
         vpt_scene_destroy(s);
         return no_gpu ? VPT_EXIT_NO_GPU : EXIT_RUNTIME;

@@ -255,7 +255,7 @@ static int run_replay(const Options *o)
 {
     VptReplay *r = vpt_replay_open(o->replay);
     if (!r) {
-        vpt_error_prefix("--replay %s", o->replay);
+        vpt_error_prefix("--replay");
         vpt_report_error(prog);
         return 1;
     }
@@ -272,6 +272,7 @@ static int run_replay(const Options *o)
     VptCache *cache = NULL;
     if (o->cache) {
         cache = vpt_cache_open(o->cache, vpt_replay_provenance(r), o->fresh ? VPT_CACHE_FRESH : 0);
+        if (cache) printf("cache %s (%zu evaluations already there)\n", o->cache, vpt_cache_count(cache));
         if (!cache) {
             vpt_report_error(prog);
             vpt_space_destroy(s);
@@ -355,7 +356,7 @@ static int run_gpu(Options *o)
         fprintf(stderr,
                 "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
                 "  tune --replay %s   search a recorded space (in the source tree)\n"
-                "  render --cpu %s -o out.png   render with the CPU reference\n",
+                "  render --cpu %s --spp 1 -o out.png   a one-sample preview with the CPU reference\n",
                 prog, fixture, words);
         vpt_space_destroy(space);
         vpt_scene_destroy(scene);
