@@ -97,7 +97,14 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
         if (!a->scene) a->scene = v;
     } else if (!strcmp(flag, "--volume")) {
         if (a->volume) return vpt_fail("--volume given twice ('%s' and '%s')", a->volume, v);
-        a->volume = v;
+        /* a folder (a DICOM series) may come with a trailing slash; the
+         * scene is named after the last path component */
+        size_t n = strlen(v);
+        while (n > 1 && v[n - 1] == '/') n--;
+        if (n >= sizeof a->volume_path) return vpt_fail("--volume: the path is longer than %zu bytes", sizeof a->volume_path - 1);
+        memcpy(a->volume_path, v, n);
+        a->volume_path[n] = '\0';
+        a->volume = a->volume_path;
     } else if (!strcmp(flag, "--scene-file")) {
         if (a->scene_file) return vpt_fail("--scene-file given twice ('%s' and '%s')", a->scene_file, v);
         a->scene_file = v;

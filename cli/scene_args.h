@@ -30,7 +30,8 @@ typedef struct {
     const char *scene;       /* --scene (bench: the first; see scenes[]) */
     const char *scenes[16];  /* every --scene, in order (bench measures each) */
     int nscenes;
-    const char *volume;      /* --volume */
+    const char *volume;      /* --volume (volume_path, without trailing slashes) */
+    char volume_path[4096];
     const char *scene_file;  /* --scene-file */
     const char *like;        /* --like */
     VptVolumeLoadOptions load; /* --dims, --type */

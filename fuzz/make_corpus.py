@@ -447,6 +447,19 @@ def mitsuba_xml_seeds():
     return s
 
 
+def dicom_seeds(fixtures):
+    """The committed DICOM fixtures (tests/fixtures/dicom, written by its
+    make_fixtures.py with pydicom): a multi-frame file, one slice, and the
+    slice cut short (pixel data shorter than its header says)."""
+    s = {}
+    with open(os.path.join(fixtures, "multiframe.dcm"), "rb") as f:
+        s["multiframe.dcm"] = f.read()
+    with open(os.path.join(fixtures, "series", "IM0"), "rb") as f:
+        s["slice.dcm"] = f.read()
+    s["bad_truncated.dcm"] = s["slice.dcm"][:-7]
+    return s
+
+
 def write(root, target, seeds):
     d = os.path.join(root, target)
     shutil.rmtree(d, ignore_errors=True)
@@ -470,6 +483,7 @@ def main():
     bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
     write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))
     write(root, "experiment_spec", experiment_spec_seeds(os.path.join(here, "..", "experiments")))
+    write(root, "volume_dicom", dicom_seeds(os.path.join(here, "..", "tests", "fixtures", "dicom")))
 
 
 if __name__ == "__main__":

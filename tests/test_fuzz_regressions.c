@@ -46,6 +46,11 @@
 #define LLVMFuzzerTestOneInput fuzz_one_mitsuba_xml
 #include "fuzz/fuzz_mitsuba_xml.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_volume_dicom
+#define LLVMFuzzerInitialize fuzz_init_volume_dicom
+#include "fuzz/fuzz_volume_dicom.c"
+#undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
 
 typedef int (*FuzzOne)(const uint8_t *data, size_t size);
 
@@ -97,6 +102,12 @@ TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_nu
 TEST(fuzz_regressions_results_load) { replay("results_load", fuzz_one_results_load); }
 TEST(fuzz_regressions_tuner_cache) { replay("tuner_cache", fuzz_one_tuner_cache); }
 TEST(fuzz_regressions_mitsuba_xml) { replay("mitsuba_xml", fuzz_one_mitsuba_xml); }
+TEST(fuzz_regressions_volume_dicom)
+{
+    (void)fuzz_init_volume_dicom;
+    if (!vpt_volume_dicom_shim_path()) SKIP("the GDCM shim (bin/libvptune-dicom.so) is not built or cannot load");
+    replay("volume_dicom", fuzz_one_volume_dicom);
+}
 
 /* The experiment-spec target is Python (fuzz/fuzz_experiment_spec.py): its
  * --replay mode runs the same checks on the committed inputs, and compares
