@@ -19,6 +19,7 @@
 #include <gdcmTrace.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -86,9 +87,39 @@ template <typename T> void convert(const char *src, size_t n, double slope, doub
     }
 }
 
+// DICOM Part 10 files (what scanners and PACS export) start with a 128-byte
+// preamble and "DICM". Anything else is refused before GDCM sees it: GDCM
+// 3.0's reader of preamble-less ("compat") data asserts, and so aborts the
+// program, on some malformed input (found by fuzz/fuzz_volume_dicom.c).
+bool has_part10_magic(const std::string &name, std::istream *stream, VptDicomVolume *out)
+{
+    char head[132];
+    bool ok;
+    if (stream) {
+        ok = (bool)stream->read(head, sizeof head);
+        stream->clear();
+        stream->seekg(0);
+    } else {
+        FILE *f = std::fopen(name.c_str(), "rb");
+        if (!f) {
+            set_error(out, "cannot open '%s': %s", name.c_str(), std::strerror(errno));
+            return false;
+        }
+        ok = std::fread(head, 1, sizeof head, f) == sizeof head;
+        std::fclose(f);
+    }
+    if (!ok || std::memcmp(head + 128, "DICM", 4) != 0) {
+        set_error(out, "%s: not a DICOM file (no 'DICM' after the 128-byte preamble; DICOM Part 10 files have it)",
+                  name.c_str());
+        return false;
+    }
+    return true;
+}
+
 // Reads one file (from disk, or from `stream` when not NULL) into *s.
 bool read_slice(const std::string &name, std::istream *stream, size_t max_bytes, Slice *s, VptDicomVolume *out)
 {
+    if (!has_part10_magic(name, stream, out)) return false;
     gdcm::ImageReader r;
     if (stream) r.SetStream(*stream);
     else r.SetFileName(name.c_str());

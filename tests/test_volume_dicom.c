@@ -101,7 +101,7 @@ TEST(dicom_bad_series_are_refused_with_the_reason)
         {FIX "/gap", "missing slice: 5 mm between"},
         {FIX "/unequal", "unequal slice sizes"},
         {empty, "no DICOM files in the folder"},
-        {junk, "not a DICOM image"},
+        {junk, "not a DICOM file"},
         {FIX "/no-such-series", "cannot open"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
