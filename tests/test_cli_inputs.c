@@ -94,6 +94,7 @@ TEST(cli_bad_input_files_are_named)
         {"replay", "jsonl", "tune --replay %1$s", 0},
         {"tuner cache", "jsonl",
          "tune --replay tests/fixtures/tuner/bucky_exhaustive.jsonl --budget 2evals --quiet --cache %1$s", 1},
+        {"tuner cache", "jsonl", "tune-plot %1$s -o %2$s/o.png", 0},
     };
     const char *states[] = {"missing", "empty", "garbage"};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
