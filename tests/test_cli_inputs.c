@@ -12,6 +12,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "base/embedded.h"
 #include "harness/cuda_driver.h"
 
 #include <stdint.h>
@@ -261,4 +262,27 @@ TEST(cli_tune_winner_hint_works_on_the_gpu)
     snprintf(cmd, sizeof cmd, "cd %s && PATH=%s:$PATH %s", tmp, bin, hint);
     rc = sh(cmd);
     CHECK_MSG(rc == 0, "the hint '%s' does not work as printed: exit %d: %s", hint, rc, out);
+}
+
+/* --version on every tool: the commit built from, NVRTC, the driver (or that
+ * there is none); experiments/run answers with bench's. */
+TEST(cli_version_on_every_tool)
+{
+    const char *bin = bin_dir();
+    const char *tools[] = {"render", "bench", "tune", "tune-score", "tune-plot"};
+    char want[128];
+    snprintf(want, sizeof want, "(vptune) commit %s\n", vpt_git_commit);
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s/%s --version", bin, tools[i]);
+        CHECK_EQ_INT(sh(cmd), 0);
+        CHECK_MSG(!strncmp(out, tools[i], strlen(tools[i])) && strstr(out, want), "%s: %s", cmd, out);
+        CHECK_MSG(strstr(out, "\nNVRTC ") && strstr(out, "\ndriver"), "%s: %s", cmd, out);
+    }
+    if (access("experiments/run", X_OK) == 0 && system("python3 -c '' >/dev/null 2>&1") == 0) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "python3 experiments/run --bin %s --version", bin);
+        CHECK_EQ_INT(sh(cmd), 0);
+        CHECK_STR_CONTAINS(out, want);
+    }
 }
