@@ -8,6 +8,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "cli/config_best.h"
 #include "cli/scene_args.h"
 #include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
@@ -199,4 +200,36 @@ TEST(scene_args_format_round_trips_through_the_shell)
     CHECK_STR_CONTAINS(out, "--volume|my head's.mhd|--like|manix|--downsample|3|--transfer|linear|");
     char tiny[16] = "";
     CHECK(vpt_scene_args_format(&a, tiny, sizeof tiny) == -1);
+}
+
+/* --config best: the committed winner loads; a missing one is named with the
+ * tune command that makes it, for the scene options given (--like kept). */
+TEST(config_best_names_the_tune_command_that_makes_it)
+{
+    if (access("results/h100/best/manix.json", R_OK) != 0) SKIP("run the tests from the repository root");
+    VptSceneArgs a;
+    vpt_scene_args_init(&a);
+    char *argv1[] = {"x", "--scene", "manix", NULL};
+    for (int i = 1; i < 3; i++) REQUIRE(vpt_scene_args_take(&a, 3, argv1, &i, 0) == 1);
+    VptScene *s = vpt_scene_args_load(&a, NULL, NULL);
+    REQUIRE(s);
+    VptConfig c;
+    char path[1024];
+    CHECK_MSG(vpt_config_best_load(&a, "NVIDIA H100 80GB HBM3", s, &c, path, sizeof path) == 0, "%s", vpt_errmsg());
+    CHECK_STR_CONTAINS(path, "results/h100/best/manix.json");
+    vpt_scene_destroy(s);
+
+    char raw[512], mhd[512];
+    write_volumes(raw, mhd, sizeof raw);
+    vpt_scene_args_init(&a);
+    char *argv2[] = {"x", "--volume", mhd, "--like", "manix", NULL};
+    for (int i = 1; i < 5; i++) REQUIRE(vpt_scene_args_take(&a, 5, argv2, &i, 0) == 1);
+    s = vpt_scene_args_load(&a, NULL, NULL);
+    REQUIRE(s);
+    CHECK(vpt_config_best_load(&a, "NVIDIA H100 80GB HBM3", s, &c, path, sizeof path) == -1);
+    char want[1024];
+    snprintf(want, sizeof want, "run 'tune --volume %s --like manix' on this GPU first", mhd);
+    CHECK_STR_CONTAINS(vpt_errmsg(), want);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "results/h100/best/grid.mhd.json");
+    vpt_scene_destroy(s);
 }
