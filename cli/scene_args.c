@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/parse.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void vpt_scene_args_init(VptSceneArgs *a)
@@ -220,28 +221,32 @@ int vpt_shell_word_append(char *buf, size_t n, const char *word)
     return 0;
 }
 
+/* "--flag value", or "--flag=value" when the value starts with '-' (as a
+ * separate word it would read as a forgotten value followed by an option). */
+static int append_option(char *buf, size_t n, const char *flag, const char *value)
+{
+    if (value[0] != '-') return vpt_shell_word_append(buf, n, flag) || vpt_shell_word_append(buf, n, value) ? -1 : 0;
+    size_t len = strlen(flag) + 1 + strlen(value) + 1;
+    char *word = vpt_malloc(len);
+    if (!word) return -1;
+    snprintf(word, len, "%s=%s", flag, value);
+    int rc = vpt_shell_word_append(buf, n, word);
+    free(word);
+    return rc;
+}
+
 int vpt_scene_args_format(const VptSceneArgs *a, char *buf, size_t n)
 {
     if (!n) return vpt_fail("no room for the scene options");
     *buf = '\0';
     int rc = 0;
 #define WORD(w) rc |= vpt_shell_word_append(buf, n, (w))
-    for (int i = 0; i < a->nscenes; i++) {
-        WORD("--scene");
-        WORD(a->scenes[i]);
-    }
-    if (a->scene_file) {
-        WORD("--scene-file");
-        WORD(a->scene_file);
-    }
+    for (int i = 0; i < a->nscenes; i++) rc |= append_option(buf, n, "--scene", a->scenes[i]);
+    if (a->scene_file) rc |= append_option(buf, n, "--scene-file", a->scene_file);
     if (a->volume) {
         char num[64];
-        WORD("--volume");
-        WORD(a->volume);
-        if (a->like) {
-            WORD("--like");
-            WORD(a->like);
-        }
+        rc |= append_option(buf, n, "--volume", a->volume);
+        if (a->like) rc |= append_option(buf, n, "--like", a->like);
         if (a->load.has_dims) {
             snprintf(num, sizeof num, "%d,%d,%d", a->load.dims[0], a->load.dims[1], a->load.dims[2]);
             WORD("--dims");
