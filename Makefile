@@ -5,6 +5,7 @@
 CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
 CC        ?= gcc
+CXX       ?= g++
 SCENE     ?= manix
 
 ifeq ($(SANITIZE),1)
@@ -19,7 +20,7 @@ else
   BIN     := bin
 endif
 
-MODULES := base physics scenes image reference codegen harness tuner experiments
+MODULES := base physics scenes image reference codegen harness tuner experiments cli
 CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
             -DVPT_CUDA_HOME='"$(CUDA_HOME)"'
 # -ffp-contract=off: the CPU reference evaluates the shared physics header
@@ -43,8 +44,24 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BIN)/vptune-tests
 EMBEDDED  := kernels.cu.in physics/vpt_physics.h physics/vpt_medium.h physics/vpt_tracer.h codegen/kernel_abi.h
 
-.PHONY: all test install clean tune bench experiments report check-sanitize
-all: $(TOOLS) $(TEST_BIN)
+# The DICOM reader's GDCM shim: a shared library loaded on first use
+# (scenes/volume_dicom.c says why), so the programs do not need GDCM to run.
+DICOM_SHIM := $(BIN)/libvptune-dicom.so
+GDCM_INC   := $(firstword $(wildcard /usr/include/gdcm-*))
+GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
+
+.PHONY: all test install clean tune bench experiments report check-sanitize deps
+all: $(TOOLS) $(TEST_BIN) $(DICOM_SHIM)
+
+# System packages before anything is compiled (scripts/deps.sh): the missing
+# -dev packages are installed when running as root or with passwordless sudo,
+# else make stops with the apt-get line to run. The stamp records a pass.
+DEPS_STAMP := $(BUILD)/deps.ok
+$(DEPS_STAMP): scripts/deps.sh
+	@sh scripts/deps.sh
+	@mkdir -p $(@D) && touch $@
+deps:
+	sh scripts/deps.sh
 
 $(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh
 	@mkdir -p $(@D)
@@ -58,20 +75,30 @@ $(BUILD)/gen/version.c: FORCE
 	 printf 'const char vpt_git_commit[] = "%s";\n' "$$c" > $@.tmp; \
 	 cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 .PHONY: FORCE
 FORCE:
 
-$(BUILD)/obj/gen/embedded.o: $(BUILD)/gen/embedded.c
+$(BUILD)/obj/gen/embedded.o: $(BUILD)/gen/embedded.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# Not instrumented under SANITIZE=1: GDCM itself is not, and the shim only
+# hands plain arrays back.
+$(BUILD)/obj/scenes/volume_dicom_gdcm.o: scenes/volume_dicom_gdcm.cc scenes/volume_dicom_shim.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -I$(GDCM_INC) -c $< -o $@
+
+$(DICOM_SHIM): $(BUILD)/obj/scenes/volume_dicom_gdcm.o
+	@mkdir -p $(@D)
+	$(CXX) -shared -Wl,--no-undefined $< $(GDCM_LIBS) -o $@
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -87,7 +114,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 
 # The one test command: unit, CPU reference, NVRTC and GPU tests (the latter
 # skip with a reason when no GPU is present). Ends with "N passed, N failed".
-test: $(TEST_BIN) $(TOOLS)
+test: $(TEST_BIN) $(TOOLS) $(DICOM_SHIM)
 	./$(TEST_BIN) $(TESTS)
 
 tune: $(TOOLS)
@@ -96,9 +123,15 @@ tune: $(TOOLS)
 bench: $(TOOLS)
 	./$(BIN)/bench --thesis
 
-install: $(TOOLS)
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The programs, the DICOM shim where they look for it (../lib/vptune), and
+# bash completion where bash-completion loads it on demand.
+install: $(TOOLS) $(DICOM_SHIM)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vptune \
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(DICOM_SHIM) $(DESTDIR)$(PREFIX)/lib/vptune/
+	for t in render bench tune; do \
+	  install -m 644 scripts/vptune-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 
 clean:
 	rm -rf build build-asan bin

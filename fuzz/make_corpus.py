@@ -447,6 +447,37 @@ def mitsuba_xml_seeds():
     return s
 
 
+def scene_args_seeds():
+    """Command lines for the scene-option parser, arguments split by NUL."""
+    lines = {
+        "scene": ["--scene", "manix"],
+        "scenes": ["--scene", "bucky", "--scene=smoke", "--volume", "a b'c.mhd", "--like", "manix"],
+        "volume": ["--volume", "head.mha", "--like", "manix", "--downsample", "2", "--upsample", "3",
+                   "--transfer", "linear"],
+        "raw": ["--volume=v.raw", "--dims", "4,5,6", "--type=i16", "--transfer=ct", "--print-scene"],
+        "scene_file": ["--scene-file", "s.xml", "-o", "x.png"],
+        "folder": ["--volume", "ct/series//", "--like=smoke"],
+        "bad_missing": ["--volume"],
+        "bad_flag_value": ["--volume", "--like", "manix"],
+        "bad_dims": ["--volume", "v.raw", "--dims", "1,2,3,4"],
+        "bad_like": ["--scene", "manix", "--like", "smoke"],
+    }
+    return {k: b"\0".join(a.encode() for a in v) for k, v in lines.items()}
+
+
+def dicom_seeds(fixtures):
+    """The committed DICOM fixtures (tests/fixtures/dicom, written by its
+    make_fixtures.py with pydicom): a multi-frame file, one slice, and the
+    slice cut short (pixel data shorter than its header says)."""
+    s = {}
+    with open(os.path.join(fixtures, "multiframe.dcm"), "rb") as f:
+        s["multiframe.dcm"] = f.read()
+    with open(os.path.join(fixtures, "series", "IM0"), "rb") as f:
+        s["slice.dcm"] = f.read()
+    s["bad_truncated.dcm"] = s["slice.dcm"][:-7]
+    return s
+
+
 def write(root, target, seeds):
     d = os.path.join(root, target)
     shutil.rmtree(d, ignore_errors=True)
@@ -470,6 +501,8 @@ def main():
     bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
     write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))
     write(root, "experiment_spec", experiment_spec_seeds(os.path.join(here, "..", "experiments")))
+    write(root, "scene_args", scene_args_seeds())
+    write(root, "volume_dicom", dicom_seeds(os.path.join(here, "..", "tests", "fixtures", "dicom")))
 
 
 if __name__ == "__main__":

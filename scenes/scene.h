@@ -56,6 +56,8 @@ typedef enum {
 typedef struct {
     VptVolumeLoadOptions load;
     int downsample;          /* 1 (none) or 2 */
+    int upsample;            /* 0 or 1: none (--upsample N; the loader does
+                                not upsample yet and refuses N > 1) */
     VptTransfer transfer;
     float density_scale;     /* 0: 100 */
     const char *like;        /* take camera/boundary/scale from this built-in

@@ -106,6 +106,10 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
 {
     static const VptVolumeSceneOptions defaults;
     if (!opt) opt = &defaults;
+    if (opt->upsample > 1) {
+        vpt_fail("%s: upsample factor %d: upsampling is not implemented yet (1: none)", path, opt->upsample);
+        return NULL;
+    }
     if (opt->downsample != 0 && opt->downsample != 1 && opt->downsample != 2) {
         vpt_fail("%s: downsample factor %d is not 1 or 2", path, opt->downsample);
         return NULL;

@@ -2,6 +2,7 @@
  * float, zlib/gzip inflation, reshaping (downsample2) and range; the shared
  * helpers of volume_internal.h. */
 #include "scenes/volume.h"
+#include "scenes/volume_dicom.h"
 #include "scenes/volume_internal.h"
 
 #include "base/error.h"
@@ -406,6 +407,7 @@ int vptv_split(char *s, char **tok, int max)
 
 static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
+    if (access(path, F_OK) != 0) return vpt_fail_errno("cannot open '%s'", path); /* before asking for --dims */
     if (!opt || !opt->has_dims || !opt->has_type)
         return vpt_fail("%s: a headerless raw file needs its dimensions and type (--dims X,Y,Z --type "
                         "u8|i8|u16|i16|u32|i32|f32|f64)",
@@ -439,6 +441,7 @@ static const char *extension(const char *path)
 int vpt_volume_load(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
+    if (vpt_volume_is_dicom(path, opt)) return vpt_volume_load_dicom(path, opt, out); /* GDCM: volume_dicom.c */
     const char *ext = extension(path);
     size_t max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0);
     enum { RAW, VOL, META, NRRD } kind = RAW;

@@ -103,8 +103,8 @@ TEST(cli_limits_render_volume_options)
         {"--dims 4,4 --type u8", {"--dims", "X,Y,Z"}},
         {"--dims 4,4,4,4 --type u8", {"--dims", "more than three"}},
         {"--dims 4,4,4 --type u64", {"--type", "u8, i8, u16, i16, u32, i32, f32 or f64"}},
-        {"--dims 4,4,4 --type u8 --downsample 3", {"--downsample", "[1, 2]"}},
-        {"--dims 4,4,4 --type u8 --downsample 0", {"--downsample", "[1, 2]"}},
+        {"--dims 4,4,4 --type u8 --downsample 0", {"--downsample", "[1, 1024]"}},
+        {"--dims 4,4,4 --type u8 --upsample 0", {"--upsample", "[1, 1024]"}},
         {"--dims 4,4,4 --type u8 --transfer gamma", {"--transfer", "ct, linear, identity or auto"}},
     };
     expect_usage_errors("render", common, cases, sizeof cases / sizeof cases[0], 2);

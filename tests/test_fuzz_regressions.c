@@ -46,6 +46,14 @@
 #define LLVMFuzzerTestOneInput fuzz_one_mitsuba_xml
 #include "fuzz/fuzz_mitsuba_xml.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_scene_args
+#include "fuzz/fuzz_scene_args.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_volume_dicom
+#define LLVMFuzzerInitialize fuzz_init_volume_dicom
+#include "fuzz/fuzz_volume_dicom.c"
+#undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
 
 typedef int (*FuzzOne)(const uint8_t *data, size_t size);
 
@@ -97,6 +105,13 @@ TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_nu
 TEST(fuzz_regressions_results_load) { replay("results_load", fuzz_one_results_load); }
 TEST(fuzz_regressions_tuner_cache) { replay("tuner_cache", fuzz_one_tuner_cache); }
 TEST(fuzz_regressions_mitsuba_xml) { replay("mitsuba_xml", fuzz_one_mitsuba_xml); }
+TEST(fuzz_regressions_scene_args) { replay("scene_args", fuzz_one_scene_args); }
+TEST(fuzz_regressions_volume_dicom)
+{
+    (void)fuzz_init_volume_dicom;
+    if (!vpt_volume_dicom_shim_path()) SKIP("the GDCM shim (bin/libvptune-dicom.so) is not built or cannot load");
+    replay("volume_dicom", fuzz_one_volume_dicom);
+}
 
 /* The experiment-spec target is Python (fuzz/fuzz_experiment_spec.py): its
  * --replay mode runs the same checks on the committed inputs, and compares
@@ -126,7 +141,7 @@ TEST(fuzz_regressions_cover_every_target)
 {
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
-                                           "mitsuba_xml"};
+                                           "mitsuba_xml", "volume_dicom", "scene_args"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

@@ -88,7 +88,7 @@ TEST(volume_bad_files_generic)
     char p[600];
     EXPECT_FAIL(tmp(p, sizeof p, "nonexistent.vol"), NULL, "No such file");
     EXPECT_FAIL(tmp(p, sizeof p, "nonexistent.mhd"), NULL, "No such file");
-    EXPECT_FAIL(vpt_test_tmpdir(), NULL, "dims");             /* a directory, as raw: needs dims first */
+    EXPECT_FAIL(vpt_test_tmpdir(), NULL, "DICOM");            /* a directory: read as a DICOM series */
     VptVolumeLoadOptions o = {.dims = {2, 2, 2}, .has_dims = 1, .type = VPT_SCALAR_U8, .has_type = 1};
     EXPECT_FAIL(vpt_test_tmpdir(), &o, "not a regular file");
     snprintf(p, sizeof p, "%s/dir.nrrd", vpt_test_tmpdir());

@@ -16,6 +16,9 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
+#include "cli/config_best.h"
+#include "cli/scene_args.h"
+#include "cli/version.h"
 #include "codegen/config.h"
 #include "codegen/kernel_source.h"
 #include "harness/compile_pool.h"
@@ -41,8 +44,8 @@ static const char *prog = "bench";
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: bench [--scene NAME]... [--volume FILE] [--scene-file FILE.xml]\n"
-            "             (--thesis | --configs FILE | --config STR)...\n"
+            "usage: bench [--scene NAME]... [--volume FILE [--like SCENE ...]] [--scene-file FILE.xml]\n"
+            "             (--thesis | --configs FILE | --config STR|best)...\n"
             "             [--roofline] [--width W] [--height H] [--spp N] [--seed S] [-o FILE.jsonl]\n"
             "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
             "             [--tiles N (the image in NxN tiles, one launch each: thesis 4.1.2)]\n"
@@ -70,12 +73,17 @@ static void usage(FILE *fp)
             "Carried to a GPU machine with the same toolkit at the same path, the cache\n"
             "makes its bench or tune compile nothing; run --precompile there again to\n"
             "check: it then reports every kernel as cached.\n"
-            "\nScenes:\n");
+            "--config best measures the winner `tune` saved for each scene on this GPU.\n"
+            "--version prints the commit, NVRTC and driver versions.\n"
+            "\n");
+    vpt_scene_args_usage(fp);
+    fprintf(fp, "\nScenes:\n");
     vpt_scene_print_list(fp);
 }
 
 static int read_configs(const char *path, VptConfig *out, int *n, int max)
 {
+    int before = *n;
     char *data;
     size_t size;
     if (vpt_read_file(path, 16u << 20, &data, &size)) return -1;
@@ -102,6 +110,7 @@ static int read_configs(const char *path, VptConfig *out, int *n, int max)
         (*n)++;
     }
     free(data);
+    if (*n == before) return vpt_fail("%s: no config in the file (one per line, '#' starts a comment)", path);
     return 0;
 }
 
@@ -251,16 +260,22 @@ static void print_row(const VptEvalResult *r)
 
 int main(int argc, char **argv)
 {
-    const char *scenes[MAX_SCENES];
-    int nscenes = 0, thesis = 0, roofline = 0, quiet = 0, precompile_only = 0, arch_major = 0, arch_minor = 0;
-    const char *volume = NULL, *out_path = NULL, *cache = NULL, *scene_file = NULL;
+    VptSceneArgs sa;
+    vpt_scene_args_init(&sa);
+    int best = 0; /* --config best */
+    int thesis = 0, roofline = 0, quiet = 0, precompile_only = 0, arch_major = 0, arch_minor = 0;
+    const char *out_path = NULL, *cache = NULL;
     int has_max_depth = 0, has_rr = 0;
     static VptConfig configs[MAX_CONFIGS];
     int nconfigs = 0;
     VptRenderSettings rs = {0, 0, 0, 1, 0, -1, 1};
     VptEvaluatorOptions eo = vpt_evaluator_options_default();
 
+    if (vpt_handle_version(argc, argv, prog)) return 0;
     for (int i = 1; i < argc; i++) {
+        int taken = vpt_scene_args_take(&sa, argc, argv, &i, 1);
+        if (taken < 0) goto usage_error;
+        if (taken) continue;
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE()                                                    \
@@ -274,19 +289,6 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--scene")) {
-            NEED_VALUE();
-            if (nscenes == MAX_SCENES) {
-                fprintf(stderr, "%s: error: at most %d scenes\n", prog, MAX_SCENES);
-                return 2;
-            }
-            scenes[nscenes++] = v;
-        } else if (!strcmp(a, "--volume")) {
-            NEED_VALUE();
-            volume = v;
-        } else if (!strcmp(a, "--scene-file")) {
-            NEED_VALUE();
-            scene_file = v;
         } else if (!strcmp(a, "--thesis")) {
             thesis = 1;
         } else if (!strcmp(a, "--roofline")) {
@@ -298,10 +300,24 @@ int main(int argc, char **argv)
             if (parse_arch(v, &arch_major, &arch_minor)) goto usage_error;
         } else if (!strcmp(a, "--configs")) {
             NEED_VALUE();
-            if (read_configs(v, configs, &nconfigs, MAX_CONFIGS)) goto usage_error;
+            if (read_configs(v, configs, &nconfigs, MAX_CONFIGS)) {
+                vpt_error_prefix("--configs");
+                goto usage_error;
+            }
         } else if (!strcmp(a, "--config")) {
             NEED_VALUE();
-            if (nconfigs == MAX_CONFIGS || vpt_config_parse(v, &configs[nconfigs])) goto usage_error;
+            if (vpt_config_is_best(v)) {
+                best = 1;
+                continue;
+            }
+            if (nconfigs == MAX_CONFIGS) {
+                vpt_fail("--config: more than %d configs", MAX_CONFIGS);
+                goto usage_error;
+            }
+            if (vpt_config_parse(v, &configs[nconfigs])) {
+                vpt_error_prefix("--config");
+                goto usage_error;
+            }
             nconfigs++;
         } else if (!strcmp(a, "--width")) {
             NEED_VALUE();
@@ -361,6 +377,7 @@ int main(int argc, char **argv)
 #undef NEED_VALUE
     }
     if (thesis) nconfigs += vpt_config_thesis_set(configs + nconfigs, MAX_CONFIGS - nconfigs);
+    if (vpt_scene_args_check(&sa, 0, 1)) goto usage_error;
     if (arch_major && !precompile_only) {
         fprintf(stderr, "%s: error: --arch is for --precompile (a measurement compiles for its GPU)\n", prog);
         return 2;
@@ -370,17 +387,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: error: --precompile needs --arch sm_XY (no GPU is opened to ask)\n", prog);
             return 2;
         }
+        if (best) {
+            fprintf(stderr, "%s: error: --config best is the winner of a tune on a GPU; --precompile opens none "
+                            "(give the config itself)\n", prog);
+            return 2;
+        }
         if (nconfigs == 0 && !roofline) {
             fprintf(stderr, "%s: error: nothing to precompile: give --thesis, --configs FILE, --config STR or --roofline\n",
                     prog);
             return 2;
         }
-        if (nscenes || volume || scene_file || out_path)
+        if (vpt_scene_args_given(&sa) || out_path)
             fprintf(stderr, "%s: note: --precompile measures nothing: --scene, --volume, --scene-file and -o are ignored "
                             "(kernels do not depend on the scene)\n", prog);
         return precompile(configs, nconfigs, roofline, arch_major, arch_minor, cache, eo.compile_threads);
     }
-    if (nconfigs == 0 && !roofline) {
+    if (nconfigs == 0 && !roofline && !best && !sa.print_scene) {
         fprintf(stderr, "%s: error: nothing to measure: give --thesis, --configs FILE, --config STR or --roofline\n", prog);
         return 2;
     }
@@ -390,34 +412,39 @@ int main(int argc, char **argv)
             vpt_config_format(&configs[i], c, sizeof c);
             fprintf(stderr, "%s: note: %s breaks a rule and will be recorded as such: %s\n", prog, c, vpt_errmsg());
         }
-    if (nscenes == 0 && !volume && !scene_file) {
+    if (!vpt_scene_args_given(&sa)) {
         if (thesis) {
-            for (const char *const *n = vpt_scene_names(); *n && nscenes < MAX_SCENES; n++) scenes[nscenes++] = *n;
+            for (const char *const *n = vpt_scene_names(); *n && sa.nscenes < MAX_SCENES; n++)
+                sa.scenes[sa.nscenes++] = *n;
         } else {
-            scenes[nscenes++] = "manix";
+            sa.scenes[sa.nscenes++] = "manix";
         }
     }
-    /* Build the scenes before touching the GPU: bad names fail fast. */
+    /* Build the scenes before touching the GPU: bad names fail fast. Each
+     * scene's own options (which[]) name it in --config best's messages. */
     VptScene *built[MAX_SCENES + 2]; /* the scenes, a --volume and a --scene-file */
+    int which[MAX_SCENES + 2];
     int nbuilt = 0;
-    for (int i = 0; i < nscenes; i++) {
-        built[nbuilt] = vpt_scene_builtin(scenes[i]);
+    for (int i = 0; i < sa.nscenes; i++) {
+        built[nbuilt] = vpt_scene_args_load(&sa, sa.scenes[i], NULL);
         if (!built[nbuilt]) goto usage_error_scenes;
-        nbuilt++;
+        which[nbuilt++] = i;
     }
-    if (volume) {
-        VptVolumeSceneOptions vo;
-        memset(&vo, 0, sizeof vo);
-        vo.downsample = 1;
-        built[nbuilt] = vpt_scene_from_volume(volume, &vo);
-        if (!built[nbuilt]) goto usage_error_scenes;
-        nbuilt++;
+    if (sa.volume) {
+        VptSceneArgs one;
+        vpt_scene_args_only(&sa, VPT_SCENE_ARGS_VOLUME, &one);
+        built[nbuilt] = vpt_scene_args_load(&one, NULL, NULL);
+        if (!built[nbuilt]) goto runtime_error_scenes;
+        which[nbuilt++] = VPT_SCENE_ARGS_VOLUME;
     }
-    if (scene_file) {
+    if (sa.scene_file) {
         VptMitsubaIntegrator in;
-        built[nbuilt] = vpt_scene_from_mitsuba(scene_file, &in);
-        if (!built[nbuilt]) goto usage_error_scenes;
-        nbuilt++;
+        VptSceneArgs one;
+        vpt_scene_args_only(&sa, VPT_SCENE_ARGS_FILE, &one);
+        built[nbuilt] = vpt_scene_args_load(&one, NULL, &in);
+        if (!built[nbuilt]) goto runtime_error_scenes;
+        which[nbuilt++] = VPT_SCENE_ARGS_FILE;
+        const char *scene_file = sa.scene_file;
         /* the file's depths, unless given; one setting serves every scene */
         if ((!has_max_depth && in.max_depth != rs.max_depth) || (!has_rr && in.rr_depth != rs.rr_depth)) {
             if (nbuilt > 1) {
@@ -429,6 +456,13 @@ int main(int argc, char **argv)
             if (!has_max_depth) rs.max_depth = in.max_depth;
             if (!has_rr) rs.rr_depth = in.rr_depth;
         }
+    }
+    if (sa.print_scene) {
+        int rc = 0;
+        for (int i = 0; i < nbuilt && rc == 0; i++) rc = vpt_scene_args_print(stdout, built[i]);
+        if (rc) vpt_report_error(prog);
+        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+        return rc ? 1 : 0;
     }
     /* The image each scene's workload asks for must be one the harness can
      * hold (--width and --height are bounded, their product too). */
@@ -492,7 +526,27 @@ int main(int argc, char **argv)
             rc = 1;
             break;
         }
-        vpt_eval_worker_prefetch(ev, configs, nconfigs);
+        /* --config best: this scene's winner on this GPU, measured last. */
+        int nrun = nconfigs;
+        if (best) {
+            VptSceneArgs one;
+            vpt_scene_args_only(&sa, which[s], &one);
+            char path[1024];
+            if (nrun == MAX_CONFIGS) {
+                vpt_fail("--config best: more than %d configs", MAX_CONFIGS);
+                vpt_report_error(prog);
+                rc = 1;
+                break;
+            }
+            if (vpt_config_best_load(&one, pv->gpu_name, sc, &configs[nrun], path, sizeof path)) {
+                vpt_report_error(prog);
+                rc = 1;
+                break;
+            }
+            printf("config best for %s: %s\n", sc->name, path);
+            nrun++;
+        }
+        vpt_eval_worker_prefetch(ev, configs, nrun);
         const VptParams *P = vpt_eval_worker_params(ev);
         printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
         if (roofline) {
@@ -528,7 +582,7 @@ int main(int argc, char **argv)
                 json_decref(row);
             }
         }
-        for (int i = 0; i < nconfigs && rc == 0; i++) {
+        for (int i = 0; i < nrun && rc == 0; i++) {
             VptEvalResult r;
             if (vpt_eval_worker_run(ev, &configs[i], &r)) {
                 vpt_report_error(prog);
@@ -554,6 +608,10 @@ usage_error_scenes:
     vpt_report_error(prog);
     for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
     return 2;
+runtime_error_scenes: /* a file that cannot be read is not bad usage */
+    vpt_report_error(prog);
+    for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+    return 1;
 usage_error:
     vpt_report_error(prog);
     return 2;

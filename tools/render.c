@@ -21,12 +21,14 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
+#include "cli/config_best.h"
+#include "cli/scene_args.h"
+#include "cli/version.h"
 #include "codegen/config.h"
 #include "harness/evaluator.h"
 #include "image/image.h"
 #include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
-#include "tuner/best.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -44,8 +46,8 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 typedef struct {
     int cpu;
-    const char *scene, *volume, *out, *like;
-    const char *scene_file;       /* a Mitsuba scene file */
+    VptSceneArgs scene;           /* --scene, --volume (+ its flags), --scene-file */
+    const char *out;
     const char *export_mitsuba;   /* write the scene as a Mitsuba 3 scene here */
     int has_max_depth, has_rr;    /* given on the command line */
     const char *config;           /* GPU kernel configuration (text) */
@@ -56,9 +58,6 @@ typedef struct {
     int tiles;                    /* GPU: NxN tiles, one launch each (0: none) */
     int threads;                  /* 0: all cores */
     int quiet;
-    VptVolumeLoadOptions load;
-    int downsample;
-    VptTransfer transfer;
 } Options;
 
 static void usage(FILE *fp)
@@ -77,15 +76,6 @@ static void usage(FILE *fp)
             "                      \"streamingSK,block=128,maxrregcount=64\" (default " DEFAULT_CONFIG "),\n"
             "                      or best: the winner of `tune` for this scene on this GPU\n"
             "  --cpu               render on the CPU (the reference renderer)\n"
-            "  --scene NAME        a built-in scene (list below)\n"
-            "  --volume FILE       a volume file: .vol .mha .mhd .nrrd .nhdr .raw\n"
-            "    --dims X,Y,Z      dimensions of a .raw file\n"
-            "    --type T          voxel type of a .raw file: u8 i8 u16 i16 u32 i32 f32 f64\n"
-            "    --downsample 2    halve each dimension (2x2x2 averaging); 1: none (default)\n"
-            "    --transfer TF     ct | linear | identity | auto (default auto)\n"
-            "    --like SCENE      camera, boundary and density scale of a built-in scene\n"
-            "  --scene-file FILE   a Mitsuba scene file (Mitsuba 3, or 0.5 as the thesis' scenes):\n"
-            "                      a medium in a box shape, gridvolume .vol files, constant emitter\n"
             "  --export-mitsuba FILE.xml\n"
             "                      write the scene as a Mitsuba 3 scene (FILE.xml and its .vol grids\n"
             "                      beside it) with this command's workload; renders only with -o\n"
@@ -100,10 +90,12 @@ static void usage(FILE *fp)
             "  --tiles N           GPU: render in NxN image tiles, one launch each (thesis 4.1.2)\n"
             "  --threads T         CPU threads (default: all cores)\n"
             "  --quiet             no progress line and no summary\n"
+            "  --version           commit, NVRTC and driver versions\n"
             "  -h, --help          this text\n"
-            "\n"
-            "Exit status: 0 done, 1 runtime failure, 2 bad usage, 3 no CUDA GPU or driver.\n"
-            "\nBuilt-in scenes:\n");
+            "\n");
+    vpt_scene_args_usage(fp);
+    fprintf(fp, "\nExit status: 0 done, 1 runtime failure, 2 bad usage, 3 no CUDA GPU or driver.\n"
+                "\nBuilt-in scenes:\n");
     vpt_scene_print_list(fp);
 }
 
@@ -113,42 +105,6 @@ static int usage_error(void)
     vpt_report_error(prog);
     fprintf(stderr, "%s: try '%s --help'\n", prog, prog);
     return EXIT_USAGE;
-}
-
-static int parse_dims(const char *s, int dims[3])
-{
-    char buf[128];
-    if (strlen(s) >= sizeof buf) return vpt_fail("--dims: '%.40s...' is too long; expected X,Y,Z", s);
-    strcpy(buf, s);
-    char *parts[3], *p = buf;
-    for (int k = 0; k < 3; k++) {
-        parts[k] = p;
-        char *c = strchr(p, ',');
-        if (k < 2) {
-            if (!c) return vpt_fail("--dims: '%s' is not X,Y,Z (three positive integers)", s);
-            *c = '\0';
-            p = c + 1;
-        } else if (c) {
-            return vpt_fail("--dims: '%s' has more than three values; expected X,Y,Z", s);
-        }
-    }
-    for (int k = 0; k < 3; k++)
-        if (vpt_parse_int(parts[k], 1, 1 << 20, "--dims", &dims[k])) return -1;
-    return 0;
-}
-
-static int parse_transfer(const char *s, VptTransfer *t)
-{
-    static const struct {
-        const char *name;
-        VptTransfer tf;
-    } names[] = {{"auto", VPT_TF_AUTO}, {"ct", VPT_TF_CT}, {"linear", VPT_TF_LINEAR}, {"identity", VPT_TF_IDENTITY}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i].name) == 0) {
-            *t = names[i].tf;
-            return 0;
-        }
-    return vpt_fail("--transfer: unknown transfer function '%s'; expected ct, linear, identity or auto", s);
 }
 
 static int has_image_extension(const char *path)
@@ -164,10 +120,11 @@ static int parse_args(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     o->rr_depth = -1;
-    o->downsample = 1;
-    o->transfer = VPT_TF_AUTO;
-    int has_dims = 0, has_type = 0, has_downsample = 0, has_transfer = 0;
+    vpt_scene_args_init(&o->scene);
     for (int i = 1; i < argc; i++) {
+        int taken = vpt_scene_args_take(&o->scene, argc, argv, &i, 0);
+        if (taken < 0) return -1;
+        if (taken) continue;
         const char *a = argv[i];
         /* "--flag=value" is the same as "--flag value". */
         char flag[64];
@@ -191,10 +148,9 @@ static int parse_args(int argc, char **argv, Options *o)
             else o->quiet = 1;
             continue;
         }
-        static const char *const with_value[] = {"--scene", "--volume", "-o", "--output", "--width", "--height",
-                                                 "--spp", "--seed", "--max-depth", "--rr", "--tiles", "--threads", "--dims",
-                                                 "--type", "--downsample", "--transfer", "--like", "--config",
-                                                 "--scene-file", "--export-mitsuba", NULL};
+        static const char *const with_value[] = {"-o", "--output", "--width", "--height", "--spp", "--seed",
+                                                 "--max-depth", "--rr", "--tiles", "--threads", "--config",
+                                                 "--export-mitsuba", NULL};
         int known = 0;
         for (int k = 0; with_value[k]; k++) known |= !strcmp(a, with_value[k]);
         if (!known) return vpt_fail("unknown option '%s'", argv[i]);
@@ -202,20 +158,12 @@ static int parse_args(int argc, char **argv, Options *o)
             if (i + 1 >= argc) return vpt_fail("%s needs a value", a);
             val = argv[++i];
         }
-        if (!strcmp(a, "--scene")) {
-            o->scene = val;
-        } else if (!strcmp(a, "--config")) {
+        if (!strcmp(a, "--config")) {
             o->config = val;
-        } else if (!strcmp(a, "--volume")) {
-            o->volume = val;
-        } else if (!strcmp(a, "--scene-file")) {
-            o->scene_file = val;
         } else if (!strcmp(a, "--export-mitsuba")) {
             o->export_mitsuba = val;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             o->out = val;
-        } else if (!strcmp(a, "--like")) {
-            o->like = val;
         } else if (!strcmp(a, "--width")) {
             if (vpt_parse_int(val, 1, VPT_IMAGE_MAX_DIM, "--width", &o->width)) return -1;
         } else if (!strcmp(a, "--height")) {
@@ -236,34 +184,13 @@ static int parse_args(int argc, char **argv, Options *o)
             if (vpt_parse_int(val, 1, VPT_MAX_TILES, "--tiles", &o->tiles)) return -1;
         } else if (!strcmp(a, "--threads")) {
             if (vpt_parse_int(val, 1, 1024, "--threads", &o->threads)) return -1;
-        } else if (!strcmp(a, "--dims")) {
-            if (parse_dims(val, o->load.dims)) return -1;
-            o->load.has_dims = has_dims = 1;
-        } else if (!strcmp(a, "--type")) {
-            if (vpt_scalar_type_parse(val, &o->load.type)) {
-                vpt_error_prefix("--type");
-                return -1;
-            }
-            o->load.has_type = has_type = 1;
-        } else if (!strcmp(a, "--downsample")) {
-            if (vpt_parse_int(val, 1, 2, "--downsample", &o->downsample)) return -1;
-            has_downsample = 1;
-        } else if (!strcmp(a, "--transfer")) {
-            if (parse_transfer(val, &o->transfer)) return -1;
-            has_transfer = 1;
         }
     }
-    if (!!o->scene + !!o->volume + !!o->scene_file > 1)
-        return vpt_fail("--scene, --volume and --scene-file exclude each other (use --like with --volume)");
-    if (!o->scene && !o->volume && !o->scene_file)
-        return vpt_fail("a scene is required: --scene NAME, --volume FILE or --scene-file FILE.xml");
-    if (!o->volume && (has_dims || has_type || has_downsample || has_transfer || o->like))
-        return vpt_fail("--%s applies to --volume only",
-                        has_dims ? "dims" : has_type ? "type" : has_downsample ? "downsample"
-                                          : has_transfer ? "transfer" : "like");
+    if (vpt_scene_args_check(&o->scene, 1, 0)) return -1;
+    if (o->scene.print_scene) return 0;
     if (o->cpu && o->config) return vpt_fail("--config chooses a GPU kernel; it does not apply with --cpu");
     /* "best" is resolved once the GPU is known (results/<gpu>/best/<scene>.json). */
-    if (!(o->config && !strcmp(o->config, "best"))) {
+    if (!vpt_config_is_best(o->config)) {
         if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
         if (vpt_config_check(&o->kernel)) return -1;
     }
@@ -310,10 +237,10 @@ static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st, int 
                             job->opt->rr_depth, job->opt->tiles};
     int rc = -1;
     VptConfig kernel = job->opt->kernel;
-    if (job->opt->config && !strcmp(job->opt->config, "best")) {
+    if (vpt_config_is_best(job->opt->config)) {
         char path[1024];
-        if (vpt_best_path("results", vpt_evaluator_provenance(e)->gpu_name, job->scene->name, path, sizeof path) ||
-            vpt_best_load(path, &kernel)) {
+        if (vpt_config_best_load(&job->opt->scene, vpt_evaluator_provenance(e)->gpu_name, job->scene, &kernel, path,
+                                 sizeof path)) {
             vpt_evaluator_destroy(e);
             return -1;
         }
@@ -346,56 +273,68 @@ static int render_gpu(const RenderJob *job, float *rgb, VptRenderStats *st, int 
 /* The scene; a scene file's integrator depths become o's unless given. */
 static VptScene *load_scene(Options *o)
 {
-    if (o->scene) return vpt_scene_builtin(o->scene);
-    if (o->scene_file) {
-        VptMitsubaIntegrator in;
-        VptScene *s = vpt_scene_from_mitsuba(o->scene_file, &in);
-        if (s && !o->has_max_depth) o->max_depth = in.max_depth;
-        if (s && !o->has_rr) o->rr_depth = in.rr_depth;
-        return s;
+    VptMitsubaIntegrator in;
+    VptScene *s = vpt_scene_args_load(&o->scene, NULL, &in);
+    if (s && o->scene.scene_file) {
+        if (!o->has_max_depth) o->max_depth = in.max_depth;
+        if (!o->has_rr) o->rr_depth = in.rr_depth;
     }
-    VptVolumeSceneOptions vo;
-    memset(&vo, 0, sizeof vo);
-    vo.load = o->load;
-    vo.downsample = o->downsample;
-    vo.transfer = o->transfer;
-    vo.like = o->like;
-    return vpt_scene_from_volume(o->volume, &vo);
-}
-
-static int is_builtin(const char *name)
-{
-    for (const char *const *n = vpt_scene_names(); *n; n++)
-        if (!strcmp(*n, name)) return 1;
-    return 0;
+    return s;
 }
 
 /* Fails early, before a long render, when the image cannot be written there. */
-static int check_output_dir(const char *path)
+static int check_output_dir(const char *flag, const char *path)
 {
     char dir[4096];
-    if (strlen(path) >= sizeof dir) return vpt_fail("-o %.60s...: path too long", path);
+    if (strlen(path) >= sizeof dir) return vpt_fail("%s %.60s...: path too long", flag, path);
     vpt_dirname(path, dir, sizeof dir);
-    if (access(dir, W_OK | X_OK) != 0) return vpt_fail_errno("-o %s: cannot write in directory '%s'", path, dir);
+    if (access(dir, W_OK | X_OK) != 0) return vpt_fail_errno("%s %s: cannot write in directory '%s'", flag, path, dir);
     return 0;
+}
+
+/* Without a GPU: the same render on the CPU, as a command that works as
+ * printed (the scene options, the workload given, the output). */
+static void print_cpu_hint(const Options *o)
+{
+    char cmd[4096] = "render --cpu", num[32];
+    char words[2048];
+    if (vpt_scene_args_format(&o->scene, words, sizeof words)) return;
+    strncat(cmd, " ", sizeof cmd - strlen(cmd) - 1);
+    strncat(cmd, words, sizeof cmd - strlen(cmd) - 1);
+    const struct {
+        const char *flag;
+        int given;
+        long long value;
+    } w[] = {{"--width", o->width > 0, o->width},        {"--height", o->height > 0, o->height},
+             {"--spp", o->spp > 0, o->spp},              {"--seed", o->seed != 0, o->seed},
+             {"--max-depth", o->has_max_depth, o->max_depth}, {"--rr", o->has_rr, o->rr_depth}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        if (!w[i].given) continue;
+        snprintf(num, sizeof num, "%lld", w[i].value);
+        vpt_shell_word_append(cmd, sizeof cmd, w[i].flag);
+        vpt_shell_word_append(cmd, sizeof cmd, num);
+    }
+    vpt_shell_word_append(cmd, sizeof cmd, "-o");
+    vpt_shell_word_append(cmd, sizeof cmd, o->out);
+    fprintf(stderr, "%s: without a GPU, the CPU reference renders the same image:\n  %s\n", prog, cmd);
 }
 
 int main(int argc, char **argv)
 {
     Options o;
+    if (vpt_handle_version(argc, argv, prog)) return EXIT_OK;
     int pr = parse_args(argc, argv, &o);
     if (pr == 1) return EXIT_OK;
     if (pr < 0) return usage_error();
-    /* An unknown scene name is a usage error, answered with the list. */
-    const char *name = o.scene ? o.scene : o.like;
-    if (name && !is_builtin(name)) {
-        vpt_fail("%s: unknown scene '%s'", o.scene ? "--scene" : "--like", name);
-        vpt_report_error(prog);
-        fprintf(stderr, "built-in scenes:\n");
-        vpt_scene_print_list(stderr);
-        return EXIT_USAGE;
+    if (o.scene.print_scene) {
+        VptScene *s = load_scene(&o);
+        int rc = s ? vpt_scene_args_print(stdout, s) : -1;
+        if (rc) vpt_report_error(prog);
+        vpt_scene_destroy(s);
+        return rc ? EXIT_RUNTIME : EXIT_OK;
     }
-    if ((o.out && check_output_dir(o.out)) || (o.export_mitsuba && check_output_dir(o.export_mitsuba))) {
+    if ((o.out && check_output_dir("-o", o.out)) ||
+        (o.export_mitsuba && check_output_dir("--export-mitsuba", o.export_mitsuba))) {
         vpt_report_error(prog);
         return EXIT_RUNTIME;
     }
@@ -441,7 +380,7 @@ int main(int argc, char **argv)
     if (rc == 0) rc = vpt_image_write(o.out, img);
     if (rc != 0) {
         vpt_report_error(prog);
-        if (no_gpu) fprintf(stderr, "%s: without a GPU, '--cpu' renders with the CPU reference renderer\n", prog);
+        if (no_gpu) print_cpu_hint(&o);
         vpt_image_destroy(img);
         vpt_scene_destroy(s);
         return no_gpu ? VPT_EXIT_NO_GPU : EXIT_RUNTIME;

@@ -21,6 +21,7 @@
  *                                within K evaluations */
 #include "base/error.h"
 #include "base/parse.h"
+#include "cli/version.h"
 #include "tuner/score.h"
 
 #include <glob.h>
@@ -179,6 +180,7 @@ out:
 int main(int argc, char **argv)
 {
     Options o;
+    if (vpt_handle_version(argc, argv, prog)) return 0;
     int pr = parse_args(argc, argv, &o);
     if (pr == 1) return 0;
     if (pr < 0) {

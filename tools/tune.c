@@ -17,6 +17,8 @@
 #include "base/file.h"
 #include "base/parse.h"
 #include "harness/provenance.h"
+#include "cli/scene_args.h"
+#include "cli/version.h"
 #include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/best.h"
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Chosen by measurement on the recorded spaces: bin/tune-score --fixtures
  * tests/fixtures/tuner --seeds 1000 (H100, manix and bucky, 336 configs
@@ -56,7 +59,7 @@ static void on_sigint(int sig)
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: tune (--scene NAME | --volume FILE [--like SCENE] | --scene-file FILE.xml | --replay FILE)\n"
+            "usage: tune (--scene NAME | --volume FILE [--like SCENE ...] | --scene-file FILE.xml | --replay FILE)\n"
             "            [options]\n"
             "\n"
             "Searches the kernel configuration space for the fastest configuration that\n"
@@ -85,15 +88,17 @@ static void usage(FILE *fp)
             "  --no-save         do not write results/<gpu>/best/<scene>.json\n"
             "  --dump-space      print the (restricted) space, one config per line, and exit\n"
             "  --quiet           no progress line\n"
-            "\n"
-            "Exit status: 0 done, 1 error, 2 bad usage, 3 no CUDA GPU or driver.\n"
-            "\nScenes:\n",
+            "  --version         commit, NVRTC and driver versions\n"
+            "\n",
             DEFAULT_BUDGET_S);
+    vpt_scene_args_usage(fp);
+    fprintf(fp, "\nExit status: 0 done, 1 error, 2 bad usage, 3 no CUDA GPU or driver.\n\nScenes:\n");
     vpt_scene_print_list(fp);
 }
 
 typedef struct {
-    const char *scene, *volume, *like, *replay, *cache, *t4, *strategy, *scene_file;
+    VptSceneArgs scene;   /* --scene, --volume (+ its flags), --scene-file */
+    const char *replay, *cache, *t4, *strategy;
     double budget_s;
     size_t budget_evals;
     uint64_t seed;
@@ -133,7 +138,11 @@ static int parse_args(int argc, char **argv, Options *o)
     o->strategy = DEFAULT_STRATEGY;
     o->n_estimators = -1;
     int budget_given = 0;
+    vpt_scene_args_init(&o->scene);
     for (int i = 1; i < argc; i++) {
+        int taken = vpt_scene_args_take(&o->scene, argc, argv, &i, 0);
+        if (taken < 0) return -1;
+        if (taken) continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
@@ -146,11 +155,7 @@ static int parse_args(int argc, char **argv, Options *o)
         if (a[0] != '-') return vpt_fail("unexpected argument '%s' (see --help)", a);
         if (!v) return vpt_fail("%s needs a value", a);
         i++;
-        if (!strcmp(a, "--scene")) o->scene = v;
-        else if (!strcmp(a, "--volume")) o->volume = v;
-        else if (!strcmp(a, "--scene-file")) o->scene_file = v;
-        else if (!strcmp(a, "--like")) o->like = v;
-        else if (!strcmp(a, "--replay")) o->replay = v;
+        if (!strcmp(a, "--replay")) o->replay = v;
         else if (!strcmp(a, "--cache")) o->cache = v;
         else if (!strcmp(a, "--t4")) o->t4 = v;
         else if (!strcmp(a, "--strategy")) {
@@ -183,11 +188,10 @@ static int parse_args(int argc, char **argv, Options *o)
             return vpt_fail("unknown option '%s' (see --help)", a);
         }
     }
-    int sources = !!o->scene + !!o->volume + !!o->scene_file + !!o->replay;
     if (o->dump_space) return 0;
-    if (sources != 1)
+    if (vpt_scene_args_check(&o->scene, 0, 0)) return -1;
+    if (vpt_scene_args_given(&o->scene) + !!o->replay != 1)
         return vpt_fail("give exactly one of --scene NAME, --volume FILE, --scene-file FILE.xml or --replay FILE");
-    if (o->like && !o->volume) return vpt_fail("--like applies to --volume only");
     if (!budget_given) o->budget_s = DEFAULT_BUDGET_S;
     return 0;
 }
@@ -275,7 +279,11 @@ static int finish(const Options *o, const VptTuneResult *res, const VptCache *ca
 static int run_replay(Options *o)
 {
     VptReplay *r = vpt_replay_open(o->replay);
-    if (!r) return 1;
+    if (!r) {
+        vpt_error_prefix("--replay");
+        vpt_report_error(prog);
+        return 1;
+    }
     size_t rejected = 0;
     VptSpace *s = make_space(o, vpt_replay_space(r, &rejected));
     if (!s) {
@@ -289,6 +297,7 @@ static int run_replay(Options *o)
     VptCache *cache = NULL;
     if (o->cache) {
         cache = vpt_cache_open(o->cache, vpt_replay_provenance(r), o->fresh ? VPT_CACHE_FRESH : 0);
+        if (cache) printf("cache %s (%zu evaluations already there)\n", o->cache, vpt_cache_count(cache));
         if (!cache) {
             vpt_report_error(prog);
             vpt_space_destroy(s);
@@ -325,26 +334,28 @@ static int run_replay(Options *o)
 
 static int run_gpu(Options *o)
 {
-    VptScene *scene = NULL;
-    if (o->scene) {
-        scene = vpt_scene_builtin(o->scene);
-    } else if (o->scene_file) {
-        VptMitsubaIntegrator in;
-        scene = vpt_scene_from_mitsuba(o->scene_file, &in);
-        if (scene) {
-            o->rs.max_depth = in.max_depth;
-            o->rs.rr_depth = in.rr_depth;
-        }
-    } else {
-        VptVolumeSceneOptions vo;
-        memset(&vo, 0, sizeof vo);
-        vo.downsample = 1;
-        vo.like = o->like;
-        scene = vpt_scene_from_volume(o->volume, &vo);
-    }
+    VptMitsubaIntegrator in;
+    VptScene *scene = vpt_scene_args_load(&o->scene, NULL, &in);
     if (!scene) {
         vpt_report_error(prog);
-        return o->scene ? 2 : 1;
+        return 1;
+    }
+    if (o->scene.scene_file) {
+        o->rs.max_depth = in.max_depth;
+        o->rs.rr_depth = in.rr_depth;
+    }
+    if (o->scene.print_scene) {
+        int rc = vpt_scene_args_print(stdout, scene);
+        if (rc) vpt_report_error(prog);
+        vpt_scene_destroy(scene);
+        return rc ? 1 : 0;
+    }
+    /* The scene as options, for the commands the hints below print. */
+    char words[2048];
+    if (vpt_scene_args_format(&o->scene, words, sizeof words)) {
+        vpt_report_error(prog);
+        vpt_scene_destroy(scene);
+        return 1;
     }
     VptSpace *space = make_space(o, NULL);
     if (!space) {
@@ -364,12 +375,15 @@ static int run_gpu(Options *o)
     }
     if (!g) {
         vpt_report_error(prog);
+        /* A recorded space of this scene when the repository has one. */
+        char fixture[256];
+        snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/%s_exhaustive.jsonl", scene->name);
+        if (access(fixture, R_OK) != 0) snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/manix_exhaustive.jsonl");
         fprintf(stderr,
                 "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
-                "  tune --replay tests/fixtures/tuner/<scene>_exhaustive.jsonl   search a recorded space\n"
-                "  render --cpu %s %s -o out.png   render with the CPU reference\n",
-                prog, o->scene ? "--scene" : o->volume ? "--volume" : "--scene-file",
-                o->scene ? o->scene : o->volume ? o->volume : o->scene_file);
+                "  tune --replay %s   search a recorded space (in the source tree)\n"
+                "  render --cpu %s --spp 1 -o out.png   a one-sample preview with the CPU reference\n",
+                prog, fixture, words);
         vpt_space_destroy(space);
         vpt_scene_destroy(scene);
         return VPT_EXIT_NO_GPU;
@@ -387,7 +401,7 @@ static int run_gpu(Options *o)
     if (vpt_mkdirs(dir) == 0) cache = vpt_cache_open(cache_path, &prov, o->fresh ? VPT_CACHE_FRESH : 0);
     if (!cache) {
         vpt_report_error(prog);
-        fprintf(stderr, "%s: use --fresh to start a new cache (the old file is kept), or --cache FILE\n", prog);
+        fprintf(stderr, "%s: to start a new cache (the old file is kept): tune %s --fresh\n", prog, words);
         goto out;
     }
     printf("tuning %s on %s (driver %s, NVRTC %s, commit %s): %ux%u, %d spp; strategy %s; space of %zu schedule "
@@ -425,7 +439,7 @@ static int run_gpu(Options *o)
             vpt_report_error(prog);
             rc = 1;
         } else {
-            printf("winner saved to %s (render --scene %s --config best)\n", best, scene->name);
+            printf("winner saved to %s (render %s --config best -o out.png)\n", best, words);
         }
     } else if (!res.have_winner) {
         printf("no configuration passed: nothing saved\n");
@@ -446,6 +460,7 @@ out:
 int main(int argc, char **argv)
 {
     Options o;
+    if (vpt_handle_version(argc, argv, prog)) return 0;
     int pr = parse_args(argc, argv, &o);
     if (pr == 1) return 0;
     if (pr < 0) {

@@ -260,6 +260,13 @@ static int load(VptCache *c, const char *path, const VptTuneProvenance *want)
             line_no++;
         }
     }
+    /* No complete line and a tail that cannot be a header cut short (every
+     * row, the header too, starts with '{'): some other file, not a cache
+     * whose first write was interrupted. Refused, never truncated. */
+    if (line_no == 0 && tail > 0 && !keep_tail && data[0] != '{') {
+        free(data);
+        return vpt_fail("cache %s: not a vptune tuner cache (no header line; it starts with other data)", path);
+    }
     vpt_error_clear();
     free(data);
     if (!keep_tail) c->dropped = tail;

@@ -1,0 +1,311 @@
+/* The scene options shared by every tool: see cli/scene_args.h. */
+#include "cli/scene_args.h"
+
+#include "base/error.h"
+#include "base/parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vpt_scene_args_init(VptSceneArgs *a)
+{
+    memset(a, 0, sizeof *a);
+    a->downsample = 1;
+    a->upsample = 1;
+    a->transfer = VPT_TF_AUTO;
+}
+
+static const struct {
+    const char *name;
+    VptTransfer tf;
+} transfers[] = {{"auto", VPT_TF_AUTO}, {"ct", VPT_TF_CT}, {"linear", VPT_TF_LINEAR}, {"identity", VPT_TF_IDENTITY}};
+
+static int parse_transfer(const char *s, VptTransfer *t)
+{
+    for (size_t i = 0; i < sizeof transfers / sizeof transfers[0]; i++)
+        if (strcmp(s, transfers[i].name) == 0) {
+            *t = transfers[i].tf;
+            return 0;
+        }
+    return vpt_fail("--transfer: unknown transfer function '%s'; expected ct, linear, identity or auto", s);
+}
+
+static const char *transfer_name(VptTransfer t)
+{
+    for (size_t i = 0; i < sizeof transfers / sizeof transfers[0]; i++)
+        if (transfers[i].tf == t) return transfers[i].name;
+    return "auto";
+}
+
+static int parse_dims(const char *s, int dims[3])
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return vpt_fail("--dims: '%.40s...' is too long; expected X,Y,Z", s);
+    strcpy(buf, s);
+    char *parts[3], *p = buf;
+    for (int k = 0; k < 3; k++) {
+        parts[k] = p;
+        char *c = strchr(p, ',');
+        if (k < 2) {
+            if (!c) return vpt_fail("--dims: '%s' is not X,Y,Z (three positive integers)", s);
+            *c = '\0';
+            p = c + 1;
+        } else if (c) {
+            return vpt_fail("--dims: '%s' has more than three values; expected X,Y,Z", s);
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        if (vpt_parse_int(parts[k], 1, 1 << 20, "--dims", &dims[k])) return -1;
+    return 0;
+}
+
+/* The options with a value; the volume-only ones are marked. */
+static const struct {
+    const char *flag;
+    int volume_only;
+} flags[] = {{"--scene", 0},    {"--volume", 0}, {"--scene-file", 0}, {"--like", 1},     {"--dims", 1},
+             {"--type", 1},     {"--downsample", 1}, {"--upsample", 1}, {"--transfer", 1}};
+
+int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int multi_scene)
+{
+    const char *arg = argv[*i];
+    if (!strcmp(arg, "--print-scene")) {
+        a->print_scene = 1;
+        return 1;
+    }
+    /* "--flag=value" is the same as "--flag value". */
+    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    int k = -1;
+    for (size_t j = 0; j < sizeof flags / sizeof flags[0]; j++)
+        if (strlen(flags[j].flag) == len && !strncmp(arg, flags[j].flag, len)) k = (int)j;
+    if (k < 0) return 0;
+    const char *flag = flags[k].flag, *v;
+    if (eq) {
+        v = eq + 1;
+    } else {
+        if (*i + 1 >= argc) return vpt_fail("%s needs a value", flag);
+        v = argv[++*i];
+    }
+    if (!*v) return vpt_fail("%s: the value is empty", flag);
+    /* "--volume --like manix": the value was forgotten, not a file "--like" */
+    if (!eq && !strncmp(v, "--", 2)) return vpt_fail("%s needs a value (got the option '%s')", flag, v);
+    if (flags[k].volume_only && !a->volume_flag) a->volume_flag = flag;
+    if (!strcmp(flag, "--scene")) {
+        if (a->nscenes && !multi_scene) return vpt_fail("--scene given twice ('%s' and '%s')", a->scene, v);
+        if (a->nscenes == VPT_SCENE_ARGS_MAX_SCENES) return vpt_fail("--scene: at most %d scenes", VPT_SCENE_ARGS_MAX_SCENES);
+        a->scenes[a->nscenes++] = v;
+        if (!a->scene) a->scene = v;
+    } else if (!strcmp(flag, "--volume")) {
+        if (a->volume) return vpt_fail("--volume given twice ('%s' and '%s')", a->volume, v);
+        /* a folder (a DICOM series) may come with a trailing slash; the
+         * scene is named after the last path component */
+        size_t n = strlen(v);
+        while (n > 1 && v[n - 1] == '/') n--;
+        if (n >= sizeof a->volume_path) return vpt_fail("--volume: the path is longer than %zu bytes", sizeof a->volume_path - 1);
+        memcpy(a->volume_path, v, n);
+        a->volume_path[n] = '\0';
+        a->volume = a->volume_path;
+    } else if (!strcmp(flag, "--scene-file")) {
+        if (a->scene_file) return vpt_fail("--scene-file given twice ('%s' and '%s')", a->scene_file, v);
+        a->scene_file = v;
+    } else if (!strcmp(flag, "--like")) {
+        a->like = v;
+    } else if (!strcmp(flag, "--dims")) {
+        if (parse_dims(v, a->load.dims)) return -1;
+        a->load.has_dims = 1;
+    } else if (!strcmp(flag, "--type")) {
+        if (vpt_scalar_type_parse(v, &a->load.type)) {
+            vpt_error_prefix("--type");
+            return -1;
+        }
+        a->load.has_type = 1;
+    } else if (!strcmp(flag, "--downsample")) {
+        if (vpt_parse_int(v, 1, 1024, "--downsample", &a->downsample)) return -1;
+    } else if (!strcmp(flag, "--upsample")) {
+        if (vpt_parse_int(v, 1, 1024, "--upsample", &a->upsample)) return -1;
+    } else {
+        if (parse_transfer(v, &a->transfer)) return -1;
+    }
+    return 1;
+}
+
+int vpt_scene_args_given(const VptSceneArgs *a)
+{
+    return a->nscenes || a->volume || a->scene_file;
+}
+
+static int is_builtin(const char *name)
+{
+    for (const char *const *n = vpt_scene_names(); *n; n++)
+        if (!strcmp(*n, name)) return 1;
+    return 0;
+}
+
+static int check_name(const char *flag, const char *name)
+{
+    if (is_builtin(name)) return 0;
+    char list[256] = "";
+    for (const char *const *n = vpt_scene_names(); *n; n++) {
+        if (*list) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, *n, sizeof list - strlen(list) - 1);
+    }
+    return vpt_fail("%s: unknown scene '%s' (built-in scenes: %s)", flag, name, list);
+}
+
+int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene)
+{
+    if (!multi_scene && (a->nscenes > 0) + !!a->volume + !!a->scene_file > 1)
+        return vpt_fail("--scene, --volume and --scene-file exclude each other (use --like with --volume)");
+    if (!a->volume && a->volume_flag)
+        return vpt_fail("%s applies to --volume only (it changes how a volume file becomes a scene)", a->volume_flag);
+    if (required && !vpt_scene_args_given(a))
+        return vpt_fail("a scene is required: --scene NAME, --volume FILE or --scene-file FILE.xml");
+    for (int i = 0; i < a->nscenes; i++)
+        if (check_name("--scene", a->scenes[i])) return -1;
+    if (a->like && check_name("--like", a->like)) return -1;
+    return 0;
+}
+
+VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsubaIntegrator *in)
+{
+    if (in) {
+        in->max_depth = 0;
+        in->rr_depth = -1;
+    }
+    if (name || (a->scene && !a->volume && !a->scene_file)) return vpt_scene_builtin(name ? name : a->scene);
+    if (a->scene_file) {
+        VptMitsubaIntegrator tmp;
+        return vpt_scene_from_mitsuba(a->scene_file, in ? in : &tmp);
+    }
+    if (!a->volume) {
+        vpt_fail("no scene given");
+        return NULL;
+    }
+    VptVolumeSceneOptions vo;
+    memset(&vo, 0, sizeof vo);
+    vo.load = a->load;
+    vo.downsample = a->downsample;
+    vo.upsample = a->upsample;
+    vo.transfer = a->transfer;
+    vo.like = a->like;
+    return vpt_scene_from_volume(a->volume, &vo);
+}
+
+int vpt_shell_word_append(char *buf, size_t n, const char *word)
+{
+    size_t len = strlen(buf);
+    int plain = *word != '\0';
+    for (const char *p = word; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:+@%", *p)) plain = 0;
+    /* worst case: a space, two quotes, and 4 bytes per quote in the word */
+    size_t need = len + 1 + strlen(word) * 4 + 3;
+    if (need > n) return vpt_fail("a command line of more than %zu bytes", n);
+    char *o = buf + len;
+    if (len) *o++ = ' ';
+    if (plain) {
+        strcpy(o, word);
+        return 0;
+    }
+    *o++ = '\'';
+    for (const char *p = word; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return 0;
+}
+
+/* "--flag value", or "--flag=value" when the value starts with '-' (as a
+ * separate word it would read as a forgotten value followed by an option). */
+static int append_option(char *buf, size_t n, const char *flag, const char *value)
+{
+    if (value[0] != '-') return vpt_shell_word_append(buf, n, flag) || vpt_shell_word_append(buf, n, value) ? -1 : 0;
+    size_t len = strlen(flag) + 1 + strlen(value) + 1;
+    char *word = vpt_malloc(len);
+    if (!word) return -1;
+    snprintf(word, len, "%s=%s", flag, value);
+    int rc = vpt_shell_word_append(buf, n, word);
+    free(word);
+    return rc;
+}
+
+int vpt_scene_args_format(const VptSceneArgs *a, char *buf, size_t n)
+{
+    if (!n) return vpt_fail("no room for the scene options");
+    *buf = '\0';
+    int rc = 0;
+#define WORD(w) rc |= vpt_shell_word_append(buf, n, (w))
+    for (int i = 0; i < a->nscenes; i++) rc |= append_option(buf, n, "--scene", a->scenes[i]);
+    if (a->scene_file) rc |= append_option(buf, n, "--scene-file", a->scene_file);
+    if (a->volume) {
+        char num[64];
+        rc |= append_option(buf, n, "--volume", a->volume);
+        if (a->like) rc |= append_option(buf, n, "--like", a->like);
+        if (a->load.has_dims) {
+            snprintf(num, sizeof num, "%d,%d,%d", a->load.dims[0], a->load.dims[1], a->load.dims[2]);
+            WORD("--dims");
+            WORD(num);
+        }
+        if (a->load.has_type) {
+            WORD("--type");
+            WORD(vpt_scalar_type_name(a->load.type));
+        }
+        if (a->downsample != 1) {
+            snprintf(num, sizeof num, "%d", a->downsample);
+            WORD("--downsample");
+            WORD(num);
+        }
+        if (a->upsample != 1) {
+            snprintf(num, sizeof num, "%d", a->upsample);
+            WORD("--upsample");
+            WORD(num);
+        }
+        if (a->transfer != VPT_TF_AUTO) {
+            WORD("--transfer");
+            WORD(transfer_name(a->transfer));
+        }
+    }
+#undef WORD
+    return rc ? -1 : 0;
+}
+
+void vpt_scene_args_only(const VptSceneArgs *a, int which, VptSceneArgs *out)
+{
+    *out = *a;
+    out->nscenes = 0;
+    out->scene = NULL;
+    if (which != VPT_SCENE_ARGS_FILE) out->scene_file = NULL;
+    if (which != VPT_SCENE_ARGS_VOLUME) out->volume = NULL;
+    if (which >= 0) out->scenes[out->nscenes++] = out->scene = a->scenes[which];
+}
+
+int vpt_scene_args_print(FILE *fp, const VptScene *s)
+{
+    char hex[65];
+    if (vpt_scene_digest(s, hex)) return -1;
+    fprintf(fp, "scene %s\nsha256 %s\nsource %s\ngrid %dx%dx%d\n", s->name, hex, s->source, s->nx, s->ny, s->nz);
+    return 0;
+}
+
+void vpt_scene_args_usage(FILE *fp)
+{
+    fputs("Scene (the same options in render, bench and tune):\n"
+          "  --scene NAME        a built-in scene (list below)\n"
+          "  --volume FILE|DIR   a volume: .vol .mha .mhd .nrrd .nhdr .dcm, a folder of one DICOM\n"
+          "                      series, or headerless .raw with --dims and --type\n"
+          "    --like SCENE      camera, boundary and density scale of a built-in scene\n"
+          "    --dims X,Y,Z      dimensions of a .raw file\n"
+          "    --type T          voxel type of a .raw file: u8 i8 u16 i16 u32 i32 f32 f64\n"
+          "    --downsample N    N x N x N box average; 1: none (default)\n"
+          "    --upsample N      N-fold finer grid; 1: none (default)\n"
+          "    --transfer TF     ct | linear | identity | auto (default auto)\n"
+          "  --scene-file FILE   a Mitsuba scene file (Mitsuba 3, or 0.5 as the thesis' scenes)\n"
+          "  --print-scene       print the scene's name, SHA-256 digest and source; exit\n",
+          fp);
+}

@@ -1,0 +1,91 @@
+/* The scene options every tool takes, parsed in one place.
+ *
+ *   --scene NAME            a built-in scene
+ *   --volume FILE|DIR       a volume file (or a folder of one DICOM series)
+ *     --like SCENE          camera, boundary and density scale of a built-in scene
+ *     --dims X,Y,Z --type T a headerless .raw file's grid and voxel type
+ *     --downsample N        N x N x N box average (N >= 1; 1: none)
+ *     --upsample N          N-fold finer grid (N >= 1; 1: none)
+ *     --transfer TF         ct | linear | identity | auto
+ *   --scene-file FILE.xml   a Mitsuba scene file
+ *   --print-scene           print the scene's name and digest, and exit
+ *
+ * render, bench and tune call vpt_scene_args_take for each argument before
+ * their own options, so the flags, their values, their messages and the
+ * scene they build are the same in every tool: the same options name the
+ * same scene (the same vpt_scene_digest), which tests/test_scene_args.c
+ * checks for every tool. vpt_scene_args_format writes the options back as
+ * shell words, so that a hint a tool prints ("render --cpu <these> -o
+ * out.png") names the scene the user gave, --like and all. */
+#ifndef VPT_CLI_SCENE_ARGS_H
+#define VPT_CLI_SCENE_ARGS_H
+
+#include "scenes/mitsuba_xml.h"
+#include "scenes/scene.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *scene;       /* --scene (bench: the first; see scenes[]) */
+    const char *scenes[16];  /* every --scene, in order (bench measures each) */
+    int nscenes;
+    const char *volume;      /* --volume (volume_path, without trailing slashes) */
+    char volume_path[4096];
+    const char *scene_file;  /* --scene-file */
+    const char *like;        /* --like */
+    VptVolumeLoadOptions load; /* --dims, --type */
+    int downsample, upsample;  /* 1: none */
+    VptTransfer transfer;
+    const char *volume_flag; /* the first volume-only flag given, for messages */
+    int print_scene;         /* --print-scene */
+} VptSceneArgs;
+
+#define VPT_SCENE_ARGS_MAX_SCENES 16
+
+void vpt_scene_args_init(VptSceneArgs *a);
+
+/* Looks at argv[*i]. A scene option ("--flag value" or "--flag=value") is
+ * stored, *i is moved past its value and 1 is returned; anything else
+ * returns 0 and leaves *i alone; a scene option with a missing or bad value
+ * returns -1 with a message naming the flag. A --scene given twice is an
+ * error unless multi_scene (bench). */
+int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int multi_scene);
+
+/* After the whole command line: at most one of --scene, --volume and
+ * --scene-file (bench: several --scene plus one of each), the volume-only
+ * flags only with --volume, and a scene when `required`. -1 with a message. */
+int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene);
+
+/* 1 when some scene was named. */
+int vpt_scene_args_given(const VptSceneArgs *a);
+
+/* Builds the scene of --volume (and its flags) or --scene-file, or the
+ * built-in scene `name` (NULL: a->scene). A scene file's integrator depths go
+ * to *in when in is not NULL (set to 0 / -1 for the other kinds). NULL with a
+ * message naming the file or name otherwise. */
+VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsubaIntegrator *in);
+
+/* The options as shell words ("--volume 'my head.mhd' --like manix
+ * --downsample 2"), quoted where the shell needs it, so that pasting them
+ * after a tool's name names the same scene. -1 when buf is too small. */
+int vpt_scene_args_format(const VptSceneArgs *a, char *buf, size_t n);
+
+/* Appends `word` to buf (of size n, holding a string), shell-quoted when
+ * needed, with a space before it unless buf is empty. -1 if it does not fit. */
+int vpt_shell_word_append(char *buf, size_t n, const char *word);
+
+/* The options of one of a's scenes into *out: which >= 0 the built-in scene
+ * scenes[which], VPT_SCENE_ARGS_VOLUME the volume (with its flags),
+ * VPT_SCENE_ARGS_FILE the scene file. */
+#define VPT_SCENE_ARGS_VOLUME (-1)
+#define VPT_SCENE_ARGS_FILE (-2)
+void vpt_scene_args_only(const VptSceneArgs *a, int which, VptSceneArgs *out);
+
+/* --print-scene: "scene NAME\nsha256 DIGEST\nsource SOURCE\n" for s. */
+int vpt_scene_args_print(FILE *fp, const VptScene *s);
+
+/* The usage lines of the scene options, for a tool's --help. */
+void vpt_scene_args_usage(FILE *fp);
+
+#endif

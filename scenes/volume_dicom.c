@@ -1,0 +1,155 @@
+/* DICOM volumes through the GDCM shim: see volume_dicom.h.
+ *
+ * The shim (bin/libvptune-dicom.so, built from volume_dicom_gdcm.cc) is
+ * loaded with dlopen on first use, from $VPT_DICOM_SHIM when set, else beside
+ * the running program, else from ../lib/vptune/ relative to it (where `make
+ * install` puts it). Loading it late keeps GDCM's shared libraries out of the
+ * programs, which must run on GPU machines without GDCM; there only a DICOM
+ * volume fails, saying so. */
+#include "scenes/volume_dicom.h"
+
+#include "base/error.h"
+#include "scenes/volume_dicom_shim.h"
+#include "scenes/volume_internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SHIM_NAME "libvptune-dicom.so"
+
+typedef int (*AbiFn)(void);
+typedef int (*ReadFn)(const char *, size_t, VptDicomVolume *);
+typedef int (*ReadMemFn)(const char *, const unsigned char *, size_t, size_t, VptDicomVolume *);
+
+static struct {
+    pthread_once_t once;
+    ReadFn read;
+    ReadMemFn read_memory;
+    char path[4096];
+    char error[8192];
+} shim = {PTHREAD_ONCE_INIT, NULL, NULL, "", ""};
+
+static void *try_open(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        snprintf(shim.path, sizeof shim.path, "%s", path);
+        return h;
+    }
+    size_t n = strlen(shim.error);
+    snprintf(shim.error + n, sizeof shim.error - n, "%s%s", n ? "; " : "", dlerror());
+    return NULL;
+}
+
+static void load_shim(void)
+{
+    void *h = NULL;
+    const char *env = getenv("VPT_DICOM_SHIM");
+    if (env && *env) {
+        h = try_open(env);
+    } else {
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = '\0';
+            char *slash = strrchr(exe, '/');
+            if (slash) {
+                *slash = '\0';
+                char p[4200];
+                snprintf(p, sizeof p, "%s/" SHIM_NAME, exe);
+                if (access(p, F_OK) == 0) h = try_open(p);
+                snprintf(p, sizeof p, "%s/../lib/vptune/" SHIM_NAME, exe);
+                if (!h && access(p, F_OK) == 0) h = try_open(p);
+            }
+        }
+        if (!h && !*shim.error) snprintf(shim.error, sizeof shim.error, SHIM_NAME " is not beside the program nor in ../lib/vptune");
+    }
+    if (!h) return;
+    AbiFn abi = (AbiFn)(uintptr_t)dlsym(h, "vpt_dicom_shim_abi");
+    if (!abi || abi() != VPT_DICOM_SHIM_ABI) {
+        snprintf(shim.error, sizeof shim.error, "%s is of another version (ABI %d, expected %d): rebuild and reinstall",
+                 shim.path, abi ? abi() : -1, VPT_DICOM_SHIM_ABI);
+        return;
+    }
+    shim.read = (ReadFn)(uintptr_t)dlsym(h, "vpt_dicom_read");
+    shim.read_memory = (ReadMemFn)(uintptr_t)dlsym(h, "vpt_dicom_read_memory");
+    if (!shim.read || !shim.read_memory) snprintf(shim.error, sizeof shim.error, "%s lacks its functions", shim.path);
+}
+
+static int need_shim(const char *path)
+{
+    pthread_once(&shim.once, load_shim);
+    if (shim.read && shim.read_memory) return 0;
+    return vpt_fail("%s: DICOM volumes are read through GDCM, and its shim could not be loaded (%s). On Debian or "
+                    "Ubuntu: apt-get install libgdcm3.0 (to run) or libgdcm-dev (to build), then make; or convert "
+                    "the series to a .mha file on a machine that has it",
+                    path, shim.error);
+}
+
+const char *vpt_volume_dicom_shim_path(void)
+{
+    pthread_once(&shim.once, load_shim);
+    return *shim.path ? shim.path : NULL;
+}
+
+int vpt_volume_is_dicom(const char *path, const VptVolumeLoadOptions *opt)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    const char *ext = dot && (!slash || dot > slash) ? dot + 1 : "";
+    if (!strcasecmp(ext, "dcm") || !strcasecmp(ext, "dicom")) return 1;
+    /* a folder is a series unless raw options or another format's name say otherwise */
+    static const char *const others[] = {"vol", "mha", "mhd", "nrrd", "nhdr", "raw"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (!strcasecmp(ext, others[i])) return 0;
+    if (opt && (opt->has_dims || opt->has_type)) return 0;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The shim's result as a VptVolume (values already float). */
+static int to_volume(const char *path, VptDicomVolume *d, VptVolume *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 3; k++)
+        if (!(d->spacing[k] > 0) || d->spacing[k] > 1e6) {
+            free(d->data);
+            return vpt_fail("%s: voxel size %g mm along axis %d is not a positive size", path, d->spacing[k], k);
+        }
+    out->nx = d->nx;
+    out->ny = d->ny;
+    out->nz = d->nz;
+    out->data = d->data;
+    out->stored = d->stored_bits <= 8 ? (d->stored_signed ? VPT_SCALAR_I8 : VPT_SCALAR_U8)
+                  : d->stored_bits <= 16 ? (d->stored_signed ? VPT_SCALAR_I16 : VPT_SCALAR_U16)
+                                         : (d->stored_signed ? VPT_SCALAR_I32 : VPT_SCALAR_U32);
+    for (int k = 0; k < 3; k++) {
+        out->spacing[k] = (float)d->spacing[k];
+        out->origin[k] = (float)d->origin[k];
+    }
+    return 0;
+}
+
+int vpt_volume_load_dicom(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    memset(out, 0, sizeof *out);
+    if (access(path, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", path);
+    if (need_shim(path)) return -1;
+    VptDicomVolume d;
+    if (shim.read(path, vptv_max_bytes(opt ? opt->max_bytes : 0), &d)) return vpt_fail("%s", d.error);
+    return to_volume(path, &d, out);
+}
+
+int vpt_volume_parse_dicom(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+{
+    memset(out, 0, sizeof *out);
+    if (need_shim(name)) return -1;
+    VptDicomVolume d;
+    if (shim.read_memory(name, buf, size, vptv_max_bytes(max_bytes), &d)) return vpt_fail("%s", d.error);
+    return to_volume(name, &d, out);
+}
