@@ -213,9 +213,139 @@ def table_mitsuba(gpu):
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) if blocks else "No Mitsuba comparison results yet (`experiments/mitsuba`)."
 
+ESTIMATOR_SCENES = [("manix", "manix"), ("artifix", "artifix"), ("cranium", "cranium: a real head CT, 256x108x256 "
+                    "int16 (InVesalius' Cranium.inv3, Debian invesalius-examples 3.1.99998-4; data/ct/make.sh)"),
+                    ("smoke", "smoke")]
+
+
+def estimator_of(config):
+    m = re.search(r"majorant=(\w+)", config)
+    d = re.search(r"density=(\w+)", config)
+    return "%s:%s" % (m.group(1) if m else "global", d.group(1) if d else "f32")
+
+
+def table_estimator_tunes(gpu):
+    """The default 90 s tune with every estimator against the same tune with
+    the thesis' estimator only; both winners re-measured in one bench
+    session (scripts/gpu_estimator_tune.sh)."""
+    lines = ["| scene | tuned, every estimator: estimator | ms | steps/ray | tuned, global:f32 only: ms | steps/ray "
+             "| speedup |", "|---|---|---:|---:|---:|---:|---:|"]
+    prov = None
+    notes = []
+    for key, label in ESTIMATOR_SCENES:
+        path = os.path.join(ROOT, "results", gpu, "estimators", key + "-winners.jsonl")
+        if not os.path.exists(path):
+            continue
+        rs = [r for r in rows(path) if r.get("kind") == "result"]
+        if len(rs) != 2:
+            continue
+        a, g = rs[0]["metrics"], rs[1]["metrics"]
+        lines.append("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2fx |" % (
+            key, estimator_of(rs[0]["config"]), a["time_ms"], a["steps"] / a["rays"], g["time_ms"],
+            g["steps"] / g["rays"], g["time_ms"] / a["time_ms"]))
+        prov = prov or provenance(rs)
+        if key != label:
+            notes.append(label)
+        if rs[0]["commit"] != rs[1]["commit"]:
+            notes.append("%s: rows of commits %s and %s" % (key, rs[0]["commit"], rs[1]["commit"]))
+    commits = sorted({r["commit"] for k, _ in ESTIMATOR_SCENES
+                      for p in [os.path.join(ROOT, "results", gpu, "estimators", k + "-winners.jsonl")]
+                      if os.path.exists(p) for r in rows(p)})
+    head = ("On %s; workload 400x400, 100 spp, seed 1; `tune --budget 90s` (local search) once with "
+            "`--estimators all` and once with `--estimators global`, then both winners measured again in one bench "
+            "session; commits %s (the tuner's estimator stage changed between them, the kernels did not). "
+            "Source: results/%s/estimators/*-winners.jsonl." % (prov, ", ".join(commits), gpu)) if prov else "no data"
+    return head + "\n\n" + "\n".join(lines) + ("\n\n" + "; ".join(notes) if notes else "")
+
+
+def table_estimators(gpu):
+    """Every estimator on every built-in scene with one schedule
+    (scripts/gpu_estimators.sh): time per density format, steps per ray."""
+    path = os.path.join(ROOT, "results", gpu, "estimators", "table.jsonl")
+    rs = [r for r in rows(path) if r.get("kind") == "result"]
+    by = {}
+    for r in rs:
+        by[(r["scene"], estimator_of(r["config"]))] = r
+    sched = re.sub(r",majorant=\w+|,density=\w+", "", rs[0]["config"])
+    lines = ["| scene | majorant | steps/ray | f32 ms | f16 ms | u16 ms | u8 ms |", "|---|---|---:|---:|---:|---:|---:|"]
+    rejected = 0
+    for scene in SCENES:
+        for m in ("global", "grid4", "grid8", "grid16", "grid32"):
+            cells = []
+            spr = None
+            for d in ("f32", "f16", "u16", "u8"):
+                r = by.get((scene, "%s:%s" % (m, d)))
+                if not r:
+                    cells.append("-")
+                    continue
+                x = r["metrics"]
+                if spr is None and x.get("rays"):
+                    spr = x["steps"] / x["rays"]
+                if r["status"] == "ok":
+                    cells.append("%.2f" % x["time_ms"])
+                else:
+                    z = re.search(r"max block \|z\| ([0-9.]+)", r.get("reason", ""))
+                    cells.append("rejected (z %s)" % z.group(1) if z else r["status"])
+                    rejected += 1
+            lines.append("| %s | %s | %s | %s |" % (scene, m, "%.2f" % spr if spr is not None else "-", " | ".join(cells)))
+    head = ("On %s; workload 400x400, 100 spp, seed 1; schedule `%s` for every scene; steps/ray: Woodcock steps "
+            "(null collisions included) per extension. \"rejected\": the estimator's image differs from the global "
+            "f32 one beyond the noise (the gate's per-block z-test, harness/evaluator.c), so it is invalid_output "
+            "and never ranked. Source: results/%s/estimators/table.jsonl." % (provenance(rs), sched, gpu))
+    return head + "\n\n" + "\n".join(lines)
+
+
+
+def svg_estimators(gpu):
+    """docs/images/estimators.svg: each scene's time with each majorant
+    (f32, and the global majorant with u8 where the gate passed it),
+    relative to the global majorant with f32, from the estimators table."""
+    rs = [r for r in rows(os.path.join(ROOT, "results", gpu, "estimators", "table.jsonl")) if r.get("kind") == "result"]
+    by = {(r["scene"], estimator_of(r["config"])): r for r in rs}
+    bars = [("global:f32", "#4d4d4d"), ("global:u8", "#999999"), ("grid4:f32", "#08519c"), ("grid8:f32", "#3182bd"),
+            ("grid16:f32", "#6baed6"), ("grid32:f32", "#bdd7e7")]
+    W, H, left, top, bottom = 760, 300, 50, 30, 50
+    ymax = 3.0
+    gw = (W - left - 10) / len(SCENES)
+    bw = gw / (len(bars) + 1)
+    y = lambda v: top + (H - top - bottom) * (1 - min(v, ymax) / ymax)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">'
+           % (W, H), '<rect width="100%%" height="100%%" fill="white"/>',
+           '<text x="%d" y="16" font-size="12">time relative to the global majorant with f32 (lower is faster; '
+           'bars cut at %.0f; %s)</text>' % (left, ymax, provenance(rs).split(",")[0])]
+    for v in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0):
+        out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s"/>' % (left, W - 10, y(v), y(v),
+                                                                             "#000" if v == 1.0 else "#ddd"))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%.1f</text>' % (left - 4, y(v) + 4, v))
+    for i, scene in enumerate(SCENES):
+        base = by.get((scene, "global:f32"))
+        if not base or base["status"] != "ok":
+            continue
+        t0 = base["metrics"]["time_ms"]
+        for j, (est, color) in enumerate(bars):
+            r = by.get((scene, est))
+            if not r or r["status"] != "ok":
+                continue
+            v = r["metrics"]["time_ms"] / t0
+            x = left + i * gw + (j + 0.5) * bw
+            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %.2f ms, %.2f '
+                       'steps/ray</title></rect>' % (x, y(v), bw * 0.9, y(0) - y(v), color, scene, est,
+                                                     r["metrics"]["time_ms"], r["metrics"]["steps"] / r["metrics"]["rays"]))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (left + i * gw + gw / 2, H - bottom + 16,
+                                                                           scene))
+    for j, (est, color) in enumerate(bars):
+        x = left + j * 115
+        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>'
+                   % (x, H - 18, color, x + 14, H - 9, est))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+GENERATED = {os.path.join("docs", "images", "estimators.svg"): svg_estimators}
 
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
-          "fixtures": table_fixtures, "mitsuba": table_mitsuba}
+          "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
+          "estimators": table_estimators}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")
@@ -243,15 +373,23 @@ def main():
     path = os.path.join(ROOT, "README.md")
     old = open(path).read()
     new = render(old, gpu)
+    figures = {os.path.join(ROOT, rel): fn(gpu) for rel, fn in GENERATED.items()}
     if check:
-        if new != old:
-            print("README.md tables differ from results/%s: run scripts/readme_tables.py" % gpu)
+        stale = [rel for rel, fn in GENERATED.items()
+                 if not os.path.exists(os.path.join(ROOT, rel)) or open(os.path.join(ROOT, rel)).read() !=
+                 figures[os.path.join(ROOT, rel)]]
+        if new != old or stale:
+            print("README.md tables or figures (%s) differ from results/%s: run scripts/readme_tables.py"
+                  % (", ".join(stale) or "tables", gpu))
             return 1
-        print("README.md tables match results/%s" % gpu)
+        print("README.md tables and figures match results/%s" % gpu)
         return 0
     if new != old:
         open(path + ".tmp", "w").write(new)
         os.replace(path + ".tmp", path)
+    for fig, text in figures.items():
+        open(fig + ".tmp", "w").write(text)
+        os.replace(fig + ".tmp", fig)
     return 0
 
 
