@@ -220,7 +220,16 @@ def config_seeds():
     s["bad_rule"] = b"regen=warp,reorder=compact"
     s["bad_space"] = b"naiveSK, block=64"
     s["empty"] = b""
+    s["estimator"] = b"regenerationSK-warp,lookahead=4,coop=4,majorant=grid8,density=u8"
+    s["bad_majorant"] = b"naiveSK,majorant=grid5"
+    s["bad_density"] = b"naiveSK,density=f64"
     return s
+
+
+def estimator_seeds():
+    return {"all": b"all", "global": b"global", "list": b"global:f32,grid8:u8,grid32:f16",
+            "no_colon": b"grid8", "twice": b"grid8:u8,grid8:u8", "bad_names": b"grid9:u12", "empty": b"",
+            "trailing_comma": b"grid4:u16,"}
 
 
 def number_seeds():
@@ -494,6 +503,7 @@ def main():
     write(root, "volume_nrrd", nrrd_seeds())
     write(root, "pfm", pfm_seeds())
     write(root, "config", config_seeds())
+    write(root, "estimators", estimator_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
     write(root, "mitsuba_xml", mitsuba_xml_seeds())
