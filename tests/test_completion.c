@@ -19,14 +19,9 @@ static char out[1 << 17];
 
 static int sh(const char *cmd)
 {
-    char full[16384];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    REQUIRE(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = vpt_test_sh(cmd, out, sizeof out);
+    REQUIRE(st != -2);
+    return st;
 }
 
 /* The completions of the words (the last one being completed), one per line. */

@@ -4,6 +4,7 @@
  * running as root or with passwordless sudo, else the one message names the
  * exact apt-get line; and make stops before compiling anything. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +17,9 @@ static char out[1 << 16];
 
 static int sh(const char *cmd)
 {
-    char full[8192];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    REQUIRE(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = vpt_test_sh(cmd, out, sizeof out);
+    REQUIRE(st != -2);
+    return st;
 }
 
 static void write_script(const char *dir, const char *name, const char *body)

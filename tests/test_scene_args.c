@@ -24,14 +24,9 @@ static char out[1 << 16];
 /* Runs "cmd 2>&1" into out; returns the exit status (-1: no normal exit). */
 static int run_cmd(const char *cmd)
 {
-    char full[8192];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    REQUIRE(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = vpt_test_sh(cmd, out, sizeof out);
+    REQUIRE(st != -2);
+    return st;
 }
 
 /* A 6x5x4 u8 grid as a headerless .raw and as a MetaImage with LOCAL data. */

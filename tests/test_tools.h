@@ -1,5 +1,5 @@
-/* Where the tests find the programs they run (bin/render, bin/bench), for
- * the CLI tests; not a test file itself.
+/* Where the tests find the programs they run (bin/render, bin/bench), and
+ * how they run shell commands, for the CLI tests; not a test file itself.
  *
  * $VPT_BIN_DIR when set; else the directory of the running test binary,
  * since the Makefile puts the tools beside it (bin/ for `make test`,
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* "<dir>/<tool>" in a static buffer (one per call site is enough: the
@@ -36,6 +37,25 @@ static inline const char *vpt_test_tool(const char *tool)
     }
     snprintf(path, sizeof path, "./bin/%s", tool);
     return path;
+}
+
+/* Runs "cmd 2>&1" through the shell, its output (at most size - 1 bytes,
+ * NUL-terminated) into out; returns the exit status, -1 when it did not exit
+ * normally and -2 when it could not be started. */
+static inline int vpt_test_sh(const char *cmd, char *out, size_t size)
+{
+    size_t len = strlen(cmd) + 8;
+    char *full = malloc(len);
+    if (!full) return -2;
+    snprintf(full, len, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    free(full);
+    out[0] = '\0';
+    if (!p) return -2;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 #endif

@@ -21,14 +21,9 @@ static char out[1 << 16];
 
 static int sh(const char *cmd)
 {
-    char full[8192];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    REQUIRE(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = vpt_test_sh(cmd, out, sizeof out);
+    REQUIRE(st != -2);
+    return st;
 }
 
 TEST_TIMEOUT(tutorial_commands_work_as_written, 300)
