@@ -43,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
+import estimators as report_estimators  # noqa: E402
 
 SCENES = ("cgg-logo", "ad", "artifix", "manix", "smoke", "bucky")
 SCENE_INFO = {
@@ -1815,6 +1816,8 @@ class Report:
         self.fig_registers()
         self.fig_depth()
         self.tuner()
+        for f in report_estimators.write(self.out, os.path.join(self.root, "results"), self.gpu, figure_env, gp_header):
+            self.pool.used_files.add(f)
         self.transfer()
         self.coherence()
         self.claims()

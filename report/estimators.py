@@ -1,0 +1,125 @@
+"""The report's estimators part (issue 16): tables, a figure and number
+macros from results/<gpu>/estimators/, nothing else; the argument is prose in
+report.tex, which cites the macros. One module per part of the report
+(generate.py calls `write(out, results_dir, gpu)`).
+
+    table.jsonl          every (majorant, density) on every built-in scene,
+                         one schedule (scripts/gpu_estimators.sh)
+    <scene>-winners.jsonl  the default tune with every estimator and the
+                         thesis-estimator tune, winners re-measured together
+                         (scripts/gpu_estimator_tune.sh)
+"""
+import json
+import os
+import re
+
+SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
+MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
+DENSITIES = ["f32", "f16", "u16", "u8"]
+TUNED = ["manix", "artifix", "cranium", "smoke"]
+
+
+def _rows(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def estimator_of(config):
+    m = re.search(r"majorant=(\w+)", config)
+    d = re.search(r"density=(\w+)", config)
+    return (m.group(1) if m else "global", d.group(1) if d else "f32")
+
+
+def _camel(s):
+    return "".join(p.capitalize() for p in re.split(r"[^A-Za-z]+", s) if p)
+
+
+def write(out, results_dir, gpu, figure_env, gp_header):
+    """Writes tab_estimators.tex, fig_estimators.{tex,gp,dat} and
+    tab_estimator_tunes.tex into out, with macros est<Scene>Speedup etc.
+    Returns the result files read (relative to results/<gpu>)."""
+    base = os.path.join(results_dir, gpu, "estimators")
+    used = []
+    path = os.path.join(base, "table.jsonl")
+    if not os.path.exists(path):
+        note = "\\emph{No estimator measurements on this GPU (scripts/gpu\\_estimators.sh).}\n"
+        for name in ("tab_estimators.tex", "fig_estimators.tex", "tab_estimator_tunes.tex"):
+            out.write(name, note)
+        return used
+    used.append("estimators/table.jsonl")
+    rs = [r for r in _rows(path) if r.get("kind") == "result"]
+    by = {(r["scene"],) + estimator_of(r["config"]): r for r in rs}
+    commits = sorted({r["commit"] for r in rs})
+    out.macro("estTableCommit", ", ".join(commits))
+    lines = ["\\begin{table}[tbp]\\centering\\small",
+             "\\caption{Every estimator on every scene (one schedule, 400$\\times$400, 100\\,spp): time in ms per "
+             "density format and Woodcock steps per ray; ``rej.'': the image differs from the global f32 one beyond "
+             "the noise, so the gate rejects the format. Commit %s.}\\label{tab:estimators}" % ", ".join(commits),
+             "\\begin{tabular}{llrrrrr}", "\\toprule",
+             "scene & majorant & steps/ray & f32 & f16 & u16 & u8 \\\\", "\\midrule"]
+    dat = []
+    for scene in SCENES:
+        base_r = by.get((scene, "global", "f32"))
+        for m in MAJORANTS:
+            cells, spr = [], None
+            for d in DENSITIES:
+                r = by.get((scene, m, d))
+                if not r:
+                    cells.append("--")
+                    continue
+                x = r["metrics"]
+                if spr is None and x.get("rays"):
+                    spr = x["steps"] / x["rays"]
+                cells.append("%.2f" % x["time_ms"] if r["status"] == "ok" else "rej.")
+            lines.append("%s & %s & %s & %s \\\\" % (scene if m == "global" else "", m,
+                                                     "%.2f" % spr if spr is not None else "--", " & ".join(cells)))
+            r = by.get((scene, m, "f32"))
+            if base_r and r and r["status"] == "ok" and base_r["status"] == "ok":
+                dat.append("%s\t%s\t%.4f" % (scene, m, r["metrics"]["time_ms"] / base_r["metrics"]["time_ms"]))
+        lines.append("\\addlinespace")
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    out.write("tab_estimators.tex", "\n".join(lines) + "\n")
+    # figure: time relative to global f32 per scene and majorant (f32)
+    blocks = []
+    for m in MAJORANTS:
+        b = ["# %s" % m]
+        for i, scene in enumerate(SCENES):
+            v = [l.split("\t")[2] for l in dat if l.startswith(scene + "\t" + m + "\t")]
+            b.append("%d\t%s\t%s" % (i, scene, v[0] if v else "NaN"))
+        blocks.append("\n".join(b))
+    out.write("fig_estimators.dat", "\n\n\n".join(blocks) + "\n")
+    gp = gp_header("fig_estimators", h="2.4in")
+    gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 noborder\n"
+           "set ylabel 'time / global majorant (f32)'\nset yrange [0:3]\nset key top left font ',7' title ''\n"
+           "set xtics nomirror\n")
+    colors = ["#4d4d4d", "#08519c", "#3182bd", "#6baed6", "#bdd7e7"]
+    plots = ["'fig_estimators.dat' index %d using 3:xtic(2) title '%s' lc rgb '%s'" % (k, m, colors[k])
+             for k, m in enumerate(MAJORANTS)]
+    gp += "plot " + ", ".join(plots) + "\n"
+    out.figure("fig_estimators", gp)
+    out.write("fig_estimators.tex", figure_env(
+        "fig_estimators", "Time of each majorant (f32 density) relative to the global majorant, per scene "
+        "(Table~\\ref{tab:estimators}; bars cut at 3).", "fig:estimators"))
+    # tuned with and without the estimators
+    t = ["\\begin{table}[tbp]\\centering\\small",
+         "\\caption{The default 90\\,s tune with every estimator against the same tune with the thesis' "
+         "estimator (global majorant, f32); both winners measured again in one session.}\\label{tab:esttunes}",
+         "\\begin{tabular}{llrrrr}", "\\toprule",
+         "scene & chosen estimator & ms & global f32 ms & speedup & commit \\\\", "\\midrule"]
+    for scene in TUNED:
+        p = os.path.join(base, scene + "-winners.jsonl")
+        if not os.path.exists(p):
+            continue
+        used.append("estimators/%s-winners.jsonl" % scene)
+        w = [r for r in _rows(p) if r.get("kind") == "result"]
+        if len(w) != 2:
+            continue
+        a, g = w[0]["metrics"]["time_ms"], w[1]["metrics"]["time_ms"]
+        est = "%s:%s" % estimator_of(w[0]["config"])
+        t.append("%s & %s & %.2f & %.2f & %.2f$\\times$ & \\texttt{%s} \\\\" % (scene, est, a, g, g / a,
+                                                                                 w[0]["commit"][:7]))
+        out.macro("est%sSpeedup" % _camel(scene), "%.2f" % (g / a), key="est_%s_speedup" % scene)
+        out.macro("est%sChosen" % _camel(scene), est.replace("_", "\\_"))
+    t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    out.write("tab_estimator_tunes.tex", "\n".join(t) + "\n")
+    return used
