@@ -89,7 +89,8 @@ def make_root(base):
         if f.endswith(".spec") or f == "vptexp.py":
             shutil.copy(os.path.join(ROOT, "experiments", f), os.path.join(root, "experiments"))
     os.makedirs(os.path.join(root, "report"))
-    for f in ("generate.py", "build.sh", "report.tex", "discussion.tex", "thesis_tables.json", "check_report.py"):
+    for f in ("generate.py", "estimators.py", "build.sh", "report.tex", "discussion.tex", "thesis_tables.json",
+              "check_report.py"):
         shutil.copy(os.path.join(HERE, f), os.path.join(root, "report"))
     os.makedirs(os.path.join(root, "docs", "images"))
     for s in ("manix", "bucky"):      # the others stay placeholders
