@@ -41,7 +41,7 @@ enum {
     MSG_PREFETCH = 32, /* VptConfig[] */
     MSG_RUN = 33,      /* WireRun */
     MSG_RENDER = 34,   /* VptConfig */
-    MSG_ROOFLINE = 35, /* int32_t coherent */
+    MSG_ROOFLINE = 35, /* int32_t coherent, int32_t density format */
     MSG_STOP = 36,     /* empty */
     MSG_TEST = 37      /* WireTest */
 };
@@ -243,7 +243,7 @@ static void child_render(Child *ch, const VptConfig *c)
     if (restart) _exit(EXIT_RESTART);
 }
 
-static void child_roofline(Child *ch, int coherent)
+static void child_roofline(Child *ch, int coherent, int density)
 {
     child_accept(ch);
     if (ch->spec->test_mode) {
@@ -253,7 +253,10 @@ static void child_roofline(Child *ch, int coherent)
     WireRoof roof;
     memset(&roof, 0, sizeof roof);
     unsigned long long steps = 0;
-    int rc = vpt_evaluator_roofline(ch->ev, coherent, &roof.ms, &roof.gsteps_per_s, &steps);
+    int rc = density < 0 || density >= VPT_DENSITY_FORMAT_COUNT
+                 ? vpt_fail("roofline request: density format %d is not one vptune has", density)
+                 : vpt_evaluator_roofline(ch->ev, coherent, (VptDensityFormat)density, &roof.ms, &roof.gsteps_per_s,
+                                          &steps);
     int restart = vpt_evaluator_broken(ch->ev) != NULL;
     roof.steps = steps;
     if (rc == 0) child_send(ch, MSG_ROOF, &roof, sizeof roof, NULL, 0);
@@ -310,10 +313,10 @@ static _Noreturn void child_serve(Child *ch)
             child_render(ch, p);
             break;
         case MSG_ROOFLINE: {
-            int32_t coherent;
-            if (len != sizeof coherent) child_die("malformed roofline request");
-            memcpy(&coherent, p, sizeof coherent);
-            child_roofline(ch, coherent);
+            int32_t req[2]; /* coherent, density */
+            if (len != sizeof req) child_die("malformed roofline request");
+            memcpy(req, p, sizeof req);
+            child_roofline(ch, req[0], req[1]);
             break;
         }
         case MSG_STOP:
@@ -884,16 +887,17 @@ float *vpt_eval_worker_render(VptEvalWorker *w, const VptConfig *c, VptEvalResul
     return NULL;
 }
 
-int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptTimingStats *ms, double *gsteps_per_s,
-                             unsigned long long *steps)
+int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, VptTimingStats *ms,
+                             double *gsteps_per_s, unsigned long long *steps)
 {
     if (need_scene(w) || ensure(w)) return -1;
-    int32_t coh = coherent; /* 0 random, 1 bundle, 2 camera tiles: the evaluator checks the range */
+    /* 0 random, 1 bundle, 2 camera tiles: the evaluator checks the range */
+    int32_t coh[2] = {coherent, (int32_t)density};
     uint32_t t;
     void *p;
     size_t len;
     int timed_out;
-    if (exchange(w, MSG_ROOFLINE, &coh, sizeof coh, REPLY_MAX, &t, &p, &len, &timed_out)) return -1;
+    if (exchange(w, MSG_ROOFLINE, coh, sizeof coh, REPLY_MAX, &t, &p, &len, &timed_out)) return -1;
     if (t == MSG_ROOF && len == sizeof(WireRoof)) {
         WireRoof r;
         memcpy(&r, p, sizeof r);

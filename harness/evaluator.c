@@ -605,8 +605,8 @@ float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *
     return img;
 }
 
-int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, double *gsteps_per_s,
-                           unsigned long long *steps)
+int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat density, VptTimingStats *ms,
+                           double *gsteps_per_s, unsigned long long *steps)
 {
     const int block = 256, nsteps = 2000;
     if (fail_if_broken(e)) return -1;
@@ -632,9 +632,10 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, do
     unsigned grid = (unsigned)(per_sm * e->gpu.sm_count * 4);
     VptLaunch L;
     memset(&L, 0, sizeof L);
-    L.P = e->params;
-    L.density_tex = e->gscene.density_tex;
-    L.albedo_tex = e->gscene.albedo_tex;
+    VptGpuMedium gm;
+    if (vpt_gpu_scene_medium(&e->gscene, density, 0, &e->params, &L.P, &gm)) goto out;
+    L.density_tex = gm.density_tex;
+    L.albedo_tex = gm.albedo_tex;
     L.stats = e->buffers.stats;
     L.voxel_uvw[0] = 1.0f / (float)e->scene->nx;
     L.voxel_uvw[1] = 1.0f / (float)e->scene->ny;

@@ -131,9 +131,11 @@ const float *vpt_evaluator_reference_image(const VptEvaluator *e);
 /* Divergence-free step loop over the scene's textures: Gsteps/s (median).
  * coherent: 0 random rays, 1 one-voxel bundles sharing their distances (a
  * bound no unbiased tracer reaches), 2 the camera's 8x4 pixel tiles with
- * independent distances (kernels.cu.in, vpt_roofline). */
-int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptTimingStats *ms, double *gsteps_per_s,
-                           unsigned long long *steps);
+ * independent distances (kernels.cu.in, vpt_roofline). density: the
+ * density texture's format the probe fetches from (as a config's density=;
+ * the probe takes every step against the global majorant). */
+int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat density, VptTimingStats *ms,
+                           double *gsteps_per_s, unsigned long long *steps);
 
 /* A result row: {"kind":"result","schema":"vptune.result/1", provenance,
  * "scene", "workload", "config", "schedule", "status", "reason", "metrics"}.

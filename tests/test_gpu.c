@@ -255,13 +255,13 @@ TEST_TIMEOUT(gpu_worker_renders_measures_and_probes, 300)
     VptTimingStats ts;
     double gs = 0;
     unsigned long long steps = 0;
-    REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, VPT_DENSITY_F32, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
     CHECK(gs > 1.0 && steps > 0);
     /* the ray mode crosses the pipe intact: camera tiles (2) are not bundles (1) */
     double cam = 0;
-    REQUIRE_MSG(vpt_eval_worker_roofline(w, 2, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 2, VPT_DENSITY_F32, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
     CHECK_MSG(cam < gs, "camera tiles %.1f Gsteps/s, bundles %.1f", cam, gs);
-    CHECK(vpt_eval_worker_roofline(w, 3, &ts, &cam, &steps) != 0);
+    CHECK(vpt_eval_worker_roofline(w, 3, VPT_DENSITY_F32, &ts, &cam, &steps) != 0);
     CHECK_EQ_INT(vpt_eval_worker_restarts(w), 0);
     vpt_eval_worker_stop(w);
     vpt_scene_destroy(s);
@@ -275,15 +275,20 @@ TEST_TIMEOUT(gpu_roofline_probe_measures, 300)
     VptTimingStats ts;
     double rnd = 0, coh = 0, cam = 0;
     unsigned long long steps;
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, &ts, &rnd, &steps) == 0, "%s", vpt_errmsg());
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 1, &ts, &coh, &steps) == 0, "%s", vpt_errmsg());
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 2, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, VPT_DENSITY_F32, &ts, &rnd, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 1, VPT_DENSITY_F32, &ts, &coh, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 2, VPT_DENSITY_F32, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
     vpt_test_log("roofline: random %.1f, coherent bundle %.1f, camera tiles %.1f Gsteps/s", rnd, coh, cam);
     CHECK(rnd > 1.0);
     CHECK(coh > rnd); /* one-voxel bundles must beat scattered fetches */
     CHECK(cam > rnd); /* so must coherent camera rays with their own distances */
     CHECK(coh > cam); /* shared distances keep a warp closer together than independent ones */
-    CHECK(vpt_evaluator_roofline(e, 3, &ts, &cam, &steps) != 0);
+    CHECK(vpt_evaluator_roofline(e, 3, VPT_DENSITY_F32, &ts, &cam, &steps) != 0);
+    /* the probe over a compact density texture (the configs' density=) */
+    double rnd8 = 0;
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, VPT_DENSITY_U8, &ts, &rnd8, &steps) == 0, "%s", vpt_errmsg());
+    vpt_test_log("roofline over u8 texels: random %.1f Gsteps/s", rnd8);
+    CHECK(rnd8 > 1.0);
     vpt_scene_destroy(s);
     vpt_evaluator_destroy(e);
 }

@@ -552,16 +552,23 @@ int main(int argc, char **argv)
         if (roofline) {
             /* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
             static const char *const rays_names[] = {"random", "coherent", "camera"};
-            for (int coh = 0; coh <= 2; coh++) {
+            /* the probe once per density format the configs use (f32 always),
+             * so that each config's percent of roofline is against its own */
+            int formats[VPT_DENSITY_FORMAT_COUNT] = {1, 0, 0, 0};
+            for (int i = 0; i < nrun; i++) formats[configs[i].density] = 1;
+            for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT && rc == 0; k++) {
+                const int coh = k % 3, den = k / 3;
+                if (!formats[den]) continue;
                 VptTimingStats ts;
                 double gs;
                 unsigned long long steps;
-                if (vpt_eval_worker_roofline(ev, coh, &ts, &gs, &steps)) {
+                if (vpt_eval_worker_roofline(ev, coh, (VptDensityFormat)den, &ts, &gs, &steps)) {
                     vpt_report_error(prog);
                     rc = 1;
                     break;
                 }
-                printf("  roofline %-9s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh], ts.median, gs);
+                printf("  roofline %-9s %-4s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh],
+                       vpt_density_format_name((VptDensityFormat)den), ts.median, gs);
                 json_t *row = vpt_provenance_json(pv);
                 char when[64];
                 vpt_iso8601_now(when, sizeof when);
@@ -571,6 +578,8 @@ int main(int argc, char **argv)
                 json_object_set_new(row, "scene", json_string(sc->name));
                 json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
                 json_object_set_new(row, "rays", json_string(rays_names[coh]));
+                if (den != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
+                    json_object_set_new(row, "density", json_string(vpt_density_format_name((VptDensityFormat)den)));
                 json_object_set_new(row, "metrics",
                                     json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", ts.median, "time_ms_ci95",
                                               ts.ci95_half, "time_ms_spread", ts.rel_spread, "reps", ts.n, "steps",
