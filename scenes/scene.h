@@ -55,9 +55,8 @@ typedef enum {
 
 typedef struct {
     VptVolumeLoadOptions load;
-    int downsample;          /* 1 (none) or 2 */
-    int upsample;            /* 0 or 1: none (--upsample N; the loader does
-                                not upsample yet and refuses N > 1) */
+    int downsample;          /* 0 or 1: none; N: N^3 box averaging (vpt_volume_downsample) */
+    int upsample;            /* 0 or 1: none; N: trilinear (vpt_volume_upsample); not with downsample */
     VptTransfer transfer;
     float density_scale;     /* 0: 100 */
     const char *like;        /* take camera/boundary/scale from this built-in

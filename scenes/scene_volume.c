@@ -102,16 +102,82 @@ static const char *basename_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* Host memory a resampled volume's scene holds at its peak: the resampled
+ * float grid beside the loaded one, then the scene's float density and
+ * RGBA8 albedo grids (12 bytes a voxel beside the grid). */
+static double scene_bytes(const VptVolume *v, int down, int up, size_t *voxels)
+{
+    double n = 1;
+    const int d[3] = {v->nx, v->ny, v->nz};
+    for (int k = 0; k < 3; k++) n *= up > 1 && d[k] > 1 ? (double)d[k] * up : down > 1 ? (double)(d[k] / (d[k] >= down ? down : d[k])) : d[k];
+    *voxels = (size_t)n;
+    return n * 12.0 + (up > 1 ? n * 4.0 : 0.0);
+}
+
+/* The memory this process may still take: MemAvailable, lowered to the
+ * cgroup's limit when one is set; $VPT_MEM_AVAILABLE (bytes) overrides both
+ * (for tests). 0 when unknown. */
+static double host_memory_available(void)
+{
+    const char *env = getenv("VPT_MEM_AVAILABLE");
+    if (env && *env) return strtod(env, NULL);
+    double avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "MemAvailable:", 13)) avail = strtod(line + 13, NULL) * 1024.0;
+        fclose(f);
+    }
+    f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (f) {
+        char line[64];
+        if (fgets(line, sizeof line, f) && strncmp(line, "max", 3)) {
+            double lim = strtod(line, NULL);
+            if (lim > 0 && (avail == 0 || lim < avail)) avail = lim;
+        }
+        fclose(f);
+    }
+    return avail;
+}
+
+/* Refuses, before allocating, a resampled scene that would not fit in host
+ * memory, naming the size, what is available and a factor that would fit
+ * (the caller names the file). */
+static int host_memory_check(const VptVolume *v, int down, int up)
+{
+    size_t voxels, nv;
+    const double need = scene_bytes(v, down, up, &voxels), avail = host_memory_available();
+    if (avail <= 0 || need <= avail) return 0;
+    char fit[128] = "";
+    for (int u = up - 1; u >= 1 && !fit[0]; u--) {
+        double b = scene_bytes(v, 1, u, &nv);
+        if (b <= avail)
+            snprintf(fit, sizeof fit, "; %s would need %.2f GiB", u > 1 ? "a smaller --upsample" : "no --upsample",
+                     b / 1073741824.0);
+        if (fit[0] && u > 1) snprintf(fit, sizeof fit, "; --upsample %d would need %.2f GiB", u, b / 1073741824.0);
+    }
+    for (int f = (down > 1 ? down : 1) + 1; f <= 64 && !fit[0]; f++) {
+        double b = scene_bytes(v, f, 1, &nv);
+        if (b <= avail) snprintf(fit, sizeof fit, "; --downsample %d would need %.2f GiB", f, b / 1073741824.0);
+    }
+    return vpt_fail("%dx%dx%d voxels resampled to %zu voxels need about %.2f GiB of host memory, but only %.2f GiB "
+                    "are available%s",
+                    v->nx, v->ny, v->nz, voxels, need / 1073741824.0, avail / 1073741824.0, fit);
+}
+
 VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *opt)
 {
     static const VptVolumeSceneOptions defaults;
     if (!opt) opt = &defaults;
-    if (opt->upsample > 1) {
-        vpt_fail("%s: upsample factor %d: upsampling is not implemented yet (1: none)", path, opt->upsample);
+    const int down = opt->downsample > 0 ? opt->downsample : 1, up = opt->upsample > 0 ? opt->upsample : 1;
+    if (opt->downsample < 0 || opt->upsample < 0) {
+        vpt_fail("%s: resampling factors must be positive integers (downsample %d, upsample %d)", path,
+                 opt->downsample, opt->upsample);
         return NULL;
     }
-    if (opt->downsample != 0 && opt->downsample != 1 && opt->downsample != 2) {
-        vpt_fail("%s: downsample factor %d is not 1 or 2", path, opt->downsample);
+    if (down > 1 && up > 1) {
+        vpt_fail("%s: --downsample %d and --upsample %d together: give one of them", path, down, up);
         return NULL;
     }
     if (opt->density_scale < 0.0f || !isfinite(opt->density_scale)) {
@@ -135,7 +201,7 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
         ct_defaults(s);
     }
     if (vpt_volume_load(path, &opt->load, &v)) goto fail;
-    if (opt->downsample == 2 && vpt_volume_downsample2(&v)) {
+    if (host_memory_check(&v, down, up) || vpt_volume_downsample(&v, down) || vpt_volume_upsample(&v, up)) {
         vpt_error_prefix("%s", path);
         goto fail_vol;
     }

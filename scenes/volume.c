@@ -514,6 +514,116 @@ int vpt_volume_downsample2(VptVolume *v)
     return 0;
 }
 
+int vpt_volume_downsample(VptVolume *v, int factor)
+{
+    if (factor < 1) return vpt_fail("downsample: factor %d is not a positive integer", factor);
+    if (factor == 1) return 0;
+    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("downsample: empty volume");
+    int n[3] = {v->nx, v->ny, v->nz}, m[3], f[3];
+    for (int k = 0; k < 3; k++) {
+        f[k] = n[k] >= factor ? factor : n[k];
+        m[k] = n[k] / f[k];
+    }
+    size_t count = (size_t)m[0] * m[1] * m[2];
+    float *d = vpt_malloc(count * sizeof(float));
+    if (!d) return -1;
+    const double w = 1.0 / ((double)f[0] * f[1] * f[2]);
+    const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
+    for (int z = 0; z < m[2]; z++)
+        for (int y = 0; y < m[1]; y++)
+            for (int x = 0; x < m[0]; x++) {
+                double sum = 0.0;
+                const size_t base = (size_t)x * f[0] + (size_t)y * f[1] * sy + (size_t)z * f[2] * sz;
+                for (int dz = 0; dz < f[2]; dz++)
+                    for (int dy = 0; dy < f[1]; dy++)
+                        for (int dx = 0; dx < f[0]; dx++) sum += v->data[base + dx + dy * sy + dz * sz];
+                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = (float)(sum * w);
+            }
+    free(v->data);
+    v->data = d;
+    for (int k = 0; k < 3; k++) {
+        if (f[k] == 1) continue;
+        /* origin is voxel 0's centre: the new voxel 0 covers old 0 .. f - 1 */
+        v->origin[k] += 0.5f * (float)(f[k] - 1) * v->spacing[k];
+        v->spacing[k] *= (float)f[k];
+        /* a partial last block is dropped, and leaves the box too */
+        if (v->has_bbox && n[k] % f[k]) {
+            float cell = (v->bbox_max[k] - v->bbox_min[k]) / (float)n[k];
+            v->bbox_max[k] = v->bbox_min[k] + cell * (float)(f[k] * m[k]);
+        }
+    }
+    v->nx = m[0];
+    v->ny = m[1];
+    v->nz = m[2];
+    return 0;
+}
+
+/* One axis of the upsampling filter: the two source indices and the weight of
+ * the upper one for output index j (texel centres, clamped). */
+static void up_axis(int j, int factor, int n, int *i0, int *i1, float *a)
+{
+    const double x = ((double)j + 0.5) / factor - 0.5;
+    const double xc = x < 0 ? 0 : x > n - 1 ? n - 1 : x;
+    const int i = (int)xc;
+    *i0 = i;
+    *i1 = i + 1 < n ? i + 1 : n - 1;
+    *a = (float)(xc - i);
+}
+
+int vpt_volume_upsample(VptVolume *v, int factor)
+{
+    if (factor < 1) return vpt_fail("upsample: factor %d is not a positive integer", factor);
+    if (factor == 1) return 0;
+    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("upsample: empty volume");
+    const int n[3] = {v->nx, v->ny, v->nz};
+    int m[3], f[3];
+    for (int k = 0; k < 3; k++) {
+        f[k] = n[k] > 1 ? factor : 1; /* an axis of one voxel stays one */
+        if (n[k] > 65536 / f[k]) return vpt_fail("upsample: %d x %d voxels exceed 65536 on an axis", n[k], f[k]);
+        m[k] = n[k] * f[k];
+    }
+    const size_t count = (size_t)m[0] * m[1] * m[2];
+    float *d = vpt_malloc(count * sizeof(float));
+    if (!d) return -1;
+    const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
+    for (int z = 0; z < m[2]; z++) {
+        int z0, z1;
+        float az;
+        up_axis(z, f[2], n[2], &z0, &z1, &az);
+        for (int y = 0; y < m[1]; y++) {
+            int y0, y1;
+            float ay;
+            up_axis(y, f[1], n[1], &y0, &y1, &ay);
+            for (int x = 0; x < m[0]; x++) {
+                int x0, x1;
+                float ax;
+                up_axis(x, f[0], n[0], &x0, &x1, &ax);
+                const float *s = v->data;
+#define V(X, Y, Z) s[(size_t)(X) + (size_t)(Y)*sy + (size_t)(Z)*sz]
+                const float c00 = V(x0, y0, z0) + ax * (V(x1, y0, z0) - V(x0, y0, z0));
+                const float c10 = V(x0, y1, z0) + ax * (V(x1, y1, z0) - V(x0, y1, z0));
+                const float c01 = V(x0, y0, z1) + ax * (V(x1, y0, z1) - V(x0, y0, z1));
+                const float c11 = V(x0, y1, z1) + ax * (V(x1, y1, z1) - V(x0, y1, z1));
+#undef V
+                const float c0 = c00 + ay * (c10 - c00), c1 = c01 + ay * (c11 - c01);
+                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = c0 + az * (c1 - c0);
+            }
+        }
+    }
+    free(v->data);
+    v->data = d;
+    for (int k = 0; k < 3; k++) {
+        if (f[k] == 1) continue;
+        /* the new voxel 0's centre: half a new voxel inside the old voxel 0's face */
+        v->origin[k] += (0.5f / (float)f[k] - 0.5f) * v->spacing[k];
+        v->spacing[k] /= (float)f[k];
+    }
+    v->nx = m[0];
+    v->ny = m[1];
+    v->nz = m[2];
+    return 0;
+}
+
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax)
 {
     size_t n = v->data && v->nx > 0 && v->ny > 0 && v->nz > 0 ? (size_t)v->nx * v->ny * v->nz : 0;

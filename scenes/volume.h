@@ -108,6 +108,19 @@ void vpt_vol_grid_free(VptVolGrid *g);
  * memory) v is unchanged. */
 int vpt_volume_downsample2(VptVolume *v);
 
+/* Any integer factor: averages factor^3 blocks (an axis shorter than the
+ * factor averages over all of it into one voxel); a partial last block is
+ * dropped, as vpt_volume_downsample2 drops an odd slice. factor 1: nothing.
+ * Spacing grows by the factor, origin moves to the new voxel 0's centre. */
+int vpt_volume_downsample(VptVolume *v, int factor);
+
+/* Trilinear upsampling by an integer factor along every axis longer than one
+ * voxel, with texel centres at (j + 0.5) / factor - 0.5 source voxels
+ * (clamped), CUDA's normalized-coordinate convention: the upsampled grid,
+ * filtered, shows the same function as the source. Spacing shrinks by the
+ * factor; the box is unchanged. On failure v is unchanged. */
+int vpt_volume_upsample(VptVolume *v, int factor);
+
 /* min and max of the values (NaN-free volumes only: loaders reject NaN). */
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax);
 

@@ -707,9 +707,14 @@ TEST(volume_scene_bad_options)
     char p[600];
     const char *h = "NRRD0004\ntype: uchar\ndimension: 2\nsizes: 2 2\nencoding: raw\n\n";
     spew(tmp(p, sizeof p, "s.nrrd"), h, strlen(h), "\1\2\3\4", 4);
-    VptVolumeSceneOptions o = {.downsample = 3};
+    VptVolumeSceneOptions o = {.downsample = -1};
     CHECK(vpt_scene_from_volume(p, &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "downsample");
+    o.downsample = 2;
+    o.upsample = 2;
+    CHECK(vpt_scene_from_volume(p, &o) == NULL);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "give one of them");
+    o.upsample = 0;
     o.downsample = 1;
     o.density_scale = -1;
     CHECK(vpt_scene_from_volume(p, &o) == NULL);
@@ -722,4 +727,75 @@ TEST(volume_scene_bad_options)
     o.like = NULL;
     CHECK(vpt_scene_from_volume(tmp(p, sizeof p, "missing.nrrd"), &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "missing.nrrd");
+}
+
+/* Any integer downsampling factor averages its blocks (a partial last block
+ * dropped); upsampling is trilinear at texel centres, so a linear ramp stays
+ * the same ramp; both keep the box. */
+TEST(volume_resample_any_factor)
+{
+    VptVolume v;
+    memset(&v, 0, sizeof v);
+    v.nx = 7;
+    v.ny = 3;
+    v.nz = 1;
+    v.data = malloc(21 * sizeof(float));
+    REQUIRE(v.data);
+    for (int i = 0; i < 21; i++) v.data[i] = (float)(i % 7); /* x ramp 0..6 */
+    v.spacing[0] = v.spacing[1] = v.spacing[2] = 1.0f;
+    REQUIRE(vpt_volume_downsample(&v, 3) == 0);
+    CHECK_EQ_INT(v.nx, 2); /* 7 / 3: the seventh column is dropped */
+    CHECK_EQ_INT(v.ny, 1); /* 3 / 3 */
+    CHECK_EQ_INT(v.nz, 1);
+    CHECK_NEAR(v.data[0], 1.0, 1e-6); /* mean of 0, 1, 2 */
+    CHECK_NEAR(v.data[1], 4.0, 1e-6); /* mean of 3, 4, 5 */
+    CHECK_NEAR(v.spacing[0], 3.0, 1e-6);
+    CHECK_NEAR(v.origin[0], 1.0, 1e-6);
+    vpt_volume_free(&v);
+
+    memset(&v, 0, sizeof v);
+    v.nx = 4;
+    v.ny = 1;
+    v.nz = 1;
+    v.data = malloc(4 * sizeof(float));
+    REQUIRE(v.data);
+    for (int i = 0; i < 4; i++) v.data[i] = (float)(2 * i); /* 0 2 4 6 */
+    v.spacing[0] = v.spacing[1] = v.spacing[2] = 1.0f;
+    REQUIRE(vpt_volume_upsample(&v, 2) == 0);
+    CHECK_EQ_INT(v.nx, 8);
+    CHECK_EQ_INT(v.ny, 1);
+    /* centres at (j + 0.5) / 2 - 0.5: -0.25 (clamped to 0), 0.25, 0.75, ... 3.25 (clamped to 3) */
+    const float want[8] = {0.0f, 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.0f};
+    for (int i = 0; i < 8; i++) CHECK_NEAR(v.data[i], want[i], 1e-6);
+    CHECK_NEAR(v.spacing[0], 0.5, 1e-6);
+    CHECK_NEAR(v.origin[0], -0.25, 1e-6);
+    CHECK(vpt_volume_upsample(&v, 0) != 0);
+    CHECK(vpt_volume_downsample(&v, 0) != 0);
+    vpt_volume_free(&v);
+}
+
+/* A resampled scene that cannot fit in host memory is refused before it is
+ * allocated, naming the sizes and a factor that fits ($VPT_MEM_AVAILABLE
+ * stands in for the machine's memory). */
+TEST(volume_scene_refuses_what_host_memory_cannot_hold)
+{
+    char p[600];
+    const char *h = "NRRD0004\ntype: uchar\ndimension: 3\nsizes: 8 8 8\nencoding: raw\n\n";
+    char data[512];
+    memset(data, 7, sizeof data);
+    spew(tmp(p, sizeof p, "m.nrrd"), h, strlen(h), data, sizeof data);
+    setenv("VPT_MEM_AVAILABLE", "200000", 1); /* 200 kB: 8^3 fits, 32^3 does not */
+    VptVolumeSceneOptions o = {.upsample = 4};
+    CHECK(vpt_scene_from_volume(p, &o) == NULL);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "m.nrrd");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "host memory");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "--upsample 2 would need");
+    o.upsample = 2; /* 16^3 x 16 bytes = 64 kB: fits */
+    VptScene *s = vpt_scene_from_volume(p, &o);
+    CHECK_MSG(s != NULL, "%s", vpt_errmsg());
+    if (s) {
+        CHECK_EQ_INT(s->nx, 16);
+        vpt_scene_destroy(s);
+    }
+    unsetenv("VPT_MEM_AVAILABLE");
 }
