@@ -206,8 +206,15 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
         goto fail_vol;
     }
 
-    snprintf(s->name, sizeof s->name, "%s", basename_of(path));
-    snprintf(s->source, sizeof s->source, "loaded from %s", path);
+    /* The resampling is part of the scene's name: rows, caches and the tuner's
+     * resume key on it, and a row of the 2x-upsampled head must never be taken
+     * for one of the head itself. */
+    char resampled[24] = "";
+    if (down > 1) snprintf(resampled, sizeof resampled, "@down%d", down);
+    if (up > 1) snprintf(resampled, sizeof resampled, "@up%d", up);
+    snprintf(s->name, sizeof s->name, "%.*s%s", (int)(sizeof s->name - 1 - strlen(resampled)), basename_of(path),
+             resampled);
+    snprintf(s->source, sizeof s->source, "loaded from %s%s", path, resampled);
     s->nx = v.nx;
     s->ny = v.ny;
     s->nz = v.nz;
