@@ -47,7 +47,10 @@ EMBEDDED  := kernels.cu.in physics/vpt_physics.h physics/vpt_medium.h physics/vp
 # The DICOM reader's GDCM shim: a shared library loaded on first use
 # (scenes/volume_dicom.c says why), so the programs do not need GDCM to run.
 DICOM_SHIM := $(BIN)/libvptune-dicom.so
-GDCM_INC   := $(firstword $(wildcard /usr/include/gdcm-*))
+# Looked up when the shim is compiled, not when make reads this file: on a
+# fresh machine GDCM's headers are installed by the package check, which
+# runs after parsing (an empty -I then swallowed the next flag).
+GDCM_INC    = $$(ls -d /usr/include/gdcm-* 2>/dev/null | head -n 1)
 GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
 
 .PHONY: all test install clean tune bench experiments report check-sanitize deps
@@ -94,7 +97,9 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 # hands plain arrays back.
 $(BUILD)/obj/scenes/volume_dicom_gdcm.o: scenes/volume_dicom_gdcm.cc scenes/volume_dicom_shim.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -I$(GDCM_INC) -c $< -o $@
+	@inc=$(GDCM_INC); [ -n "$$inc" ] || { echo "make: GDCM's headers (/usr/include/gdcm-*) are missing: apt-get install libgdcm-dev" >&2; exit 1; }; \
+	 echo "$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -I$$inc -c $< -o $@"; \
+	 $(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -I$$inc -c $< -o $@
 
 $(DICOM_SHIM): $(BUILD)/obj/scenes/volume_dicom_gdcm.o
 	@mkdir -p $(@D)
