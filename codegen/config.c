@@ -19,8 +19,8 @@ static const char *const reorder_names[] = {"none", "compact", "morton", "morton
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
 /* majorant: the global one (0) or a grid of C^3-voxel cells (C) */
-static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32"};
-static const int majorant_cells[] = {0, 4, 8, 16, 32};
+static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128"};
+static const int majorant_cells[] = {0, 4, 8, 16, 32, 64, 128};
 static const char *const density_names[] = {"f32", "f16", "u16", "u8"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -38,6 +38,12 @@ const char *vpt_reorder_name(VptReorder r)
 const char *vpt_kernels_name(VptKernels k)
 {
     return (int)k >= 0 && (int)k < COUNT(kernels_names) ? kernels_names[k] : "?";
+}
+
+int vpt_majorant_cells(const int **cells)
+{
+    *cells = majorant_cells;
+    return COUNT(majorant_cells);
 }
 
 const char *vpt_majorant_name(int cell)
@@ -397,7 +403,7 @@ static int check_domains(const VptConfig *c)
         return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
     if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
     if (!majorant_ok(c->majorant))
-        return vpt_fail("majorant cell size %d is not one of 0 (global), 4, 8, 16, 32", c->majorant);
+        return vpt_fail("majorant cell size %d is not one of 0 (global), 4, 8, 16, 32, 64, 128", c->majorant);
     if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))
         return vpt_fail("density=%d is not a density format", (int)c->density);
     return 0;

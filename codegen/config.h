@@ -50,7 +50,7 @@ typedef struct {
     int majorant;            /* the free-flight estimator (physics/vpt_tracer.h): 0 the
                                 global majorant; C > 0 a majorant grid of C^3-voxel
                                 cells walked by a DDA (text majorant=global|grid4|grid8|
-                                grid16|grid32) */
+                                grid16|grid32|grid64|grid128) */
     VptDensityFormat density; /* the density texture's format (physics/density_format.h):
                                 f32|f16|u16|u8 */
 } VptConfig;
@@ -77,7 +77,7 @@ VptConfig vpt_config_default(void);
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
  * threshold 0..100; sortkey position|termination; lookahead 1|2|4; coop
  * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); majorant
- * global|grid4|grid8|grid16|grid32; density f32|f16|u16|u8. */
+ * global|grid4|...|grid128; density f32|f16|u16|u8. */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */
@@ -118,6 +118,11 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size);
 #define VPT_REG_ALLOC_UNIT 8
 #define VPT_MAX_PATH_SLOTS 4096
 int vpt_config_check(const VptConfig *c);
+
+/* The majorant cell sizes a config may name, in order: 0 (global), then the
+ * grids' C (4 .. 128; large cells pay on large volumes, where a walk through
+ * many small cells costs more than the steps it saves); returns the count. */
+int vpt_majorant_cells(const int **cells);
 
 /* "global", "grid4", ... for a majorant cell size ("?" for none of them);
  * "f32", ... for a density format. */

@@ -32,7 +32,7 @@ REGEN = ("none", "thread", "warp", "block", "device")
 REORDER = ("none", "compact", "morton", "morton_delayed")
 KERNELS = ("single", "multi")
 SORTKEY = ("position", "termination")
-MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32")
+MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128")
 DENSITY = ("f32", "f16", "u16", "u8")
 KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
         "coop", "majorant", "density")

@@ -21,7 +21,7 @@ static const char *const schedules[] = {
     "streamingSK,coop=2",
     "naiveMK",
 };
-static const char *const majorants[] = {"global", "grid4", "grid8", "grid16", "grid32"};
+static const char *const majorants[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128"};
 static const char *const densities[] = {"f32", "f16", "u16", "u8"};
 
 TEST_TIMEOUT(gpu_every_estimator_every_scene_passes_the_gate, 1200)

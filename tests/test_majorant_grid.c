@@ -412,7 +412,7 @@ TEST(config_majorant_and_density_keys)
     vpt_config_format(&c, buf, sizeof buf);
     CHECK(strstr(buf, "majorant") == NULL && strstr(buf, "density") == NULL);
     CHECK(vpt_config_parse("naiveSK,majorant=grid5", &c) != 0);
-    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32, grid64, grid128");
     CHECK(vpt_config_parse("naiveSK,density=f64", &c) != 0);
     CHECK_STR_CONTAINS(vpt_errmsg(), "f32, f16, u16, u8");
     c = vpt_config_default();

@@ -54,7 +54,7 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     REQUIRE(cache);
     VptEstimator est[VPT_ESTIMATORS_MAX];
     int n = vpt_estimators_parse("all", est);
-    REQUIRE(n == 20);
+    REQUIRE(n == 28);
     EstCtx ctx;
     memset(&ctx, 0, sizeof ctx);
     VptTuneOptions o;
@@ -64,7 +64,7 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     o.evaluate_ctx = &ctx;
     o.cache = cache;
     o.search.strategy = VPT_STRATEGY_LOCAL;
-    o.search.max_evals = 100;
+    o.search.max_evals = 150;
     o.estimators = est;
     o.n_estimators = (size_t)n;
     VptTuneResult r;
@@ -76,8 +76,8 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     CHECK(ctx.estimator_calls[2][VPT_DENSITY_U8] > 5);
     CHECK_EQ_INT(r.winner.config.majorant, 8);
     CHECK_EQ_INT(r.winner.config.density, VPT_DENSITY_U8);
-    /* the budget counts the screenings: 50 + 20 + 10 + 20 */
-    CHECK_EQ_INT(r.search.n_evals, 100);
+    /* the budget counts the screenings: 75 + 28 + 19 + 28 */
+    CHECK_EQ_INT(r.search.n_evals, 150);
     /* every evaluation is one cache row, under the config it measured */
     CHECK_EQ_INT(vpt_cache_count(cache), ctx.td.calls);
     const VptEvalRecord *hit = vpt_cache_find(cache, &r.winner.config, 1);

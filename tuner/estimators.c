@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int majorants[] = {0, 4, 8, 16, 32};
 
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e)
 {
@@ -27,9 +26,12 @@ static int parse_one(const char *item, VptEstimator *e)
     memcpy(m, item, n);
     m[n] = '\0';
     int cell = -1;
-    for (size_t i = 0; i < sizeof majorants / sizeof majorants[0]; i++)
+    const int *majorants;
+    const int nm = vpt_majorant_cells(&majorants);
+    for (int i = 0; i < nm; i++)
         if (!strcmp(m, vpt_majorant_name(majorants[i]))) cell = majorants[i];
-    if (cell < 0) return vpt_fail("estimator '%s': majorant '%s' is not global, grid4, grid8, grid16 or grid32", item, m);
+    if (cell < 0)
+        return vpt_fail("estimator '%s': majorant '%s' is not global or grid4, grid8, ..., grid128", item, m);
     if (vpt_density_format_parse(colon + 1, &e->density))
         return vpt_fail("estimator '%s': density '%s' is not f32, f16, u16 or u8", item, colon + 1);
     e->majorant = cell;
@@ -41,7 +43,9 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
     if (!text || !*text) return vpt_fail("empty estimator list (all, global, or MAJORANT:DENSITY,...)");
     if (!strcmp(text, "all")) {
         int k = 0;
-        for (size_t i = 0; i < sizeof majorants / sizeof majorants[0]; i++)
+        const int *majorants;
+        const int nm = vpt_majorant_cells(&majorants);
+        for (int i = 0; i < nm; i++)
             for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f};
         return k;
     }

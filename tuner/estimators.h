@@ -42,7 +42,7 @@ typedef struct {
     VptDensityFormat density;
 } VptEstimator;
 
-#define VPT_ESTIMATORS_MAX 20 /* 5 majorants x 4 formats */
+#define VPT_ESTIMATORS_MAX 28 /* 7 majorants x 4 formats */
 
 /* Parses a list (see above) into out[0..VPT_ESTIMATORS_MAX); returns how
  * many, or -1 with a message naming the bad item. Duplicates are an error. */
