@@ -69,6 +69,32 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
     return k;
 }
 
+/* Evaluates base with est[i] (cache first) and appends its record; updates
+ * the best objective and estimator. */
+static int screen_one(const VptConfig *base, const VptEstimator *e, VptEvaluateFn fn, void *ctx, VptCache *cache,
+                      VptEvalRecord *recs, size_t *n_recs, double *seconds, double *best_obj, VptEstimator *best)
+{
+    const VptConfig c = vpt_estimator_apply(base, e);
+    VptEvalRecord rec;
+    const VptEvalRecord *hit = cache ? vpt_cache_find(cache, &c, 1) : NULL;
+    if (hit) {
+        rec = *hit;
+    } else {
+        vpt_eval_record_init(&rec, &c, 1);
+        if (fn(ctx, &c, 1, &rec)) return -1;
+        vpt_eval_record_sanitize(&rec, &c, 1);
+        if (cache && vpt_cache_append(cache, &rec)) return -1;
+        if (isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s;
+    }
+    recs[(*n_recs)++] = rec;
+    const double obj = vpt_eval_objective(&rec);
+    if (obj < *best_obj) {
+        *best_obj = obj;
+        *best = *e;
+    }
+    return 0;
+}
+
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
                           VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
                           VptEstimator *best)
@@ -77,25 +103,30 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
     if (!grown) return vpt_fail("out of memory screening estimators");
     *recs = grown;
     double best_obj = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        const VptConfig c = vpt_estimator_apply(base, &est[i]);
-        VptEvalRecord rec;
-        const VptEvalRecord *hit = cache ? vpt_cache_find(cache, &c, 1) : NULL;
-        if (hit) {
-            rec = *hit;
-        } else {
-            vpt_eval_record_init(&rec, &c, 1);
-            if (fn(ctx, &c, 1, &rec)) return -1;
-            vpt_eval_record_sanitize(&rec, &c, 1);
-            if (cache && vpt_cache_append(cache, &rec)) return -1;
-            if (isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s;
+    if (n <= VPT_ESTIMATORS_SCREEN_ALL) {
+        for (size_t i = 0; i < n; i++)
+            if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
+        return 0;
+    }
+    /* Coordinate descent: from base's own estimator (or the list's first),
+     * screen the members that share the current best's majorant or its
+     * format, move to the fastest, and repeat until it stays. */
+    unsigned char done[VPT_ESTIMATORS_MAX] = {0};
+    VptEstimator at = {base->majorant, base->density};
+    int in_list = 0;
+    for (size_t i = 0; i < n; i++) in_list |= est[i].majorant == at.majorant && est[i].density == at.density;
+    if (!in_list) at = est[0];
+    for (;;) {
+        int screened = 0;
+        for (size_t i = 0; i < n && i < VPT_ESTIMATORS_MAX; i++) {
+            if (done[i] || (est[i].majorant != at.majorant && est[i].density != at.density)) continue;
+            done[i] = 1;
+            screened = 1;
+            if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
         }
-        (*recs)[(*n_recs)++] = rec;
-        const double obj = vpt_eval_objective(&rec);
-        if (obj < best_obj) {
-            best_obj = obj;
-            *best = est[i];
-        }
+        if (!screened || !isfinite(best_obj) || (best->majorant == at.majorant && best->density == at.density))
+            break;
+        at = *best;
     }
     return 0;
 }
