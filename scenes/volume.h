@@ -11,9 +11,12 @@
  * are rejected with the voxel's index. Error messages start with the file's
  * path and say what is wrong.
  * Lifecycle: a loader fills *out on success (caller calls vpt_volume_free),
- * and leaves *out zeroed on failure. Implementation: volume.c (dispatch, raw,
- * reshaping), volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c; the
- * formats' supported subsets are described at the top of each. */
+ * and leaves *out zeroed on failure. Implementation: volume.c (the table of
+ * formats and the dispatch, raw, reshaping), one file per format
+ * (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c, volume_dicom.c),
+ * which register through volume_format.h and share its helpers
+ * (volume_format.c); the formats' supported subsets are described at the top
+ * of each. */
 #ifndef VPT_SCENES_VOLUME_H
 #define VPT_SCENES_VOLUME_H
 
