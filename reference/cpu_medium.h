@@ -43,7 +43,7 @@ struct VptMedium {
 
 /* Points the medium at the scene's grids (no copy), with the global
  * majorant. A renderer with a majorant grid or another density format sets
- * density and majorant to its own arrays (reference/cpu_estimator.h). */
+ * density and majorant to its own arrays (VptCpuEstimator, cpu_render.h). */
 static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
 {
     m->nx = s->nx;
