@@ -7,6 +7,7 @@
 #include "tests/harness/test.h"
 
 #include "base/error.h"
+#include "codegen/config.h"
 #include "physics/sparse_grid.h"
 #include "reference/cpu_render.h"
 #include "scenes/scene.h"
@@ -353,4 +354,23 @@ TEST(nanovdb_loader_rejects_truncated_and_hostile_files)
     free(f.b);
     vpt_sparse_grid_free(&g);
     free(d);
+}
+
+TEST(sparse_config_key_volume)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("naiveSK,volume=sparse", &c) == 0);
+    CHECK_EQ_INT(c.sparse, 1);
+    char t[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, t, sizeof t);
+    CHECK_STR_CONTAINS(t, ",volume=sparse");
+    VptConfig back;
+    REQUIRE(vpt_config_parse(t, &back) == 0);
+    CHECK(vpt_config_equal(&c, &back));
+    /* the default is not written: every text from before the key stays canonical */
+    REQUIRE(vpt_config_parse("naiveSK,volume=dense", &c) == 0);
+    vpt_config_format(&c, t, sizeof t);
+    CHECK(strstr(t, "volume") == NULL);
+    CHECK(vpt_config_parse("naiveSK,volume=tiles", &c) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "dense, sparse");
 }

@@ -14,11 +14,26 @@ VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e)
     VptConfig x = *c;
     x.majorant = e->majorant;
     x.density = e->density;
+    x.sparse = e->sparse;
     return x;
 }
 
 static int parse_one(const char *item, VptEstimator *e)
 {
+    /* an optional third part: the volume's representation */
+    char head[64];
+    const char *last = strrchr(item, ':');
+    e->sparse = 0;
+    if (last && last != strchr(item, ':')) {
+        if (strcmp(last + 1, "sparse") && strcmp(last + 1, "dense"))
+            return vpt_fail("estimator '%s': volume '%s' is not dense or sparse", item, last + 1);
+        e->sparse = !strcmp(last + 1, "sparse");
+        size_t hn = (size_t)(last - item);
+        if (hn >= sizeof head) return vpt_fail("estimator '%s': unknown majorant", item);
+        memcpy(head, item, hn);
+        head[hn] = '\0';
+        item = head;
+    }
     const char *colon = strchr(item, ':');
     if (!colon) return vpt_fail("estimator '%s': expected MAJORANT:DENSITY, e.g. grid8:u8", item);
     char m[32];
@@ -42,11 +57,11 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
     if (!strcmp(text, "all")) {
         int k = 0;
         for (size_t i = 0; i < sizeof majorants / sizeof majorants[0]; i++)
-            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f};
+            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f, 0};
         return k;
     }
     if (!strcmp(text, "global")) {
-        out[0] = (VptEstimator){0, VPT_DENSITY_F32};
+        out[0] = (VptEstimator){0, VPT_DENSITY_F32, 0};
         return 1;
     }
     char buf[512];
@@ -57,7 +72,7 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
         if (k == VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators", VPT_ESTIMATORS_MAX);
         if (parse_one(item, &out[k])) return -1;
         for (int j = 0; j < k; j++)
-            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density)
+            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density && out[j].sparse == out[k].sparse)
                 return vpt_fail("estimator '%s' given twice", item);
         k++;
     }
