@@ -10,7 +10,7 @@
  * Not supported (clear errors): ASCII data (BinaryData = False), more than
  * one channel, LIST and file-pattern data files, vector element types. */
 #include "scenes/volume.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -352,3 +352,10 @@ done:
     header_free(&h);
     return rc;
 }
+
+static int load_metaimage(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_whole(path, opt, vpt_volume_parse_metaimage, out);
+}
+
+const VptVolumeFormat vpt_volume_format_metaimage = {"MetaImage", "mha mhd", NULL, load_metaimage};

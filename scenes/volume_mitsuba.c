@@ -8,7 +8,7 @@
  * with one channel into a VptVolume, with one or three channels into a
  * VptVolGrid (albedo grids), and write float32 with one or three channels. */
 #include "scenes/volume.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -159,6 +159,21 @@ static int save_vol(const char *path, const int n[3], int channels, const float 
     }
     return vpt_outfile_commit(f);
 }
+
+/* The .vol loader: a whole file, no detached data (dir unused). */
+static int parse_in_dir(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes,
+                        VptVolume *out)
+{
+    (void)dir;
+    return vpt_volume_parse_mitsuba(name, buf, size, max_bytes, out);
+}
+
+static int load_mitsuba(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_whole(path, opt, parse_in_dir, out);
+}
+
+const VptVolumeFormat vpt_volume_format_mitsuba = {"Mitsuba VOL", "vol", NULL, load_mitsuba};
 
 int vpt_volume_save_mitsuba(const char *path, const VptVolume *v)
 {

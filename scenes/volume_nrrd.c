@@ -13,7 +13,7 @@
  * directions themselves are not applied) or "spacings"; the origin from
  * "space origin". */
 #include "scenes/volume.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -420,3 +420,10 @@ done:
     header_free(&h);
     return rc;
 }
+
+static int load_nrrd(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_whole(path, opt, vpt_volume_parse_nrrd, out);
+}
+
+const VptVolumeFormat vpt_volume_format_nrrd = {"NRRD", "nrrd nhdr", NULL, load_nrrd};

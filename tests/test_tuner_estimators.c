@@ -111,6 +111,13 @@ TEST(tuner_estimators_parse)
 {
     VptEstimator e[VPT_ESTIMATORS_MAX];
     CHECK_EQ_INT(vpt_estimators_parse("global", e), 1);
+    CHECK_EQ_INT(vpt_estimators_parse("global:f32,global:f32:sparse,grid8:u8:dense", e), 3);
+    CHECK(e[0].sparse == 0 && e[1].sparse == 1 && e[2].sparse == 0 && e[2].majorant == 8);
+    VptConfig sc = vpt_estimator_apply(&(VptConfig){0}, &e[1]);
+    CHECK_EQ_INT(sc.sparse, 1);
+    CHECK(vpt_estimators_parse("global:f32:sparse,global:f32:sparse", e) == -1);
+    CHECK(vpt_estimators_parse("global:f32:tiles", e) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "dense or sparse");
     CHECK(e[0].majorant == 0 && e[0].density == VPT_DENSITY_F32);
     CHECK_EQ_INT(vpt_estimators_parse("global:f32,grid8:u8,grid32:f16", e), 3);
     CHECK(e[1].majorant == 8 && e[1].density == VPT_DENSITY_U8);

@@ -13,11 +13,26 @@ VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e)
     VptConfig x = *c;
     x.majorant = e->majorant;
     x.density = e->density;
+    x.sparse = e->sparse;
     return x;
 }
 
 static int parse_one(const char *item, VptEstimator *e)
 {
+    /* an optional third part: the volume's representation */
+    char head[64];
+    const char *last = strrchr(item, ':');
+    e->sparse = 0;
+    if (last && last != strchr(item, ':')) {
+        if (strcmp(last + 1, "sparse") && strcmp(last + 1, "dense"))
+            return vpt_fail("estimator '%s': volume '%s' is not dense or sparse", item, last + 1);
+        e->sparse = !strcmp(last + 1, "sparse");
+        size_t hn = (size_t)(last - item);
+        if (hn >= sizeof head) return vpt_fail("estimator '%s': unknown majorant", item);
+        memcpy(head, item, hn);
+        head[hn] = '\0';
+        item = head;
+    }
     const char *colon = strchr(item, ':');
     if (!colon) return vpt_fail("estimator '%s': expected MAJORANT:DENSITY, e.g. grid8:u8", item);
     char m[32];
@@ -46,11 +61,11 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
         const int *majorants;
         const int nm = vpt_majorant_cells(&majorants);
         for (int i = 0; i < nm; i++)
-            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f};
+            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f, 0};
         return k;
     }
     if (!strcmp(text, "global")) {
-        out[0] = (VptEstimator){0, VPT_DENSITY_F32};
+        out[0] = (VptEstimator){0, VPT_DENSITY_F32, 0};
         return 1;
     }
     char buf[512];
@@ -61,7 +76,7 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
         if (k == VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators", VPT_ESTIMATORS_MAX);
         if (parse_one(item, &out[k])) return -1;
         for (int j = 0; j < k; j++)
-            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density)
+            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density && out[j].sparse == out[k].sparse)
                 return vpt_fail("estimator '%s' given twice", item);
         k++;
     }
@@ -95,6 +110,13 @@ static int screen_one(const VptConfig *base, const VptEstimator *e, VptEvaluateF
     return 0;
 }
 
+static int same_majorant(const VptEstimator *a, const VptEstimator *b) { return a->majorant == b->majorant; }
+
+static int same_texture(const VptEstimator *a, const VptEstimator *b)
+{
+    return a->density == b->density && a->sparse == b->sparse;
+}
+
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
                           VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
                           VptEstimator *best)
@@ -110,22 +132,22 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
     }
     /* Coordinate descent: from base's own estimator (or the list's first),
      * screen the members that share the current best's majorant or its
-     * format, move to the fastest, and repeat until it stays. */
+     * texture (format and volume), move to the fastest, and repeat until it
+     * stays. */
     unsigned char done[VPT_ESTIMATORS_MAX] = {0};
-    VptEstimator at = {base->majorant, base->density};
+    VptEstimator at = {base->majorant, base->density, base->sparse};
     int in_list = 0;
-    for (size_t i = 0; i < n; i++) in_list |= est[i].majorant == at.majorant && est[i].density == at.density;
+    for (size_t i = 0; i < n; i++) in_list |= same_majorant(&est[i], &at) && same_texture(&est[i], &at);
     if (!in_list) at = est[0];
     for (;;) {
         int screened = 0;
         for (size_t i = 0; i < n && i < VPT_ESTIMATORS_MAX; i++) {
-            if (done[i] || (est[i].majorant != at.majorant && est[i].density != at.density)) continue;
+            if (done[i] || (!same_majorant(&est[i], &at) && !same_texture(&est[i], &at))) continue;
             done[i] = 1;
             screened = 1;
             if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
         }
-        if (!screened || !isfinite(best_obj) || (best->majorant == at.majorant && best->density == at.density))
-            break;
+        if (!screened || !isfinite(best_obj) || (same_majorant(best, &at) && same_texture(best, &at))) break;
         at = *best;
     }
     return 0;

@@ -25,10 +25,17 @@
  * global majorant's best: 6.87 ms against 5.63 for a global-only tune.
  * Every screening evaluation goes through the cache like the search's.
  *
- * Estimator lists are written "all", "global" (the thesis' estimator only),
- * or a comma-separated list of MAJORANT:DENSITY pairs, e.g.
- * "global:f32,grid8:u8,grid16:f16" (majorant global|grid4|...|grid128,
- * density f32|f16|u16|u8). */
+ * The volume's representation (`volume`: the density as a dense texture or
+ * a sparse NanoVDB tree, physics/sparse_grid.h) is part of the estimator
+ * too, for the same reason: it changes what a fetch costs, not the schedule.
+ *
+ * Estimator lists are written "all" (every majorant x format, dense: a
+ * sparse volume pays eight software lookups where the texture unit fetches
+ * once, so it is screened only when asked for), "global" (the thesis'
+ * estimator only), or a comma-separated list of
+ * MAJORANT:DENSITY[:VOLUME] items, e.g. "global:f32,grid8:u8,global:f32:sparse"
+ * (majorant global|grid4|...|grid128, density f32|f16|u16|u8,
+ * volume dense (the default) or sparse). */
 #ifndef VPT_TUNER_ESTIMATORS_H
 #define VPT_TUNER_ESTIMATORS_H
 
@@ -41,9 +48,10 @@
 typedef struct {
     int majorant;              /* 0: global; else the grid's cell size */
     VptDensityFormat density;
+    int sparse;                /* volume=sparse */
 } VptEstimator;
 
-#define VPT_ESTIMATORS_MAX 28 /* 7 majorants x 4 formats */
+#define VPT_ESTIMATORS_MAX 56 /* 7 majorants x 4 formats x 2 volumes */
 
 /* Parses a list (see above) into out[0..VPT_ESTIMATORS_MAX); returns how
  * many, or -1 with a message naming the bad item. Duplicates are an error. */

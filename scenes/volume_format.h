@@ -1,12 +1,20 @@
-/* Helpers shared by the volume format readers (volume*.c); not a public API.
+/* The interface between vpt_volume_load (volume.c) and the volume formats,
+ * one file each (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c,
+ * volume_dicom.c, ...); not a public API.
+ *
+ * Registration: a format defines one VptVolumeFormat (its name, extensions
+ * and loader) and volume.c lists it in its table of formats. volume.c only
+ * calls the formats; the formats call only the helpers below
+ * (volume_format.c), never volume.c, so data flows one way: adding a format
+ * is one new file and one table row.
  *
  * Every reader follows the same order, so that no bad header can cause an
  * oversized allocation: parse the header, check the shape with vptv_shape
  * (before any data is read or allocated), locate the data bytes, check their
  * exact size (or inflate them into exactly the expected size), and convert
  * with vptv_convert. Messages start with the file's name. */
-#ifndef VPT_SCENES_VOLUME_INTERNAL_H
-#define VPT_SCENES_VOLUME_INTERNAL_H
+#ifndef VPT_SCENES_VOLUME_FORMAT_H
+#define VPT_SCENES_VOLUME_FORMAT_H
 
 #include "scenes/volume.h"
 
@@ -14,6 +22,28 @@
 #include <stdint.h>
 
 #define VPTV_MAX_DIM 65536
+
+/* One volume format. vpt_volume_load picks the first format whose
+ * extensions name the path's (case-insensitive), else the first whose
+ * `claims` accepts it, else headerless raw data. `load` fills *out (the
+ * caller frees it with vpt_volume_free) or fails with a message naming the
+ * path and leaves *out zeroed. */
+typedef struct {
+    const char *name;        /* "MetaImage": for messages and listings */
+    const char *extensions;  /* "mha mhd": blank-separated, without dots */
+    int (*claims)(const char *path, const VptVolumeLoadOptions *opt); /* NULL: extensions only */
+    int (*load)(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out);
+} VptVolumeFormat;
+
+/* A format whose files are read whole and parsed in memory: name (for
+ * messages), dir (resolves detached data files; NULL in memory), the bytes. */
+typedef int (*VptvParseFn)(const char *name, const char *dir, const unsigned char *buf, size_t size,
+                           size_t max_bytes, VptVolume *out);
+
+/* The loader of such a format: reads the file at path whole (at most the
+ * allowed size plus deflate's worst case and a header) and parses it with
+ * `parse`, resolving detached data against the file's directory. */
+int vptv_load_whole(const char *path, const VptVolumeLoadOptions *opt, VptvParseFn parse, VptVolume *out);
 
 /* The checked shape of a volume's data. */
 typedef struct {
