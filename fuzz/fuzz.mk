@@ -54,7 +54,7 @@ fuzz: fuzz-build
 fuzz-corpus:
 	python3 fuzz/make_corpus.py fuzz/corpus
 	@mkdir -p $(BUILD) fuzz/corpus/volume_nanovdb
-	$(CC) $(CPPFLAGS) -std=c11 -O2 fuzz/nanovdb_seeds.c physics/sparse_grid.c base/error.c -lz -o $(BUILD)/nanovdb_seeds
+	$(CC) $(CPPFLAGS) -std=c11 -O2 fuzz/nanovdb_seeds.c physics/sparse_grid.c base/error.c -lz -lm -o $(BUILD)/nanovdb_seeds
 	rm -f fuzz/corpus/volume_nanovdb/* && $(BUILD)/nanovdb_seeds fuzz/corpus/volume_nanovdb
 
 fuzz-clean:

@@ -1,14 +1,25 @@
 /* Writes the seed corpus of the volume_nanovdb fuzz target (make
- * fuzz-corpus): NanoVDB files of small clouds built by
- * physics/sparse_grid.c, laid out as nanovdb::io writes them (segment
- * header, grid metadata and name, grid buffer): uncompressed, ZIP, and two
- * segments. Usage: nanovdb_seeds DIR */
+ * fuzz-corpus): NanoVDB files laid out as nanovdb::io writes them (segment
+ * header, grid metadata and name, grid buffer), every one under 4 KB.
+ *
+ * Why small: a grid with a single leaf carries a 270 KB upper node (a 32^3
+ * table of 8-byte entries), and libFuzzer mutates and replays every input at
+ * its full length; with such seeds the target ran at about 3,000 executions
+ * a second. The seeds are therefore grids of root tiles only, uncompressed
+ * (a few hundred bytes: every byte of the grid, the map and the root is in
+ * reach of a mutation), and the real trees (root, upper, lower and leaf
+ * nodes, built by physics/sparse_grid.c) ZIP-compressed, as one grid and as
+ * two segments. Usage: nanovdb_seeds DIR */
 #include "physics/sparse_grid.h"
+#include "physics/vpt_sparse.h" /* PNanoVDB's layout constants */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+
+#define T_FLOAT PNANOVDB_GRID_TYPE_FLOAT
+#define C(field) (pnanovdb_grid_type_constants[T_FLOAT].field)
 
 static void segment(FILE *fp, const VptSparseGrid *g, const char *name, int zip)
 {
@@ -42,6 +53,53 @@ static void segment(FILE *fp, const VptSparseGrid *g, const char *name, int zip)
     free(z);
 }
 
+/* A grid of `n` constant root tiles and no nodes: tile t (origin (4096 t, 0,
+ * 0)) holds value[t], and the active box runs from x = 4090 across the
+ * tiles' boundary, so that the densified volume (12x4x3) reads both. Made
+ * from the builder's empty grid (grid, tree and root, no tiles) with the
+ * tiles appended. */
+static void tile_grid(const float *value, int n, VptSparseGrid *out)
+{
+    VptSparseGrid empty;
+    const float zero = 0.0f;
+    if (vpt_sparse_grid_build(&zero, 1, 1, 1, "density", &empty)) exit(1);
+    const size_t size = empty.size + (size_t)n * C(root_tile_size);
+    unsigned char *b = aligned_alloc(32, (size + 31) / 32 * 32);
+    if (!b) exit(1);
+    memcpy(b, empty.data, empty.size);
+    vpt_sparse_grid_free(&empty);
+    const uint64_t size64 = size;
+    memcpy(b + PNANOVDB_GRID_OFF_GRID_SIZE, &size64, 8);
+    unsigned char *root = b + PNANOVDB_GRID_SIZE + PNANOVDB_TREE_SIZE;
+    const int32_t box[6] = {4090, 0, 0, 4096 + 5, 3, 2};
+    memcpy(root + PNANOVDB_ROOT_OFF_BBOX_MIN, box, 12);
+    memcpy(root + PNANOVDB_ROOT_OFF_BBOX_MAX, box + 3, 12);
+    const uint32_t tiles = (uint32_t)n;
+    memcpy(root + PNANOVDB_ROOT_OFF_TABLE_SIZE, &tiles, 4);
+    for (int t = 0; t < n; t++) {
+        unsigned char *tile = root + C(root_size) + (size_t)t * C(root_tile_size);
+        const pnanovdb_coord_t origin = {4096 * t, 0, 0};
+        const uint64_t key = pnanovdb_coord_to_key(&origin), child = 0;
+        const uint32_t active = 1;
+        memcpy(tile + PNANOVDB_ROOT_TILE_OFF_KEY, &key, 8);
+        memcpy(tile + PNANOVDB_ROOT_TILE_OFF_CHILD, &child, 8);
+        memcpy(tile + PNANOVDB_ROOT_TILE_OFF_STATE, &active, 4);
+        memcpy(tile + C(root_tile_off_value), &value[t], 4);
+    }
+    memset(out, 0, sizeof *out);
+    out->data = (uint32_t *)b;
+    out->size = size;
+}
+
+static FILE *open_seed(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    if (!fp) exit(1);
+    return fp;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) return 2;
@@ -52,18 +110,25 @@ int main(int argc, char **argv)
         const int r2 = (x - 3) * (x - 3) + (y - 4) * (y - 4) + (z - 5) * (z - 5);
         d[i] = r2 < 10 ? 1.0f - (float)r2 / 10.0f : 0.0f;
     }
-    VptSparseGrid g;
-    if (vpt_sparse_grid_build(d, n, n, n, "density", &g)) return 1;
-    static const char *const names[] = {"cloud.nvdb", "cloud_zip.nvdb", "two_segments.nvdb"};
-    for (int k = 0; k < 3; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", argv[1], names[k]);
-        FILE *fp = fopen(path, "wb");
-        if (!fp) return 1;
-        segment(fp, &g, k == 2 ? "temperature" : "density", k != 0);
-        if (k == 2) segment(fp, &g, "density", 1);
-        if (fclose(fp)) return 1;
-    }
-    vpt_sparse_grid_free(&g);
+    VptSparseGrid cloud, tiles;
+    if (vpt_sparse_grid_build(d, n, n, n, "density", &cloud)) return 1;
+    const float values[2] = {0.25f, 1.0f};
+    tile_grid(values, 2, &tiles);
+    FILE *fp = open_seed(argv[1], "tiles.nvdb");
+    segment(fp, &tiles, "density", 0);
+    if (fclose(fp)) return 1;
+    fp = open_seed(argv[1], "tiles_two_segments.nvdb");
+    segment(fp, &tiles, "temperature", 0);
+    segment(fp, &tiles, "density", 0);
+    if (fclose(fp)) return 1;
+    fp = open_seed(argv[1], "cloud_zip.nvdb");
+    segment(fp, &cloud, "density", 1);
+    if (fclose(fp)) return 1;
+    fp = open_seed(argv[1], "two_segments.nvdb");
+    segment(fp, &cloud, "temperature", 1);
+    segment(fp, &cloud, "density", 1);
+    if (fclose(fp)) return 1;
+    vpt_sparse_grid_free(&cloud);
+    free(tiles.data);
     return 0;
 }

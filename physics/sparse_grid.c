@@ -425,6 +425,7 @@ int vpt_sparse_grid_check(const char *name, const void *buf, size_t size, VptSpa
         info->voxel_size[k] = get_f64(b, PNANOVDB_GRID_OFF_VOXEL_SIZE + 8 * (uint64_t)k);
         info->map_translation[k] = get_f64(b, PNANOVDB_GRID_OFF_MAP + PNANOVDB_MAP_OFF_VECD + 8 * (uint64_t)k);
     }
+    for (int k = 0; k < 9; k++) info->map_matrix[k] = get_f64(b, PNANOVDB_GRID_OFF_MAP + PNANOVDB_MAP_OFF_MATD + 8 * (uint64_t)k);
     info->uppers = (uint32_t)up.count;
     info->lowers = (uint32_t)lo.count;
     info->leaves = (uint32_t)lf.count;

@@ -49,6 +49,7 @@ typedef struct {
     char name[257];
     int32_t bbox_min[3], bbox_max[3]; /* index bbox of the active voxels (the root's) */
     double voxel_size[3];
+    double map_matrix[9];    /* index to world, row-major (the map's matD) */
     double map_translation[3];
     uint32_t leaves, lowers, uppers, root_tiles;
 } VptSparseGridInfo;

@@ -22,6 +22,10 @@
 #include <stdint.h>
 
 #define VPTV_MAX_DIM 65536
+/* The largest position (an origin, a translation) a header may state, in
+ * magnitude: the bound the text formats' parsers put on numbers, far inside
+ * the float range a VptVolume stores. */
+#define VPTV_MAX_COORD 1e30
 
 /* One volume format. vpt_volume_load picks the first format whose
  * extensions name the path's (case-insensitive), else the first whose

@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "physics/sparse_grid.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,35 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
     return 0;
 }
 
+/* The grid's placement in the world, as the floats a VptVolume stores: the
+ * map (index to world) must be finite, its translation and the first active
+ * voxel's position (translation + voxel size * index, *origin) within
+ * +-VPTV_MAX_COORD, the bound the text formats put on an origin. The
+ * voxel size is checked apart (vptv_check_spacing); the map's rotation and
+ * shear are not applied (the voxel size is). */
+static int check_placement(const char *name, const char *grid, const VptSparseGridInfo *info, const int lo[3],
+                           double origin[3])
+{
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(info->map_matrix[k]))
+            return vpt_fail("%s: grid '%s': the map's matrix entry (%d, %d) is %g: not a usable transform (every "
+                            "entry must be finite)",
+                            name, grid, k / 3, k % 3, info->map_matrix[k]);
+    for (int k = 0; k < 3; k++) {
+        const double t = info->map_translation[k];
+        if (!(fabs(t) <= VPTV_MAX_COORD))
+            return vpt_fail("%s: grid '%s': the map's translation along %c is %g: not a usable position (it must be "
+                            "finite and within +-%g)",
+                            name, grid, "xyz"[k], t, VPTV_MAX_COORD);
+        origin[k] = t + info->voxel_size[k] * lo[k];
+        if (!(fabs(origin[k]) <= VPTV_MAX_COORD))
+            return vpt_fail("%s: grid '%s': the first active voxel's position along %c (translation %g + voxel size "
+                            "%g * index %d) is %g, beyond +-%g",
+                            name, grid, "xyz"[k], t, info->voxel_size[k], lo[k], origin[k], VPTV_MAX_COORD);
+    }
+    return 0;
+}
+
 int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
@@ -180,8 +210,10 @@ int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t 
         goto done;
     }
     VptvShape sh;
+    double origin[3];
     if (vptv_shape(name, "the active voxels' box", dims, 3, VPT_SCALAR_F32, max_bytes, &sh) ||
-        vptv_check_spacing(name, "the voxel size", info.voxel_size, &sh, 3))
+        vptv_check_spacing(name, "the voxel size", info.voxel_size, &sh, 3) ||
+        check_placement(name, pick.name, &info, lo, origin))
         goto done;
     if (!(data = vpt_malloc(sh.count * sizeof(float)))) goto done;
     if (vpt_sparse_grid_densify(name, grid, lo, sh.dims, data)) goto done;
@@ -192,7 +224,7 @@ int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t 
     out->stored = VPT_SCALAR_F32;
     for (int k = 0; k < 3; k++) {
         out->spacing[k] = (float)info.voxel_size[k];
-        out->origin[k] = (float)(info.map_translation[k] + info.voxel_size[k] * lo[k]);
+        out->origin[k] = (float)origin[k];
     }
     data = NULL;
     rc = 0;

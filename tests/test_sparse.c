@@ -327,12 +327,23 @@ TEST(nanovdb_loader_rejects_truncated_and_hostile_files)
         {grid0 + 672 + 32, 100000, 4, "leaf nodes"},                      /* leaf count */
         {grid0 + 672 + 64 + 24, 1000000, 4, "tiles"},                     /* root tiles */
         {grid0 + 672 + 64 + 64 + 8, (uint64_t)-64, 8, "child offset"},    /* the tile's child */
+        {grid0 + 296 + 232 + 16, 0x7ff0000000000000ULL, 8, "translation along z"}, /* map translation: inf */
+        {grid0 + 296 + 232, 0x46293e5939a08cebULL, 8, "translation along x"},      /* the double after 1e30 */
+        {grid0 + 296 + 88 + 8 * 4, 0x7ff8000000000000ULL, 8, "matrix entry (1, 1)"}, /* map matrix: NaN */
+        {grid0 + 608 + 8, 0, 8, "voxel size along y"},                    /* voxel size 0 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memcpy(h, f.b, f.n);
         memcpy(h + cases[i].off, &cases[i].val, (size_t)cases[i].width);
         CHECK_MSG(parse_fails(h, f.n, cases[i].says), "case %zu (%s): %s", i, cases[i].says, vpt_errmsg());
     }
+    /* a translation and a voxel size each in range, but the first active
+       voxel's position (translation + voxel size * index) beyond 1e30 */
+    memcpy(h, f.b, f.n);
+    const double t = 1e30, vs = 1e28;
+    memcpy(h + grid0 + 296 + 232, &t, 8);
+    memcpy(h + grid0 + 608, &vs, 8);
+    CHECK_MSG(parse_fails(h, f.n, "first active voxel's position along x"), "%s", vpt_errmsg());
     /* every child offset of the upper and lower nodes, pointed elsewhere */
     const size_t upper = grid0 + 672 + 64 + 64 + 32, table = 8256;
     memcpy(h, f.b, f.n);
