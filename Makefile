@@ -57,8 +57,15 @@ DICOM_SHIM := $(BIN)/libvptune-dicom.so
 GDCM_INC    = $$(ls -d /usr/include/gdcm-* 2>/dev/null | head -n 1)
 GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
 
+# The OpenVDB reader's shim, the same way (scenes/volume_vdb.c): OpenVDB
+# reads the .vdb file, NanoVDB converts it. Debian's libopenvdb-dev headers
+# include Boost's without depending on libboost-dev (scripts/deps.sh lists it).
+OPENVDB_SHIM := $(BIN)/libvptune-openvdb.so
+OPENVDB_LIBS := -lopenvdb -ltbb -lImath -lz
+SHIMS        := $(DICOM_SHIM) $(OPENVDB_SHIM)
+
 .PHONY: all test install clean tune bench experiments report check-sanitize deps
-all: $(TOOLS) $(TEST_BIN) $(DICOM_SHIM)
+all: $(TOOLS) $(TEST_BIN) $(SHIMS)
 
 # System packages before anything is compiled (scripts/deps.sh): the missing
 # -dev packages are installed when running as root or with passwordless sudo,
@@ -109,6 +116,15 @@ $(DICOM_SHIM): $(BUILD)/obj/scenes/volume_dicom_gdcm.o
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--no-undefined $< $(GDCM_LIBS) -o $@
 
+# Not instrumented under SANITIZE=1 either: OpenVDB and TBB are not.
+$(BUILD)/obj/scenes/volume_vdb_openvdb.o: scenes/volume_vdb_openvdb.cc scenes/volume_vdb_shim.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -c $< -o $@
+
+$(OPENVDB_SHIM): $(BUILD)/obj/scenes/volume_vdb_openvdb.o
+	@mkdir -p $(@D)
+	$(CXX) -shared -Wl,--no-undefined $< $(OPENVDB_LIBS) -o $@
+
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -123,7 +139,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 
 # The one test command: unit, CPU reference, NVRTC and GPU tests (the latter
 # skip with a reason when no GPU is present). Ends with "N passed, N failed".
-test: $(TEST_BIN) $(TOOLS) $(DICOM_SHIM)
+test: $(TEST_BIN) $(TOOLS) $(SHIMS)
 	./$(TEST_BIN) $(TESTS)
 
 tune: $(TOOLS)
@@ -132,13 +148,13 @@ tune: $(TOOLS)
 bench: $(TOOLS)
 	./$(BIN)/bench --thesis
 
-# The programs, the DICOM shim where they look for it (../lib/vptune), and
-# bash completion where bash-completion loads it on demand.
-install: $(TOOLS) $(DICOM_SHIM)
+# The programs, the DICOM and OpenVDB shims where they look for them
+# (../lib/vptune), and bash completion where bash-completion loads it on demand.
+install: $(TOOLS) $(SHIMS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vptune \
 	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(DICOM_SHIM) $(DESTDIR)$(PREFIX)/lib/vptune/
+	install -m 644 $(SHIMS) $(DESTDIR)$(PREFIX)/lib/vptune/
 	for t in render bench tune; do \
 	  install -m 644 scripts/vptune-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 

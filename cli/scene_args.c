@@ -297,8 +297,8 @@ void vpt_scene_args_usage(FILE *fp)
 {
     fputs("Scene (the same options in render, bench and tune):\n"
           "  --scene NAME        a built-in scene (list below)\n"
-          "  --volume FILE|DIR   a volume: .vol .mha .mhd .nrrd .nhdr .dcm, a folder of one DICOM\n"
-          "                      series, or headerless .raw with --dims and --type\n"
+          "  --volume FILE|DIR   a volume: .vol .mha .mhd .nrrd .nhdr .dcm .nvdb .vdb, a folder\n"
+          "                      of one DICOM series, or headerless .raw with --dims and --type\n"
           "    --like SCENE      camera, boundary and density scale of a built-in scene\n"
           "    --dims X,Y,Z      dimensions of a .raw file\n"
           "    --type T          voxel type of a .raw file: u8 i8 u16 i16 u32 i32 f32 f64\n"

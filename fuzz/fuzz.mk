@@ -42,7 +42,14 @@ FUZZ_PY_NAMES := $(patsubst fuzz/fuzz_%.py,%,$(wildcard fuzz/fuzz_*.py))
 # gdcm::FileMetaInformation::ReadCompat) or exhausts memory, which no check
 # in our shim can prevent short of a GDCM fix; run it on purpose with
 # FUZZ_TARGETS=volume_dicom.
-FUZZ_TARGETS  ?= $(filter-out volume_dicom,$(FUZZ_NAMES)) $(FUZZ_PY_NAMES)
+# volume_vdb likewise: within seconds (13 and 11 inputs) Debian's OpenVDB
+# 10.0.1 itself exhausts memory on a 14 KB stream (openvdb::MetaMap::readMeta
+# allocates a metadata string of the length the file states, before reading
+# it) and leaks a 270 KB internal node when a tree's topology is cut short
+# (io::Archive::readGrid, exception mid-read); neither is in reach of a check
+# in our shim. Run it on purpose: build-fuzz/bin/fuzz_volume_vdb
+# -detect_leaks=0 fuzz/corpus/volume_vdb (from the repository root).
+FUZZ_TARGETS  ?= $(filter-out volume_dicom volume_vdb,$(FUZZ_NAMES)) $(FUZZ_PY_NAMES)
 
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-clean
 fuzz-build: $(FUZZ_BINS)

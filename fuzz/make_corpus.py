@@ -490,6 +490,19 @@ def dicom_seeds(fixtures):
     return s
 
 
+def vdb_seeds(fixtures):
+    """The committed .vdb fixtures (tests/fixtures/vdb, written by its
+    make_fixtures.cc with OpenVDB): density and albedo grids (Blosc and zlib),
+    a file whose float grid is not named "density", one without a float grid,
+    and the cloud cut short."""
+    s = {}
+    for fn in ("cloud.vdb", "cloud_zip.vdb", "smoke.vdb", "no_float.vdb"):
+        with open(os.path.join(fixtures, fn), "rb") as f:
+            s[fn] = f.read()
+    s["bad_truncated.vdb"] = s["cloud_zip.vdb"][: len(s["cloud_zip.vdb"]) // 2]
+    return s
+
+
 def write(root, target, seeds):
     d = os.path.join(root, target)
     shutil.rmtree(d, ignore_errors=True)
@@ -516,6 +529,7 @@ def main():
     write(root, "experiment_spec", experiment_spec_seeds(os.path.join(here, "..", "experiments")))
     write(root, "scene_args", scene_args_seeds())
     write(root, "volume_dicom", dicom_seeds(os.path.join(here, "..", "tests", "fixtures", "dicom")))
+    write(root, "volume_vdb", vdb_seeds(os.path.join(here, "..", "tests", "fixtures", "vdb")))
 
 
 if __name__ == "__main__":

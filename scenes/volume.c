@@ -47,7 +47,7 @@ static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume
 /* The formats, in the order they are tried (volume_format.h). Adding a
  * format: its file defines a VptVolumeFormat; declare it and list it here. */
 extern const VptVolumeFormat vpt_volume_format_mitsuba, vpt_volume_format_metaimage, vpt_volume_format_nrrd,
-    vpt_volume_format_dicom, vpt_volume_format_nanovdb;
+    vpt_volume_format_dicom, vpt_volume_format_nanovdb, vpt_volume_format_vdb;
 
 static const VptVolumeFormat vpt_volume_format_raw = {"raw", "raw", NULL, load_raw};
 
@@ -57,6 +57,7 @@ static const VptVolumeFormat *const formats[] = {
     &vpt_volume_format_nrrd,
     &vpt_volume_format_dicom,
     &vpt_volume_format_nanovdb,
+    &vpt_volume_format_vdb,
     &vpt_volume_format_raw,
 };
 

@@ -14,7 +14,7 @@
  * and leaves *out zeroed on failure. Implementation: volume.c (the table of
  * formats and the dispatch, raw, reshaping), one file per format
  * (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c, volume_dicom.c,
- * volume_nanovdb.c),
+ * volume_nanovdb.c, volume_vdb.c),
  * which register through volume_format.h and share its helpers
  * (volume_format.c); the formats' supported subsets are described at the top
  * of each. */
@@ -65,7 +65,8 @@ typedef struct {
  * uint8 read as v / 255 as Mitsuba defines it), .mha/.mhd (MetaImage: raw,
  * CompressedData zlib, ElementDataFile LOCAL or a separate file), .nrrd/.nhdr
  * (raw or gzip encoding, attached or detached data), .nvdb (NanoVDB: a float
- * grid, densified), .dcm/.dicom or a folder (DICOM); any other extension is
+ * grid, densified), .vdb (OpenVDB: converted to NanoVDB, then as .nvdb),
+ * .dcm/.dicom or a folder (DICOM); any other extension is
  * headerless raw data, which needs opt->has_dims and opt->has_type and must
  * be exactly that size. dims/type/big_endian apply to raw files only; other
  * formats ignore them. opt may be NULL (no raw options, default max_bytes).

@@ -1,19 +1,17 @@
 /* DICOM volumes through the GDCM shim: see volume_dicom.h.
  *
  * The shim (bin/libvptune-dicom.so, built from volume_dicom_gdcm.cc) is
- * loaded with dlopen on first use, from $VPT_DICOM_SHIM when set, else beside
- * the running program, else from ../lib/vptune/ relative to it (where `make
- * install` puts it). Loading it late keeps GDCM's shared libraries out of the
- * programs, which must run on GPU machines without GDCM; there only a DICOM
- * volume fails, saying so. */
+ * loaded with dlopen on first use (vptv_shim_load: $VPT_DICOM_SHIM when set,
+ * else beside the running program, else ../lib/vptune/ relative to it, where
+ * `make install` puts it). Loading it late keeps GDCM's shared libraries out
+ * of the programs, which must run on GPU machines without GDCM; there only a
+ * DICOM volume fails, saying so. */
 #include "scenes/volume_dicom.h"
 
 #include "base/error.h"
 #include "scenes/volume_dicom_shim.h"
 #include "scenes/volume_format.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,69 +21,20 @@
 
 #define SHIM_NAME "libvptune-dicom.so"
 
-typedef int (*AbiFn)(void);
 typedef int (*ReadFn)(const char *, size_t, VptDicomVolume *);
 typedef int (*ReadMemFn)(const char *, const unsigned char *, size_t, size_t, VptDicomVolume *);
 
-static struct {
-    pthread_once_t once;
-    ReadFn read;
-    ReadMemFn read_memory;
-    char path[4096];
-    char error[8192];
-} shim = {PTHREAD_ONCE_INIT, NULL, NULL, "", ""};
-
-static void *try_open(const char *path)
-{
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-        snprintf(shim.path, sizeof shim.path, "%s", path);
-        return h;
-    }
-    size_t n = strlen(shim.error);
-    snprintf(shim.error + n, sizeof shim.error - n, "%s%s", n ? "; " : "", dlerror());
-    return NULL;
-}
-
-static void load_shim(void)
-{
-    void *h = NULL;
-    const char *env = getenv("VPT_DICOM_SHIM");
-    if (env && *env) {
-        h = try_open(env);
-    } else {
-        char exe[4096];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n > 0) {
-            exe[n] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = '\0';
-                char p[4200];
-                snprintf(p, sizeof p, "%s/" SHIM_NAME, exe);
-                if (access(p, F_OK) == 0) h = try_open(p);
-                snprintf(p, sizeof p, "%s/../lib/vptune/" SHIM_NAME, exe);
-                if (!h && access(p, F_OK) == 0) h = try_open(p);
-            }
-        }
-        if (!h && !*shim.error) snprintf(shim.error, sizeof shim.error, SHIM_NAME " is not beside the program nor in ../lib/vptune");
-    }
-    if (!h) return;
-    AbiFn abi = (AbiFn)(uintptr_t)dlsym(h, "vpt_dicom_shim_abi");
-    if (!abi || abi() != VPT_DICOM_SHIM_ABI) {
-        snprintf(shim.error, sizeof shim.error, "%s is of another version (ABI %d, expected %d): rebuild and reinstall",
-                 shim.path, abi ? abi() : -1, VPT_DICOM_SHIM_ABI);
-        return;
-    }
-    shim.read = (ReadFn)(uintptr_t)dlsym(h, "vpt_dicom_read");
-    shim.read_memory = (ReadMemFn)(uintptr_t)dlsym(h, "vpt_dicom_read_memory");
-    if (!shim.read || !shim.read_memory) snprintf(shim.error, sizeof shim.error, "%s lacks its functions", shim.path);
-}
+static VptvShimLib shim = {.file = SHIM_NAME,
+                           .env = "VPT_DICOM_SHIM",
+                           .abi_symbol = "vpt_dicom_shim_abi",
+                           .abi = VPT_DICOM_SHIM_ABI,
+                           .symbols = {"vpt_dicom_read", "vpt_dicom_read_memory", NULL}};
+#define shim_read ((ReadFn)shim.fn[0])
+#define shim_read_memory ((ReadMemFn)shim.fn[1])
 
 static int need_shim(const char *path)
 {
-    pthread_once(&shim.once, load_shim);
-    if (shim.read && shim.read_memory) return 0;
+    if (vptv_shim_load(&shim) == 0) return 0;
     return vpt_fail("%s: DICOM volumes are read through GDCM, and its shim could not be loaded (%s). On Debian or "
                     "Ubuntu: apt-get install libgdcm3.0 (to run) or libgdcm-dev (to build), then make; or convert "
                     "the series to a .mha file on a machine that has it",
@@ -94,8 +43,7 @@ static int need_shim(const char *path)
 
 const char *vpt_volume_dicom_shim_path(void)
 {
-    pthread_once(&shim.once, load_shim);
-    return *shim.path ? shim.path : NULL;
+    return vptv_shim_load(&shim) == 0 ? shim.path : NULL;
 }
 
 /* A folder is a DICOM series unless raw options say otherwise (files named
@@ -137,7 +85,7 @@ static int load_dicom(const char *path, const VptVolumeLoadOptions *opt, VptVolu
     if (access(path, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", path);
     if (need_shim(path)) return -1;
     VptDicomVolume d;
-    if (shim.read(path, vptv_max_bytes(opt ? opt->max_bytes : 0), &d)) return vpt_fail("%s", d.error);
+    if (shim_read(path, vptv_max_bytes(opt ? opt->max_bytes : 0), &d)) return vpt_fail("%s", d.error);
     return to_volume(path, &d, out);
 }
 
@@ -146,7 +94,7 @@ int vpt_volume_parse_dicom(const char *name, const unsigned char *buf, size_t si
     memset(out, 0, sizeof *out);
     if (need_shim(name)) return -1;
     VptDicomVolume d;
-    if (shim.read_memory(name, buf, size, vptv_max_bytes(max_bytes), &d)) return vpt_fail("%s", d.error);
+    if (shim_read_memory(name, buf, size, vptv_max_bytes(max_bytes), &d)) return vpt_fail("%s", d.error);
     return to_volume(name, &d, out);
 }
 

@@ -8,9 +8,12 @@
 #include "base/file.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,4 +421,68 @@ int vptv_load_whole(const char *path, const VptVolumeLoadOptions *opt, VptvParse
     int rc = parse(path, dir, (const unsigned char *)data, size, max_bytes, out);
     free(data);
     return rc;
+}
+
+/* ---------- shims ---------- */
+
+static void *shim_try(const char *path, VptvShimLib *s)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        snprintf(s->path, sizeof s->path, "%s", path);
+        return h;
+    }
+    const size_t n = strlen(s->error);
+    snprintf(s->error + n, sizeof s->error - n, "%s%s", n ? "; " : "", dlerror());
+    return NULL;
+}
+
+static void *shim_open(VptvShimLib *s)
+{
+    void *h = NULL;
+    const char *at = getenv(s->env);
+    if (at && *at) return shim_try(at, s);
+    char exe[4096];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", exe, s->file);
+        if (access(p, F_OK) == 0) h = shim_try(p, s);
+        snprintf(p, sizeof p, "%s/../lib/vptune/%s", exe, s->file);
+        if (!h && access(p, F_OK) == 0) h = shim_try(p, s);
+    }
+    if (!h && !*s->error) snprintf(s->error, sizeof s->error, "%s is not beside the program nor in ../lib/vptune", s->file);
+    return h;
+}
+
+static int shim_load_once(VptvShimLib *s)
+{
+    void *h = shim_open(s);
+    if (!h) return -1;
+    int (*version)(void) = (int (*)(void))(uintptr_t)dlsym(h, s->abi_symbol);
+    const int got = version ? version() : -1;
+    if (got != s->abi) {
+        snprintf(s->error, sizeof s->error, "%s is of another version (ABI %d, expected %d): rebuild and reinstall",
+                 s->path, got, s->abi);
+        dlclose(h);
+        return -1;
+    }
+    for (int k = 0; k < VPTV_SHIM_MAX_FNS && s->symbols[k]; k++)
+        if (!(s->fn[k] = (void (*)(void))(uintptr_t)dlsym(h, s->symbols[k]))) {
+            snprintf(s->error, sizeof s->error, "%s lacks %s", s->path, s->symbols[k]);
+            return -1;
+        }
+    return 0;
+}
+
+int vptv_shim_load(VptvShimLib *s)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (!s->state) s->state = shim_load_once(s) ? -1 : 1;
+    const int ok = s->state == 1;
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
 }

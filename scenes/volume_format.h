@@ -127,6 +127,31 @@ int vptv_split(char *s, char **tok, int max);
  * characters, for quoting file content in messages. */
 const char *vptv_quote(const char *s, char out[64]);
 
+/* A shim: a shared library of this project wrapping a C++ library that the
+ * programs must not link (GDCM, OpenVDB: Debian ships them as shared
+ * libraries only, and the GPU machines have neither), loaded with dlopen the
+ * first time a format needs it, so that only that format fails where the
+ * library is missing. A format defines one VptvShimLib (static, its first
+ * five fields set, the rest zero) and calls vptv_shim_load before each use:
+ * the first call looks for the library `file` at $env when that is set, else
+ * beside the running program, else in ../lib/vptune/ relative to it (where
+ * `make install` puts it), checks its version (the function abi_symbol, int
+ * (void), must return abi: a stale install is refused) and looks up its
+ * functions into fn[]; later calls return the first one's answer. 0 when
+ * every function is there, else -1 with the reasons (dlerror's text
+ * included) in error. Thread-safe. */
+#define VPTV_SHIM_MAX_FNS 4
+typedef struct {
+    const char *file, *env, *abi_symbol;
+    int abi;
+    const char *symbols[VPTV_SHIM_MAX_FNS + 1]; /* NULL-terminated */
+    void (*fn[VPTV_SHIM_MAX_FNS])(void);        /* cast to their types by the format */
+    int state;                                  /* 0 not tried, 1 loaded, -1 failed */
+    char path[4096];                            /* where it was found */
+    char error[8192];                           /* why not */
+} VptvShimLib;
+int vptv_shim_load(VptvShimLib *s);
+
 /* Case-insensitive equality. */
 int vptv_ieq(const char *a, const char *b);
 

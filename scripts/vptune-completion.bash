@@ -56,7 +56,7 @@ _vptune_complete() {
             COMPREPLY=($(compgen -W "$scenes" -- "$cur")); return ;;
         --volume)
             COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
-        --scene-file|-o|--output|--configs|--replay|--cache|--t4|--export-mitsuba|--fixtures)
+        --scene-file|-o|--output|--configs|--replay|--cache|--t4|--export-mitsuba|--export-nvdb|--fixtures)
             COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
         --transfer)
             COMPREPLY=($(compgen -W "auto ct linear identity" -- "$cur")); return ;;

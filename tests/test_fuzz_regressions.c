@@ -60,6 +60,11 @@
 #include "fuzz/fuzz_volume_dicom.c"
 #undef LLVMFuzzerTestOneInput
 #undef LLVMFuzzerInitialize
+#define LLVMFuzzerTestOneInput fuzz_one_volume_vdb
+#define LLVMFuzzerInitialize fuzz_init_volume_vdb
+#include "fuzz/fuzz_volume_vdb.c"
+#undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
 
 typedef int (*FuzzOne)(const uint8_t *data, size_t size);
 
@@ -120,6 +125,12 @@ TEST(fuzz_regressions_volume_dicom)
     if (!vpt_volume_dicom_shim_path()) SKIP("the GDCM shim (bin/libvptune-dicom.so) is not built or cannot load");
     replay("volume_dicom", fuzz_one_volume_dicom);
 }
+TEST(fuzz_regressions_volume_vdb)
+{
+    (void)fuzz_init_volume_vdb;
+    if (!vpt_volume_vdb_shim_path()) SKIP("the OpenVDB shim (bin/libvptune-openvdb.so) is not built or cannot load");
+    replay("volume_vdb", fuzz_one_volume_vdb);
+}
 
 /* The experiment-spec target is Python (fuzz/fuzz_experiment_spec.py): its
  * --replay mode runs the same checks on the committed inputs, and compares
@@ -150,7 +161,7 @@ TEST(fuzz_regressions_cover_every_target)
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
                                            "mitsuba_xml", "volume_dicom", "scene_args", "estimators",
-                                           "volume_nanovdb"};
+                                           "volume_nanovdb", "volume_vdb"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

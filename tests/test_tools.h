@@ -58,4 +58,18 @@ static inline int vpt_test_sh(const char *cmd, char *out, size_t size)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Lays out dir/p as `make install` does, with render and one shim library
+ * (PREFIX/bin/render, PREFIX/lib/vptune/<shim's file name>), and runs the
+ * installed render with args, like vpt_test_sh. */
+static inline int vpt_test_installed_render(const char *dir, const char *shim, const char *args, char *out,
+                                            size_t size)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/p/bin %s/p/lib/vptune && cp %s %s/p/bin/render && cp %s %s/p/lib/vptune/ && "
+             "%s/p/bin/render %s",
+             dir, dir, vpt_test_tool("render"), dir, shim, dir, dir, args);
+    return vpt_test_sh(cmd, out, size);
+}
+
 #endif

@@ -143,16 +143,9 @@ TEST(dicom_series_as_a_tool_volume)
 TEST(dicom_shim_found_where_make_install_puts_it)
 {
     need_shim();
-    const char *tmp = vpt_test_tmpdir();
-    char cmd[4096], out[8192];
-    snprintf(cmd, sizeof cmd,
-             "mkdir -p %s/p/bin %s/p/lib/vptune && cp %s %s/p/bin/render && cp %s %s/p/lib/vptune/ && "
-             "%s/p/bin/render --volume " FIX "/multiframe.dcm --print-scene 2>&1",
-             tmp, tmp, vpt_test_tool("render"), tmp, vpt_volume_dicom_shim_path(), tmp, tmp);
-    FILE *p = popen(cmd, "r");
-    REQUIRE(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    CHECK_MSG(WEXITSTATUS(pclose(p)) == 0, "%s: %s", cmd, out);
+    char out[8192];
+    const int rc = vpt_test_installed_render(vpt_test_tmpdir(), vpt_volume_dicom_shim_path(),
+                                             "--volume " FIX "/multiframe.dcm --print-scene", out, sizeof out);
+    CHECK_MSG(rc == 0, "%s", out);
     CHECK_STR_CONTAINS(out, "grid 4x3x5");
 }

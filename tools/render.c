@@ -5,14 +5,16 @@
  *   render --cpu --volume head.mha --like manix --downsample 2 -o head.pfm
  *   render --cpu --scene-file scene.xml -o scene.pfm            (a Mitsuba scene)
  *   render --scene manix --export-mitsuba out/manix.xml         (export only)
+ *   render --volume cloud.vdb --export-nvdb cloud.nvdb          (conversion only)
  *
  * The scene is a built-in one (--scene), a volume file turned into one
  * (--volume, with --like taking camera, boundary and scale from a built-in
  * scene) or a Mitsuba scene file (--scene-file, scenes/mitsuba_xml.h; its
  * integrator's max_depth and rr_depth apply unless --max-depth or --rr say
  * otherwise). --export-mitsuba writes the scene, with the workload and
- * depths of this command, as a Mitsuba 3 scene; without -o nothing is
- * rendered. The workload defaults to the scene's thesis workload. The image is
+ * depths of this command, as a Mitsuba 3 scene; --export-nvdb writes a .vdb
+ * volume's grids as the NanoVDB file it loads through (for machines without
+ * OpenVDB); without -o neither renders. The workload defaults to the scene's thesis workload. The image is
  * written only after the render succeeded, atomically: on any failure no
  * file appears under the output name. Exit status: 0 done, 1 runtime
  * failure, 2 bad usage, 3 no CUDA GPU or driver (VPT_EXIT_NO_GPU). */
@@ -29,6 +31,7 @@
 #include "image/image.h"
 #include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
+#include "scenes/volume_vdb.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +52,7 @@ typedef struct {
     VptSceneArgs scene;           /* --scene, --volume (+ its flags), --scene-file */
     const char *out;
     const char *export_mitsuba;   /* write the scene as a Mitsuba 3 scene here */
+    const char *export_nvdb;      /* write the --volume .vdb file as NanoVDB here */
     int has_max_depth, has_rr;    /* given on the command line */
     const char *config;           /* GPU kernel configuration (text) */
     VptConfig kernel;
@@ -64,7 +68,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: render [--cpu | --config CONFIG] (--scene NAME | --volume FILE | --scene-file FILE.xml)\n"
-            "              (-o OUT.png|OUT.pfm | --export-mitsuba FILE.xml) [options]\n"
+            "              (-o OUT.png|OUT.pfm | --export-mitsuba FILE.xml | --export-nvdb FILE.nvdb) [options]\n"
             "\n"
             "Renders a scene with the volumetric path tracer and writes the mean radiance\n"
             "per pixel: PNG (8-bit sRGB, for viewing) or PFM (32-bit float, exact).\n"
@@ -79,6 +83,9 @@ static void usage(FILE *fp)
             "  --export-mitsuba FILE.xml\n"
             "                      write the scene as a Mitsuba 3 scene (FILE.xml and its .vol grids\n"
             "                      beside it) with this command's workload; renders only with -o\n"
+            "  --export-nvdb FILE.nvdb\n"
+            "                      with --volume FILE.vdb: write its grids as the NanoVDB file it\n"
+            "                      loads through, which loads without OpenVDB; renders only with -o\n"
             "  -o, --output FILE   output image, .png or .pfm (required)\n"
             "  --width W, --height H, --spp N\n"
             "                      image size and samples per pixel (default: the scene's)\n"
@@ -105,6 +112,14 @@ static int usage_error(void)
     vpt_report_error(prog);
     fprintf(stderr, "%s: try '%s --help'\n", prog, prog);
     return EXIT_USAGE;
+}
+
+/* Whether path's file name ends in ext (".xml", any case) after a nonempty stem. */
+static int has_extension(const char *path, const char *ext)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path)) return 0;
+    return strcasecmp(dot, ext) == 0;
 }
 
 static int has_image_extension(const char *path)
@@ -150,7 +165,7 @@ static int parse_args(int argc, char **argv, Options *o)
         }
         static const char *const with_value[] = {"-o", "--output", "--width", "--height", "--spp", "--seed",
                                                  "--max-depth", "--rr", "--tiles", "--threads", "--config",
-                                                 "--export-mitsuba", NULL};
+                                                 "--export-mitsuba", "--export-nvdb", NULL};
         int known = 0;
         for (int k = 0; with_value[k]; k++) known |= !strcmp(a, with_value[k]);
         if (!known) return vpt_fail("unknown option '%s'", argv[i]);
@@ -162,6 +177,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->config = val;
         } else if (!strcmp(a, "--export-mitsuba")) {
             o->export_mitsuba = val;
+        } else if (!strcmp(a, "--export-nvdb")) {
+            o->export_nvdb = val;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             o->out = val;
         } else if (!strcmp(a, "--width")) {
@@ -194,13 +211,22 @@ static int parse_args(int argc, char **argv, Options *o)
         if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
         if (vpt_config_check(&o->kernel)) return -1;
     }
-    if (o->export_mitsuba) {
-        const char *dot = strrchr(o->export_mitsuba, '.'), *slash = strrchr(o->export_mitsuba, '/');
-        if (!dot || (slash && dot < slash) || strcasecmp(dot, ".xml") || dot == (slash ? slash + 1 : o->export_mitsuba))
-            return vpt_fail("--export-mitsuba %s: expected a FILE.xml name", o->export_mitsuba);
-        if (!o->out) return 0;
+    if (o->export_mitsuba && !has_extension(o->export_mitsuba, ".xml"))
+        return vpt_fail("--export-mitsuba %s: expected a FILE.xml name", o->export_mitsuba);
+    if (o->export_nvdb) {
+        if (!has_extension(o->export_nvdb, ".nvdb"))
+            return vpt_fail("--export-nvdb %s: expected a FILE.nvdb name", o->export_nvdb);
+        if (!o->scene.volume || !has_extension(o->scene.volume, ".vdb"))
+            return vpt_fail("--export-nvdb converts an OpenVDB file: it needs --volume FILE.vdb (other volumes load "
+                            "without OpenVDB as they are)");
+        if (o->scene.downsample > 1 || o->scene.upsample > 1)
+            return vpt_fail("--export-nvdb writes the file's grids as they are: --downsample and --upsample do not "
+                            "apply to it");
     }
-    if (!o->out) return vpt_fail("an output file is required: -o OUT.png or -o OUT.pfm (or --export-mitsuba FILE.xml)");
+    if ((o->export_mitsuba || o->export_nvdb) && !o->out) return 0;
+    if (!o->out)
+        return vpt_fail("an output file is required: -o OUT.png or -o OUT.pfm (or --export-mitsuba FILE.xml, "
+                        "--export-nvdb FILE.nvdb)");
     if (!has_image_extension(o->out))
         return vpt_fail("-o %s: unknown image format; expected a .png or .pfm file name", o->out);
     return 0;
@@ -334,9 +360,18 @@ int main(int argc, char **argv)
         return rc ? EXIT_RUNTIME : EXIT_OK;
     }
     if ((o.out && check_output_dir("-o", o.out)) ||
-        (o.export_mitsuba && check_output_dir("--export-mitsuba", o.export_mitsuba))) {
+        (o.export_mitsuba && check_output_dir("--export-mitsuba", o.export_mitsuba)) ||
+        (o.export_nvdb && check_output_dir("--export-nvdb", o.export_nvdb))) {
         vpt_report_error(prog);
         return EXIT_RUNTIME;
+    }
+    if (o.export_nvdb) {
+        if (vpt_volume_vdb_to_nanovdb(o.scene.volume_path, o.scene.load.max_bytes, o.export_nvdb)) {
+            vpt_report_error(prog);
+            return EXIT_RUNTIME;
+        }
+        if (!o.quiet) printf("wrote %s (NanoVDB, the grids of %s)\n", o.export_nvdb, o.scene.volume_path);
+        if (!o.out && !o.export_mitsuba) return EXIT_OK;
     }
 
     VptScene *s = load_scene(&o);

@@ -1,0 +1,236 @@
+/* OpenVDB .vdb volumes through the shim (scenes/volume_vdb.c,
+ * volume_vdb_openvdb.cc): the committed fixtures (tests/fixtures/vdb,
+ * written by make_fixtures.cc: which grid is the density, its values, voxel
+ * size and origin, files without a float grid), the thesis author's
+ * bonsai_small.vdb (../shared/data/thesis; skipped when absent: loaded,
+ * rendered on the CPU, sparse equal to dense bit for bit), the conversion
+ * to .nvdb (render --export-nvdb) against the .vdb itself, the message
+ * without the shim, and the installed layout. Skipped, with the reason,
+ * when the shim is not built or cannot load (no OpenVDB). */
+#include "tests/harness/test.h"
+#include "tests/test_tools.h"
+
+#include "base/error.h"
+#include "reference/cpu_render.h"
+#include "scenes/scene.h"
+#include "scenes/volume.h"
+#include "scenes/volume_vdb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIX "tests/fixtures/vdb"
+#define BONSAI "../shared/data/thesis/bonsai_small.vdb"
+
+static void need_shim(void)
+{
+    if (access(FIX "/cloud.vdb", R_OK) != 0) SKIP("run the tests from the repository root (" FIX ")");
+    if (!vpt_volume_vdb_shim_path()) {
+        VptVolume v;
+        vpt_volume_load(FIX "/cloud.vdb", NULL, &v);
+        SKIP("no OpenVDB shim: %s", vpt_errmsg());
+    }
+}
+
+static void need_bonsai(void)
+{
+    need_shim();
+    if (access(BONSAI, R_OK) != 0) SKIP(BONSAI " not found (../shared is absent)");
+}
+
+/* The fixtures' density: voxel (x, y, z) of [2, 9] x [3, 8] x [4, 6] holds
+ * (x + 10 y + 100 z) / 1000; voxel size 0.5, translation (1, -2, 3). */
+static void check_cloud(const char *path)
+{
+    VptVolume v;
+    REQUIRE_MSG(vpt_volume_load(path, NULL, &v) == 0, "%s: %s", path, vpt_errmsg());
+    REQUIRE_MSG(v.nx == 8 && v.ny == 6 && v.nz == 3, "%s: %dx%dx%d", path, v.nx, v.ny, v.nz);
+    CHECK(v.stored == VPT_SCALAR_F32);
+    int bad = 0;
+    for (int z = 0; z < 3; z++)
+        for (int y = 0; y < 6; y++)
+            for (int x = 0; x < 8; x++) {
+                const float want = (float)((x + 2) + 10 * (y + 3) + 100 * (z + 4)) / 1000.0f;
+                bad += v.data[x + 8 * (y + 6 * z)] != want;
+            }
+    CHECK_MSG(bad == 0, "%s: %d voxels differ", path, bad);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(v.spacing[k], 0.5, 0);
+    /* the centre of the first active voxel: translation + 0.5 * (2, 3, 4) */
+    CHECK_NEAR(v.origin[0], 2.0, 0);
+    CHECK_NEAR(v.origin[1], -0.5, 0);
+    CHECK_NEAR(v.origin[2], 5.0, 0);
+    vpt_volume_free(&v);
+}
+
+TEST(vdb_density_grid_values_voxel_size_and_origin)
+{
+    need_shim();
+    check_cloud(FIX "/cloud.vdb");     /* Blosc, OpenVDB's default */
+    check_cloud(FIX "/cloud_zip.vdb"); /* zlib */
+}
+
+/* No grid named "density": the first float grid ("smoke", after a double
+ * grid); no float grid at all: refused, listing the grids. */
+TEST(vdb_grid_choice_and_files_without_a_density)
+{
+    need_shim();
+    VptVolume v;
+    REQUIRE_MSG(vpt_volume_load(FIX "/smoke.vdb", NULL, &v) == 0, "%s", vpt_errmsg());
+    CHECK(v.nx == 8 && v.ny == 6 && v.nz == 3 && v.data[0] == 0.432f);
+    vpt_volume_free(&v);
+    CHECK(vpt_volume_load(FIX "/no_float.vdb", NULL, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), FIX "/no_float.vdb: no float grid");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "'labels' (Tree_int32_5_4_3)");
+    CHECK(v.data == NULL);
+    /* not a .vdb file: OpenVDB's own message, after the file's name */
+    const char *tmp = vpt_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/text.vdb", tmp);
+    FILE *fp = fopen(path, "w");
+    REQUIRE(fp);
+    fputs("not a VDB file\n", fp);
+    fclose(fp);
+    CHECK(vpt_volume_load(path, NULL, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), path);
+    vpt_test_log("%s", vpt_errmsg());
+    /* a cap below the densified box: refused from the file's metadata */
+    VptVolumeLoadOptions small;
+    memset(&small, 0, sizeof small);
+    small.max_bytes = 100;
+    CHECK(vpt_volume_load(FIX "/cloud.vdb", &small, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "more than the 100 allowed");
+    vpt_test_log("%s", vpt_errmsg());
+}
+
+/* The thesis author's file: the float grid "density" (OpenVDB reports
+ * 87,684 active voxels in a 91 x 197 x 256 box, voxel size 1). */
+TEST(vdb_bonsai_loads_with_sane_dims_and_densities)
+{
+    need_bonsai();
+    VptVolume v;
+    REQUIRE_MSG(vpt_volume_load(BONSAI, NULL, &v) == 0, "%s", vpt_errmsg());
+    CHECK(v.nx == 91 && v.ny == 197 && v.nz == 256);
+    float lo, hi;
+    vpt_volume_range(&v, &lo, &hi);
+    size_t nonzero = 0, n = (size_t)v.nx * v.ny * v.nz;
+    for (size_t i = 0; i < n; i++) nonzero += v.data[i] != 0.0f;
+    vpt_test_log("bonsai: %dx%dx%d, densities %g..%g, %zu nonzero voxels", v.nx, v.ny, v.nz, (double)lo, (double)hi,
+                 nonzero);
+    CHECK(lo == 0.0f && hi == 1.0f);
+    CHECK_EQ_INT((int)nonzero, 87684);
+    for (int k = 0; k < 3; k++) {
+        CHECK_NEAR(v.spacing[k], 1.0, 0);
+        CHECK_NEAR(v.origin[k], 0.0, 0);
+    }
+    vpt_volume_free(&v);
+}
+
+/* A small CPU image of the bonsai, dense and with volume=sparse: the same
+ * bits, a medium that is seen (pixels below the environment's radiance),
+ * finite everywhere. */
+TEST(vdb_bonsai_renders_on_the_cpu_and_sparse_equals_dense)
+{
+    need_bonsai();
+    VptVolumeSceneOptions so;
+    memset(&so, 0, sizeof so);
+    so.like = "manix";
+    so.transfer = VPT_TF_CT;
+    VptScene *s = vpt_scene_from_volume(BONSAI, &so);
+    REQUIRE_MSG(s, "%s", vpt_errmsg());
+    const int W = 24, H = 24, SPP = 4;
+    float *img[2];
+    VptRenderStats st[2];
+    for (int sp = 0; sp < 2; sp++) {
+        img[sp] = malloc((size_t)W * H * 3 * sizeof(float));
+        REQUIRE(img[sp]);
+        VptRenderSettings rs = {W, H, SPP, 3u, 0, -1, 1};
+        VptParams p;
+        vpt_params_init(&p, s, &rs);
+        VptCpuEstimator e;
+        REQUIRE_MSG(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_F32, 0, sp, &p) == 0, "%s", vpt_errmsg());
+        if (sp) vpt_test_log("bonsai as a sparse grid: %u leaves, %.0f%% of the blocks empty, %zu bytes", e.tree.leaves,
+                             100.0 * e.tree.empty_fraction, e.tree.size);
+        VptCpuRenderOptions o = {2, VPT_PROGRESS_OFF, &e};
+        REQUIRE_MSG(vpt_cpu_render(s, &p, &o, img[sp], NULL, &st[sp]) == 0, "%s", vpt_errmsg());
+        vpt_cpu_estimator_free(&e);
+    }
+    CHECK(st[0].counters.steps > 0 && st[0].counters.steps == st[1].counters.steps);
+    CHECK_MSG(memcmp(img[0], img[1], (size_t)W * H * 3 * sizeof(float)) == 0, "sparse and dense images differ");
+    int finite = 1, darker = 0;
+    for (int i = 0; i < W * H * 3; i++) {
+        finite &= isfinite(img[0][i]) != 0;
+        darker += img[0][i] < 0.99f * s->env[i % 3];
+    }
+    CHECK(finite);
+    vpt_test_log("%d of %d channel values below the environment's", darker, W * H * 3);
+    CHECK(darker > W * H * 3 / 20);
+    for (int sp = 0; sp < 2; sp++) free(img[sp]);
+    vpt_scene_destroy(s);
+}
+
+/* render --export-nvdb writes the NanoVDB file the .vdb loads through: it
+ * loads without the shim to the same volume and the same scene. */
+TEST(vdb_export_nvdb_loads_to_the_same_volume_without_openvdb)
+{
+    need_shim();
+    const char *src = access(BONSAI, R_OK) == 0 ? BONSAI : FIX "/cloud.vdb";
+    const char *tmp = vpt_test_tmpdir();
+    char cmd[2048], out[8192], nvdb[512];
+    snprintf(nvdb, sizeof nvdb, "%s/x.nvdb", tmp);
+    snprintf(cmd, sizeof cmd, "%s --volume %s --export-nvdb %s", vpt_test_tool("render"), src, nvdb);
+    CHECK_MSG(vpt_test_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+    CHECK_STR_CONTAINS(out, "wrote ");
+    VptVolume a, b;
+    REQUIRE_MSG(vpt_volume_load(src, NULL, &a) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_volume_load(nvdb, NULL, &b) == 0, "%s", vpt_errmsg());
+    REQUIRE(a.nx == b.nx && a.ny == b.ny && a.nz == b.nz);
+    CHECK(memcmp(a.data, b.data, (size_t)a.nx * a.ny * a.nz * sizeof(float)) == 0);
+    CHECK(memcmp(a.spacing, b.spacing, sizeof a.spacing) == 0 && memcmp(a.origin, b.origin, sizeof a.origin) == 0);
+    vpt_volume_free(&a);
+    vpt_volume_free(&b);
+    /* the same scene digest, the .nvdb read with the shim out of reach */
+    char digest[128];
+    snprintf(cmd, sizeof cmd, "%s --volume %s --like smoke --print-scene | grep sha256", vpt_test_tool("render"), src);
+    REQUIRE(vpt_test_sh(cmd, out, sizeof out) == 0);
+    snprintf(digest, sizeof digest, "%s", out);
+    snprintf(cmd, sizeof cmd, "VPT_OPENVDB_SHIM=/nonexistent/libvptune-openvdb.so %s --volume %s --like smoke "
+                              "--print-scene | grep sha256",
+             vpt_test_tool("render"), nvdb);
+    CHECK_MSG(vpt_test_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+    CHECK_MSG(strcmp(out, digest) == 0, "%s vs %s", out, digest);
+    /* --export-nvdb converts .vdb files only */
+    snprintf(cmd, sizeof cmd, "%s --volume %s --export-nvdb %s", vpt_test_tool("render"), nvdb, nvdb);
+    CHECK_EQ_INT(vpt_test_sh(cmd, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--export-nvdb converts an OpenVDB file");
+}
+
+/* Without the shim (the GPU machines: no OpenVDB) only .vdb fails, naming
+ * the library, what to install and the conversion. Needs no OpenVDB. */
+TEST(vdb_without_the_shim_names_the_library_and_the_conversion)
+{
+    const char *tmp = vpt_test_tmpdir();
+    char cmd[2048], out[8192];
+    snprintf(cmd, sizeof cmd, "touch %s/empty.vdb && VPT_OPENVDB_SHIM=/nonexistent/libvptune-openvdb.so %s --cpu "
+                              "--volume %s/empty.vdb --print-scene",
+             tmp, vpt_test_tool("render"), tmp);
+    CHECK_EQ_INT(vpt_test_sh(cmd, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "empty.vdb: OpenVDB .vdb files are read through OpenVDB");
+    CHECK_STR_CONTAINS(out, "/nonexistent/libvptune-openvdb.so");
+    CHECK_STR_CONTAINS(out, "apt-get install libopenvdb");
+    CHECK_STR_CONTAINS(out, "render --volume FILE.vdb --export-nvdb FILE.nvdb");
+}
+
+/* Installed as `make install` lays it out (PREFIX/bin/render beside
+ * PREFIX/lib/vptune/libvptune-openvdb.so), the program finds the shim. */
+TEST(vdb_shim_found_where_make_install_puts_it)
+{
+    need_shim();
+    char out[8192];
+    const int rc = vpt_test_installed_render(vpt_test_tmpdir(), vpt_volume_vdb_shim_path(),
+                                             "--volume " FIX "/cloud.vdb --print-scene", out, sizeof out);
+    CHECK_MSG(rc == 0, "%s", out);
+    CHECK_STR_CONTAINS(out, "grid 8x6x3");
+}
