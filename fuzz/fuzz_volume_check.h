@@ -15,14 +15,16 @@
 #define FUZZ_VOLUME_MAX_BYTES ((size_t)64 << 20)
 
 /* After a parse: on success a sane grid (dims in range, finite values,
- * positive finite spacing and extent, finite origin), on failure a message
+ * positive finite spacing and extent, finite origin, albedos in [0, 1]), on
+ * failure a message
  * and a zeroed *v. Frees the volume. */
 static inline void fuzz_volume_check(int rc, VptVolume *v, size_t max_bytes, const char *what)
 {
     if (rc != 0) {
         FUZZ_CHECK(rc == -1, "%s returned %d", what, rc);
         FUZZ_CHECK_FAILED_WITH_MESSAGE(what);
-        FUZZ_CHECK(v->data == NULL && v->nx == 0 && v->ny == 0 && v->nz == 0, "%s failed but left a volume", what);
+        FUZZ_CHECK(v->data == NULL && v->albedo == NULL && v->nx == 0 && v->ny == 0 && v->nz == 0,
+                   "%s failed but left a volume", what);
         return;
     }
     int n[3] = {v->nx, v->ny, v->nz};
@@ -43,6 +45,9 @@ static inline void fuzz_volume_check(int rc, VptVolume *v, size_t max_bytes, con
     FUZZ_CHECK(count * sizeof(float) <= max_bytes, "%s: %zu voxels exceed the %zu-byte cap", what, count, max_bytes);
     for (size_t i = 0; i < count; i++)
         FUZZ_CHECK(isfinite(v->data[i]), "%s: voxel %zu is %g", what, i, (double)v->data[i]);
+    for (size_t i = 0; v->albedo && i < 3 * count; i++)
+        FUZZ_CHECK(v->albedo[i] >= 0.0f && v->albedo[i] <= 1.0f, "%s: albedo %zu is %g", what, i,
+                   (double)v->albedo[i]);
     vpt_volume_free(v);
 }
 

@@ -494,9 +494,10 @@ def vdb_seeds(fixtures):
     """The committed .vdb fixtures (tests/fixtures/vdb, written by its
     make_fixtures.cc with OpenVDB): density and albedo grids (Blosc and zlib),
     a file whose float grid is not named "density", one without a float grid,
-    and the cloud cut short."""
+    albedo grids out of range or in another index space, and the cloud cut
+    short."""
     s = {}
-    for fn in ("cloud.vdb", "cloud_zip.vdb", "smoke.vdb", "no_float.vdb"):
+    for fn in ("cloud.vdb", "cloud_zip.vdb", "smoke.vdb", "no_float.vdb", "bad_albedo.vdb", "moved_albedo.vdb"):
         with open(os.path.join(fixtures, fn), "rb") as f:
             s[fn] = f.read()
     s["bad_truncated.vdb"] = s["cloud_zip.vdb"][: len(s["cloud_zip.vdb"]) // 2]

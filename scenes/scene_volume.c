@@ -10,6 +10,10 @@
  *   AUTO        IDENTITY when all values lie in [0, 1] and the file stores
  *               floats or is a Mitsuba volume (whose 8-bit encoding means
  *               v / 255), else CT: the thesis treats scalar scans as CT.
+ * Albedo: a volume file's own albedo grid (VptVolume.albedo: .vdb and .nvdb
+ * files with a Vec3f grid "albedo") replaces the transfer's albedo, voxel by
+ * voxel (rounded to the scene's 8 bits); the transfer still gives the
+ * densities.
  * Box: a Mitsuba file's own bbox; else, with `like`, the built-in scene's
  * box (the thesis puts its CT scans in [-0.5, 0.5]^3 whatever their shape);
  * else the grid's physical extent (dims * spacing) scaled so that its
@@ -104,14 +108,16 @@ static const char *basename_of(const char *path)
 
 /* Host memory a resampled volume's scene holds at its peak: the resampled
  * float grid beside the loaded one, then the scene's float density and
- * RGBA8 albedo grids (12 bytes a voxel beside the grid). */
+ * RGBA8 albedo grids (12 bytes a voxel beside the grid); a file's albedo
+ * grid (12 bytes a voxel) is resampled and held likewise. */
 static double scene_bytes(const VptVolume *v, int down, int up, size_t *voxels)
 {
     double n = 1;
     const int d[3] = {v->nx, v->ny, v->nz};
     for (int k = 0; k < 3; k++) n *= up > 1 && d[k] > 1 ? (double)d[k] * up : down > 1 ? (double)(d[k] / (d[k] >= down ? down : d[k])) : d[k];
     *voxels = (size_t)n;
-    return n * 12.0 + (up > 1 ? n * 4.0 : 0.0);
+    const double per_voxel = v->albedo ? 24.0 : 12.0, resampled = v->albedo ? 16.0 : 4.0;
+    return n * per_voxel + (up > 1 ? n * resampled : 0.0);
 }
 
 /* The memory this process may still take: MemAvailable, lowered to the
@@ -256,6 +262,10 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
             }
         }
     }
+
+    if (v.albedo)
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < 3; c++) s->albedo[4 * i + (size_t)c] = (uint8_t)lrintf(255.0f * v.albedo[3 * i + (size_t)c]);
 
     if (!opt->like && !v.has_bbox) aspect_box(s, &v);
     if (v.has_bbox) {

@@ -96,48 +96,30 @@ int vpt_volume_load(const char *path, const VptVolumeLoadOptions *opt, VptVolume
 
 /* ---------- reshaping ---------- */
 
-int vpt_volume_downsample2(VptVolume *v)
+int vpt_volume_downsample2(VptVolume *v) { return vpt_volume_downsample(v, 2); }
+
+/* factor^3 block averages of ch interleaved channels: n source voxels per
+ * axis, f the block per axis, m = n / f the result's; NULL when out of memory. */
+static float *down_values(const float *src, int ch, const int n[3], const int f[3], const int m[3])
 {
-    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0)
-        return vpt_fail("downsample: empty volume");
-    int n[3] = {v->nx, v->ny, v->nz}, m[3], f[3];
-    for (int k = 0; k < 3; k++) {
-        f[k] = n[k] > 1 ? 2 : 1;
-        m[k] = n[k] > 1 ? n[k] / 2 : 1;
-    }
-    size_t count = (size_t)m[0] * m[1] * m[2];
-    float *d = vpt_malloc(count * sizeof(float));
-    if (!d) return -1;
-    double w = 1.0 / (f[0] * f[1] * f[2]);
-    size_t sx = 1, sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
+    float *d = vpt_malloc((size_t)m[0] * m[1] * m[2] * (size_t)ch * sizeof(float));
+    if (!d) return NULL;
+    const double w = 1.0 / ((double)f[0] * f[1] * f[2]);
+    const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
     for (int z = 0; z < m[2]; z++)
         for (int y = 0; y < m[1]; y++)
-            for (int x = 0; x < m[0]; x++) {
-                double sum = 0.0;
-                size_t base = (size_t)x * f[0] * sx + (size_t)y * f[1] * sy + (size_t)z * f[2] * sz;
-                for (int dz = 0; dz < f[2]; dz++)
-                    for (int dy = 0; dy < f[1]; dy++)
-                        for (int dx = 0; dx < f[0]; dx++) sum += v->data[base + dx * sx + dy * sy + dz * sz];
-                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = (float)(sum * w);
-            }
-    free(v->data);
-    v->data = d;
-    for (int k = 0; k < 3; k++) {
-        if (f[k] == 2) {
-            /* origin is voxel 0's centre: the new voxel 0 covers old 0 and 1 */
-            v->origin[k] += 0.5f * v->spacing[k];
-            v->spacing[k] *= 2.0f;
-            /* an odd size drops its last slice, which leaves the box too */
-            if (v->has_bbox && n[k] % 2) {
-                float cell = (v->bbox_max[k] - v->bbox_min[k]) / (float)n[k];
-                v->bbox_max[k] = v->bbox_min[k] + cell * (float)(2 * m[k]);
-            }
-        }
-    }
-    v->nx = m[0];
-    v->ny = m[1];
-    v->nz = m[2];
-    return 0;
+            for (int x = 0; x < m[0]; x++)
+                for (int c = 0; c < ch; c++) {
+                    double sum = 0.0;
+                    const size_t base = (size_t)x * f[0] + (size_t)y * f[1] * sy + (size_t)z * f[2] * sz;
+                    for (int dz = 0; dz < f[2]; dz++)
+                        for (int dy = 0; dy < f[1]; dy++)
+                            for (int dx = 0; dx < f[0]; dx++)
+                                sum += src[(base + dx + dy * sy + dz * sz) * (size_t)ch + (size_t)c];
+                    d[((size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)) * (size_t)ch + (size_t)c] =
+                        (float)(sum * w);
+                }
+    return d;
 }
 
 int vpt_volume_downsample(VptVolume *v, int factor)
@@ -150,23 +132,18 @@ int vpt_volume_downsample(VptVolume *v, int factor)
         f[k] = n[k] >= factor ? factor : n[k];
         m[k] = n[k] / f[k];
     }
-    size_t count = (size_t)m[0] * m[1] * m[2];
-    float *d = vpt_malloc(count * sizeof(float));
-    if (!d) return -1;
-    const double w = 1.0 / ((double)f[0] * f[1] * f[2]);
-    const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
-    for (int z = 0; z < m[2]; z++)
-        for (int y = 0; y < m[1]; y++)
-            for (int x = 0; x < m[0]; x++) {
-                double sum = 0.0;
-                const size_t base = (size_t)x * f[0] + (size_t)y * f[1] * sy + (size_t)z * f[2] * sz;
-                for (int dz = 0; dz < f[2]; dz++)
-                    for (int dy = 0; dy < f[1]; dy++)
-                        for (int dx = 0; dx < f[0]; dx++) sum += v->data[base + dx + dy * sy + dz * sz];
-                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = (float)(sum * w);
-            }
+    float *d = down_values(v->data, 1, n, f, m), *a = v->albedo ? down_values(v->albedo, 3, n, f, m) : NULL;
+    if (!d || (v->albedo && !a)) {
+        free(d);
+        free(a);
+        return -1;
+    }
     free(v->data);
     v->data = d;
+    if (a) {
+        free(v->albedo);
+        v->albedo = a;
+    }
     for (int k = 0; k < 3; k++) {
         if (f[k] == 1) continue;
         /* origin is voxel 0's centre: the new voxel 0 covers old 0 .. f - 1 */
@@ -196,21 +173,13 @@ static void up_axis(int j, int factor, int n, int *i0, int *i1, float *a)
     *a = (float)(xc - i);
 }
 
-int vpt_volume_upsample(VptVolume *v, int factor)
+/* Trilinear upsampling of ch interleaved channels (vpt_volume_upsample):
+ * n source voxels per axis, f the factor per axis, m = n f; NULL when out of
+ * memory. */
+static float *up_values(const float *src, int ch, const int n[3], const int f[3], const int m[3])
 {
-    if (factor < 1) return vpt_fail("upsample: factor %d is not a positive integer", factor);
-    if (factor == 1) return 0;
-    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("upsample: empty volume");
-    const int n[3] = {v->nx, v->ny, v->nz};
-    int m[3], f[3];
-    for (int k = 0; k < 3; k++) {
-        f[k] = n[k] > 1 ? factor : 1; /* an axis of one voxel stays one */
-        if (n[k] > 65536 / f[k]) return vpt_fail("upsample: %d x %d voxels exceed 65536 on an axis", n[k], f[k]);
-        m[k] = n[k] * f[k];
-    }
-    const size_t count = (size_t)m[0] * m[1] * m[2];
-    float *d = vpt_malloc(count * sizeof(float));
-    if (!d) return -1;
+    float *d = vpt_malloc((size_t)m[0] * m[1] * m[2] * (size_t)ch * sizeof(float));
+    if (!d) return NULL;
     const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
     for (int z = 0; z < m[2]; z++) {
         int z0, z1;
@@ -224,20 +193,48 @@ int vpt_volume_upsample(VptVolume *v, int factor)
                 int x0, x1;
                 float ax;
                 up_axis(x, f[0], n[0], &x0, &x1, &ax);
-                const float *s = v->data;
-#define V(X, Y, Z) s[(size_t)(X) + (size_t)(Y)*sy + (size_t)(Z)*sz]
-                const float c00 = V(x0, y0, z0) + ax * (V(x1, y0, z0) - V(x0, y0, z0));
-                const float c10 = V(x0, y1, z0) + ax * (V(x1, y1, z0) - V(x0, y1, z0));
-                const float c01 = V(x0, y0, z1) + ax * (V(x1, y0, z1) - V(x0, y0, z1));
-                const float c11 = V(x0, y1, z1) + ax * (V(x1, y1, z1) - V(x0, y1, z1));
+                for (int c = 0; c < ch; c++) {
+                    const float *s = src + c;
+#define V(X, Y, Z) s[((size_t)(X) + (size_t)(Y)*sy + (size_t)(Z)*sz) * (size_t)ch]
+                    const float c00 = V(x0, y0, z0) + ax * (V(x1, y0, z0) - V(x0, y0, z0));
+                    const float c10 = V(x0, y1, z0) + ax * (V(x1, y1, z0) - V(x0, y1, z0));
+                    const float c01 = V(x0, y0, z1) + ax * (V(x1, y0, z1) - V(x0, y0, z1));
+                    const float c11 = V(x0, y1, z1) + ax * (V(x1, y1, z1) - V(x0, y1, z1));
 #undef V
-                const float c0 = c00 + ay * (c10 - c00), c1 = c01 + ay * (c11 - c01);
-                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = c0 + az * (c1 - c0);
+                    const float c0 = c00 + ay * (c10 - c00), c1 = c01 + ay * (c11 - c01);
+                    d[((size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)) * (size_t)ch + (size_t)c] =
+                        c0 + az * (c1 - c0);
+                }
             }
         }
     }
+    return d;
+}
+
+int vpt_volume_upsample(VptVolume *v, int factor)
+{
+    if (factor < 1) return vpt_fail("upsample: factor %d is not a positive integer", factor);
+    if (factor == 1) return 0;
+    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("upsample: empty volume");
+    const int n[3] = {v->nx, v->ny, v->nz};
+    int m[3], f[3];
+    for (int k = 0; k < 3; k++) {
+        f[k] = n[k] > 1 ? factor : 1; /* an axis of one voxel stays one */
+        if (n[k] > 65536 / f[k]) return vpt_fail("upsample: %d x %d voxels exceed 65536 on an axis", n[k], f[k]);
+        m[k] = n[k] * f[k];
+    }
+    float *d = up_values(v->data, 1, n, f, m), *a = v->albedo ? up_values(v->albedo, 3, n, f, m) : NULL;
+    if (!d || (v->albedo && !a)) {
+        free(d);
+        free(a);
+        return -1;
+    }
     free(v->data);
     v->data = d;
+    if (a) {
+        free(v->albedo);
+        v->albedo = a;
+    }
     for (int k = 0; k < 3; k++) {
         if (f[k] == 1) continue;
         /* the new voxel 0's centre: half a new voxel inside the old voxel 0's face */
@@ -267,5 +264,6 @@ void vpt_volume_free(VptVolume *v)
 {
     if (!v) return;
     free(v->data);
+    free(v->albedo);
     memset(v, 0, sizeof *v);
 }

@@ -47,6 +47,10 @@ typedef struct {
     int has_bbox;            /* Mitsuba .vol states its world box (only .vol
                                 sets it) */
     float bbox_min[3], bbox_max[3];
+    float *albedo;           /* owned; NULL, or the file's per-voxel albedo: 3
+                                floats (r, g, b, linear, in [0, 1]) a voxel,
+                                interleaved, same order as data (.nvdb and .vdb:
+                                a Vec3f grid named "albedo") */
 } VptVolume;
 
 #define VPT_VOLUME_DEFAULT_MAX_BYTES ((size_t)8 << 30)
@@ -110,9 +114,12 @@ int vpt_vol_grid_save(const char *path, const VptVolGrid *g);
 int vpt_vol_grid_write(FILE *fp, const char *path, const VptVolGrid *g);
 void vpt_vol_grid_free(VptVolGrid *g);
 
-/* Halves each dimension greater than 1 (rounding down: an odd size drops its
- * last slice) by 2x2x2 box averaging; a dimension of 1 stays 1 and averages
- * over 2x2 or 2. Spacing doubles and origin moves to the new voxel 0's centre
+/* The reshaping functions resample the albedo, when there is one, as the
+ * values.
+ *
+ * Halves each dimension greater than 1 (rounding down: an odd size drops its
+ * last slice) by 2x2x2 box averaging (vpt_volume_downsample with 2); a
+ * dimension of 1 stays 1 and averages over 2x2 or 2. Spacing doubles and origin moves to the new voxel 0's centre
  * along halved axes; a bbox shrinks by a dropped slice. On failure (out of
  * memory) v is unchanged. */
 int vpt_volume_downsample2(VptVolume *v);

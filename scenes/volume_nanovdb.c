@@ -12,9 +12,12 @@
  * (0). Voxel size: the grid's; origin: the map's translation plus the box's
  * first voxel. Every grid buffer used is checked as a whole
  * (vpt_sparse_grid_check) before PNanoVDB reads it; every size and offset in
- * the segment headers is checked against the file before it is used. An
- * albedo grid (Vec3f, named "albedo") is not read yet: the scene's transfer
- * function gives the albedo. */
+ * the segment headers is checked against the file before it is used.
+ *
+ * Albedo: a Vec3f grid named "albedo" (the first such) is the per-voxel
+ * albedo (VptVolume.albedo), read over the density's box (voxels its tree
+ * leaves out read its background); it must share the density's voxel size
+ * and translation (one index space), and its values must lie in [0, 1]. */
 #include "scenes/volume.h"
 #include "scenes/volume_format.h"
 
@@ -39,6 +42,7 @@
 #define CODEC_ZIP 1
 #define CODEC_BLOSC 2
 #define TYPE_FLOAT 1u
+#define TYPE_VEC3F 6u
 
 static uint64_t rd64(const unsigned char *p)
 {
@@ -58,14 +62,31 @@ static uint32_t rd32(const unsigned char *p)
 typedef struct {
     size_t off, stored;  /* where the grid's bytes (or its compressed block) start, and how many */
     uint64_t size;       /* the grid's size in memory */
-    int codec, named;    /* named: called "density" */
+    int codec, named;    /* named: called "density" (for the albedo: "albedo") */
     char name[257];
 } Pick;
 
+/* Remembers grid g (its stored bytes at off) in *pick. */
+static int pick_grid(const char *name, unsigned g, uint64_t gsize, size_t off, size_t stored, int codec, int named,
+                     const char *gname, size_t max_bytes, Pick *pick)
+{
+    if (gsize > max_bytes)
+        return vpt_fail("%s: grid %u holds %llu bytes, more than the %zu allowed", name, g, (unsigned long long)gsize,
+                        max_bytes);
+    pick->off = off;
+    pick->stored = stored;
+    pick->size = gsize;
+    pick->codec = codec;
+    pick->named = named;
+    snprintf(pick->name, sizeof pick->name, "%s", gname);
+    return 0;
+}
+
 /* Reads one segment's header and metadata at *pos, and steps over its grid
- * buffers, remembering the density grid in *pick. */
+ * buffers, remembering the density grid in *pick and the albedo grid in
+ * *albedo. */
 static int read_segment(const char *name, const unsigned char *buf, size_t size, size_t *pos, size_t max_bytes,
-                        Pick *pick)
+                        Pick *pick, Pick *albedo)
 {
     size_t p = *pos;
     if (size - p < SEGMENT_HEADER) return vpt_fail("%s: truncated: a segment header needs %d bytes, %zu are left", name, SEGMENT_HEADER, size - p);
@@ -88,7 +109,7 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
     p += SEGMENT_HEADER;
     /* the metadata of every grid first, then the buffers in the same order */
     uint64_t sizes[65536 / 64]; /* grid sizes of this segment, at most 1024 grids read */
-    unsigned char named[65536 / 64], is_float[65536 / 64];
+    unsigned char named[65536 / 64], is_float[65536 / 64], is_albedo[65536 / 64];
     char names[8][257];
     if (grids > sizeof sizes / sizeof sizes[0])
         return vpt_fail("%s: a segment of %u grids (at most %zu are read)", name, grids, sizeof sizes / sizeof sizes[0]);
@@ -97,6 +118,7 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
             return vpt_fail("%s: truncated: grid %u's metadata needs %d bytes, %zu are left", name, g, GRID_META, size - p);
         sizes[g] = rd64(buf + p + META_GRID_SIZE);
         is_float[g] = rd32(buf + p + META_GRID_TYPE) == TYPE_FLOAT;
+        const int vec3 = rd32(buf + p + META_GRID_TYPE) == TYPE_VEC3F;
         const uint32_t nsz = rd32(buf + p + META_NAME_SIZE);
         const unsigned mcodec = (unsigned)(buf[p + META_CODEC] | buf[p + META_CODEC + 1] << 8);
         if (mcodec != codec) return vpt_fail("%s: grid %u's codec %u differs from its segment's %u", name, g, mcodec, codec);
@@ -105,6 +127,7 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
             return vpt_fail("%s: grid %u's name of %u bytes is empty, longer than 256 bytes or truncated", name, g, nsz);
         if (buf[p + nsz - 1] != '\0') return vpt_fail("%s: grid %u's name is not NUL-terminated", name, g);
         named[g] = !strcmp((const char *)buf + p, "density");
+        is_albedo[g] = vec3 && !strcmp((const char *)buf + p, "albedo");
         if (g < 8) snprintf(names[g], sizeof names[g], "%s", (const char *)buf + p);
         p += nsz;
     }
@@ -124,17 +147,12 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
                                 (unsigned long long)n, size - p);
             stored = (size_t)n;
         }
-        if (is_float[g] && (!pick->stored || (named[g] && !pick->named))) {
-            if (sizes[g] > max_bytes)
-                return vpt_fail("%s: grid %u holds %llu bytes, more than the %zu allowed", name, g,
-                                (unsigned long long)sizes[g], max_bytes);
-            pick->off = p;
-            pick->stored = stored;
-            pick->size = sizes[g];
-            pick->codec = (int)codec;
-            pick->named = named[g];
-            snprintf(pick->name, sizeof pick->name, "%s", g < 8 ? names[g] : "?");
-        }
+        if (is_float[g] && (!pick->stored || (named[g] && !pick->named)) &&
+            pick_grid(name, g, sizes[g], p, stored, (int)codec, named[g], g < 8 ? names[g] : "?", max_bytes, pick))
+            return -1;
+        if (is_albedo[g] && !albedo->stored &&
+            pick_grid(name, g, sizes[g], p, stored, (int)codec, 1, "albedo", max_bytes, albedo))
+            return -1;
         p += stored;
     }
     *pos = p;
@@ -170,35 +188,93 @@ static int check_placement(const char *name, const char *grid, const VptSparseGr
     return 0;
 }
 
+/* The picked grid in memory of its own (*grid, 32-byte aligned as NanoVDB
+ * lays it out; the caller frees it), inflated if need be and checked whole
+ * (vpt_sparse_grid_check), of value type `type`. */
+static int load_grid(const char *name, const unsigned char *buf, const Pick *pick, uint32_t type, unsigned char **grid,
+                     VptSparseGridInfo *info)
+{
+    *grid = NULL;
+    if (pick->size < 8 || pick->size > SIZE_MAX - 32)
+        return vpt_fail("%s: grid '%s' has a size of %llu bytes", name, pick->name, (unsigned long long)pick->size);
+    if (pick->codec == CODEC_ZIP && vptv_check_inflatable(name, "ZIP", pick->stored, (size_t)pick->size)) return -1;
+    const size_t gsize = (size_t)pick->size;
+    unsigned char *g = aligned_alloc(32, (gsize + 31) / 32 * 32);
+    if (!g) return vpt_fail("%s: out of memory for a grid of %zu bytes", name, gsize);
+    if (pick->codec == CODEC_ZIP) {
+        if (vptv_inflate(name, buf + pick->off, pick->stored, 15, g, gsize)) goto fail;
+    } else {
+        memcpy(g, buf + pick->off, gsize);
+    }
+    if (vpt_sparse_grid_check(name, g, gsize, info)) goto fail;
+    if (info->grid_type != type) {
+        vpt_fail("%s: grid '%s' is not a %s grid (type %u) although its metadata says so", name, pick->name,
+                 type == TYPE_FLOAT ? "float" : "Vec3f", info->grid_type);
+        goto fail;
+    }
+    *grid = g;
+    return 0;
+fail:
+    free(g);
+    return -1;
+}
+
+/* The albedo grid over the density's voxels [lo, lo + sh->dims): in the
+ * density's index space (the same voxel size and translation), values in
+ * [0, 1]. 3 floats a voxel into *out (the caller frees it). */
+static int read_albedo(const char *name, const unsigned char *buf, const Pick *pick, const VptSparseGridInfo *density,
+                       const int lo[3], const VptvShape *sh, size_t max_bytes, float **out)
+{
+    *out = NULL;
+    if (sh->count > max_bytes / (3 * sizeof(float)))
+        return vpt_fail("%s: the albedo grid densified over the density's %dx%dx%d voxels needs %zu x 12 bytes, more "
+                        "than the %zu allowed",
+                        name, sh->dims[0], sh->dims[1], sh->dims[2], sh->count, max_bytes);
+    unsigned char *grid;
+    VptSparseGridInfo info;
+    if (load_grid(name, buf, pick, TYPE_VEC3F, &grid, &info)) return -1;
+    for (int k = 0; k < 3; k++)
+        if (info.voxel_size[k] != density->voxel_size[k] || info.map_translation[k] != density->map_translation[k]) {
+            free(grid);
+            return vpt_fail("%s: the albedo grid's voxel size and translation along %c (%g, %g) differ from the "
+                            "density's (%g, %g): the two grids must share one index space",
+                            name, "xyz"[k], info.voxel_size[k], info.map_translation[k], density->voxel_size[k],
+                            density->map_translation[k]);
+        }
+    float *a = vpt_malloc(sh->count * 3 * sizeof(float));
+    int rc = a ? vpt_sparse_grid_densify_vec3(name, grid, lo, sh->dims, a) : -1;
+    free(grid);
+    for (size_t i = 0; rc == 0 && i < 3 * sh->count; i++)
+        if (!(a[i] >= 0.0f && a[i] <= 1.0f)) {
+            const size_t v = i / 3;
+            rc = vpt_fail("%s: albedo %g (channel %zu) at voxel (%zu, %zu, %zu) of the density's box lies outside [0, 1]",
+                          name, (double)a[i], i % 3, v % (size_t)sh->dims[0], v / (size_t)sh->dims[0] % (size_t)sh->dims[1],
+                          v / ((size_t)sh->dims[0] * sh->dims[1]));
+        }
+    if (rc) {
+        free(a);
+        return -1;
+    }
+    *out = a;
+    return 0;
+}
+
 int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
     max_bytes = vptv_max_bytes(max_bytes);
     if (size == 0) return vpt_fail("%s: file is empty", name);
-    Pick pick;
+    Pick pick, albedo;
     memset(&pick, 0, sizeof pick);
+    memset(&albedo, 0, sizeof albedo);
     for (size_t pos = 0; pos < size;)
-        if (read_segment(name, buf, size, &pos, max_bytes, &pick)) return -1;
+        if (read_segment(name, buf, size, &pos, max_bytes, &pick, &albedo)) return -1;
     if (!pick.stored) return vpt_fail("%s: no float grid (a density) in the file", name);
-    /* the grid in memory of its own, 32-byte aligned as NanoVDB lays it out */
-    if (pick.size < 8 || pick.size > SIZE_MAX - 32) return vpt_fail("%s: grid '%s' has a size of %llu bytes", name, pick.name, (unsigned long long)pick.size);
-    if (pick.codec == CODEC_ZIP && vptv_check_inflatable(name, "ZIP", pick.stored, (size_t)pick.size)) return -1;
-    const size_t gsize = (size_t)pick.size;
-    unsigned char *grid = aligned_alloc(32, (gsize + 31) / 32 * 32);
-    if (!grid) return vpt_fail("%s: out of memory for a grid of %zu bytes", name, gsize);
-    int rc = -1;
-    float *data = NULL;
-    if (pick.codec == CODEC_ZIP) {
-        if (vptv_inflate(name, buf + pick.off, pick.stored, 15, grid, gsize)) goto done;
-    } else {
-        memcpy(grid, buf + pick.off, gsize);
-    }
+    unsigned char *grid;
     VptSparseGridInfo info;
-    if (vpt_sparse_grid_check(name, grid, gsize, &info)) goto done;
-    if (info.grid_type != TYPE_FLOAT) {
-        vpt_fail("%s: grid '%s' is not a float grid (type %u) although its metadata says so", name, pick.name, info.grid_type);
-        goto done;
-    }
+    if (load_grid(name, buf, &pick, TYPE_FLOAT, &grid, &info)) return -1;
+    int rc = -1;
+    float *data = NULL, *alb = NULL;
     int64_t dims[3];
     int lo[3];
     for (int k = 0; k < 3; k++) {
@@ -217,19 +293,22 @@ int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t 
         goto done;
     if (!(data = vpt_malloc(sh.count * sizeof(float)))) goto done;
     if (vpt_sparse_grid_densify(name, grid, lo, sh.dims, data)) goto done;
+    if (albedo.stored && read_albedo(name, buf, &albedo, &info, lo, &sh, max_bytes, &alb)) goto done;
     out->nx = sh.dims[0];
     out->ny = sh.dims[1];
     out->nz = sh.dims[2];
     out->data = data;
+    out->albedo = alb;
     out->stored = VPT_SCALAR_F32;
     for (int k = 0; k < 3; k++) {
         out->spacing[k] = (float)info.voxel_size[k];
         out->origin[k] = (float)origin[k];
     }
-    data = NULL;
+    data = alb = NULL;
     rc = 0;
 done:
     free(data);
+    free(alb);
     free(grid);
     return rc;
 }

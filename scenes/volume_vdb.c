@@ -83,6 +83,7 @@ int vpt_volume_vdb_to_nanovdb(const char *vdb, size_t max_bytes, const char *nvd
     VptVolume check;
     int rc = vpt_volume_parse_nanovdb(vdb, r.nvdb, r.size, max_bytes, &check);
     free(check.data); /* not vpt_volume_free: formats never call volume.c */
+    free(check.albedo);
     if (rc == 0) rc = vpt_write_file_atomic(nvdb, r.nvdb, r.size);
     free(r.nvdb);
     return rc;

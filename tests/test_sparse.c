@@ -367,6 +367,24 @@ TEST(nanovdb_loader_rejects_truncated_and_hostile_files)
     free(d);
 }
 
+/* A Vec3f grid named "albedo" is the volume's albedo over the density's box:
+ * the fuzz seed tiles_albedo.nvdb (fuzz/nanovdb_seeds.c: two root tiles of
+ * each grid, the box across their boundary, 6 voxels in each tile). */
+TEST(nanovdb_albedo_grid_is_the_volume_albedo)
+{
+    const char *path = "fuzz/corpus/volume_nanovdb/tiles_albedo.nvdb";
+    if (access(path, R_OK) != 0) SKIP("%s not found: run the tests from the repository root", path);
+    VptVolume v;
+    REQUIRE_MSG(vpt_volume_load(path, NULL, &v) == 0, "%s", vpt_errmsg());
+    REQUIRE(v.nx == 12 && v.ny == 4 && v.nz == 3 && v.albedo);
+    const float want[2][3] = {{0.9f, 0.5f, 0.1f}, {0.2f, 0.4f, 0.8f}};
+    int bad = 0;
+    for (int i = 0; i < 12 * 4 * 3; i++)
+        for (int c = 0; c < 3; c++) bad += v.albedo[3 * i + c] != want[i % 12 >= 6][c] || v.data[i] != (i % 12 >= 6 ? 1.0f : 0.25f);
+    CHECK_EQ_INT(bad, 0);
+    vpt_volume_free(&v);
+}
+
 TEST(sparse_config_key_volume)
 {
     VptConfig c;

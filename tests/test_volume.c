@@ -778,6 +778,41 @@ TEST(volume_resample_any_factor)
     vpt_volume_free(&v);
 }
 
+/* An albedo grid is resampled as the values: channel 0 holding the values
+ * gives the resampled values bit for bit, a constant channel stays that
+ * constant, in both directions. */
+TEST(volume_resample_carries_the_albedo)
+{
+    for (int up = 0; up < 2; up++) {
+        VptVolume v;
+        memset(&v, 0, sizeof v);
+        v.nx = 9;
+        v.ny = 5;
+        v.nz = 4;
+        const size_t n = 9 * 5 * 4;
+        v.data = malloc(n * sizeof(float));
+        v.albedo = malloc(3 * n * sizeof(float));
+        REQUIRE(v.data && v.albedo);
+        for (size_t i = 0; i < n; i++) {
+            v.data[i] = (float)((i * 37) % 101) / 100.0f;
+            v.albedo[3 * i] = v.data[i];
+            v.albedo[3 * i + 1] = 0.25f;
+            v.albedo[3 * i + 2] = 1.0f - v.data[i];
+        }
+        v.spacing[0] = v.spacing[1] = v.spacing[2] = 1.0f;
+        REQUIRE(up ? vpt_volume_upsample(&v, 3) == 0 : vpt_volume_downsample(&v, 2) == 0);
+        const size_t m = (size_t)v.nx * v.ny * v.nz;
+        CHECK_EQ_INT((int)m, up ? 27 * 15 * 12 : 4 * 2 * 2);
+        int bad = 0;
+        for (size_t i = 0; i < m; i++)
+            bad += v.albedo[3 * i] != v.data[i] || v.albedo[3 * i + 1] != 0.25f || !(v.albedo[3 * i + 2] >= 0.0f) ||
+                   !(v.albedo[3 * i + 2] <= 1.0f);
+        CHECK_MSG(bad == 0, "%s: %d voxels' albedos are off", up ? "upsample" : "downsample", bad);
+        vpt_volume_free(&v);
+        CHECK(v.albedo == NULL && v.data == NULL);
+    }
+}
+
 /* A resampled scene that cannot fit in host memory is refused before it is
  * allocated, naming the sizes and a factor that fits ($VPT_MEM_AVAILABLE
  * stands in for the machine's memory). */

@@ -1,7 +1,8 @@
 /* OpenVDB .vdb volumes through the shim (scenes/volume_vdb.c,
  * volume_vdb_openvdb.cc): the committed fixtures (tests/fixtures/vdb,
  * written by make_fixtures.cc: which grid is the density, its values, voxel
- * size and origin, files without a float grid), the thesis author's
+ * size and origin, the albedo grid, files without a float grid or with a bad
+ * albedo grid), the thesis author's
  * bonsai_small.vdb (../shared/data/thesis; skipped when absent: loaded,
  * rendered on the CPU, sparse equal to dense bit for bit), the conversion
  * to .nvdb (render --export-nvdb) against the .vdb itself, the message
@@ -57,6 +58,16 @@ static void check_cloud(const char *path)
                 bad += v.data[x + 8 * (y + 6 * z)] != want;
             }
     CHECK_MSG(bad == 0, "%s: %d voxels differ", path, bad);
+    /* its albedo grid: (x, y, z) / 10 at index (x, y, z) */
+    REQUIRE_MSG(v.albedo, "%s: no albedo", path);
+    bad = 0;
+    for (int z = 0; z < 3; z++)
+        for (int y = 0; y < 6; y++)
+            for (int x = 0; x < 8; x++) {
+                const float *a = v.albedo + 3 * (x + 8 * (y + 6 * z));
+                bad += a[0] != (float)(x + 2) / 10.0f || a[1] != (float)(y + 3) / 10.0f || a[2] != (float)(z + 4) / 10.0f;
+            }
+    CHECK_MSG(bad == 0, "%s: %d albedos differ", path, bad);
     for (int k = 0; k < 3; k++) CHECK_NEAR(v.spacing[k], 0.5, 0);
     /* the centre of the first active voxel: translation + 0.5 * (2, 3, 4) */
     CHECK_NEAR(v.origin[0], 2.0, 0);
@@ -80,6 +91,7 @@ TEST(vdb_grid_choice_and_files_without_a_density)
     VptVolume v;
     REQUIRE_MSG(vpt_volume_load(FIX "/smoke.vdb", NULL, &v) == 0, "%s", vpt_errmsg());
     CHECK(v.nx == 8 && v.ny == 6 && v.nz == 3 && v.data[0] == 0.432f);
+    CHECK(v.albedo == NULL); /* no albedo grid: the transfer function's */
     vpt_volume_free(&v);
     CHECK(vpt_volume_load(FIX "/no_float.vdb", NULL, &v) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), FIX "/no_float.vdb: no float grid");
@@ -96,6 +108,12 @@ TEST(vdb_grid_choice_and_files_without_a_density)
     CHECK(vpt_volume_load(path, NULL, &v) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), path);
     vpt_test_log("%s", vpt_errmsg());
+    /* albedo grids outside [0, 1], or in another index space */
+    CHECK(vpt_volume_load(FIX "/bad_albedo.vdb", NULL, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "albedo 1.5 (channel 0) at voxel (3, 2, 1)");
+    CHECK(v.data == NULL && v.albedo == NULL);
+    CHECK(vpt_volume_load(FIX "/moved_albedo.vdb", NULL, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "must share one index space");
     /* a cap below the densified box: refused from the file's metadata */
     VptVolumeLoadOptions small;
     memset(&small, 0, sizeof small);
@@ -121,6 +139,13 @@ TEST(vdb_bonsai_loads_with_sane_dims_and_densities)
                  nonzero);
     CHECK(lo == 0.0f && hi == 1.0f);
     CHECK_EQ_INT((int)nonzero, 87684);
+    /* its albedo grid, where the density is (elsewhere its background) */
+    REQUIRE(v.albedo);
+    double mean[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3 && v.data[i] != 0.0f; c++) mean[c] += v.albedo[3 * i + (size_t)c] / (double)nonzero;
+    vpt_test_log("bonsai: mean albedo where dense: %.3f %.3f %.3f", mean[0], mean[1], mean[2]);
+    CHECK(mean[0] > 0.0 || mean[1] > 0.0 || mean[2] > 0.0);
     for (int k = 0; k < 3; k++) {
         CHECK_NEAR(v.spacing[k], 1.0, 0);
         CHECK_NEAR(v.origin[k], 0.0, 0);
@@ -130,7 +155,8 @@ TEST(vdb_bonsai_loads_with_sane_dims_and_densities)
 
 /* A small CPU image of the bonsai, dense and with volume=sparse: the same
  * bits, a medium that is seen (pixels below the environment's radiance),
- * finite everywhere. */
+ * finite everywhere. Its albedo is the file's albedo grid, not the CT
+ * transfer's. */
 TEST(vdb_bonsai_renders_on_the_cpu_and_sparse_equals_dense)
 {
     need_bonsai();
@@ -140,6 +166,13 @@ TEST(vdb_bonsai_renders_on_the_cpu_and_sparse_equals_dense)
     so.transfer = VPT_TF_CT;
     VptScene *s = vpt_scene_from_volume(BONSAI, &so);
     REQUIRE_MSG(s, "%s", vpt_errmsg());
+    VptVolume v;
+    REQUIRE(vpt_volume_load(BONSAI, NULL, &v) == 0 && v.albedo);
+    int bad = 0;
+    for (size_t i = 0; i < (size_t)v.nx * v.ny * v.nz; i++)
+        for (int c = 0; c < 3; c++) bad += s->albedo[4 * i + (size_t)c] != (uint8_t)lrintf(255.0f * v.albedo[3 * i + (size_t)c]);
+    CHECK_MSG(bad == 0, "%d albedo channels are not the file's", bad);
+    vpt_volume_free(&v);
     const int W = 24, H = 24, SPP = 4;
     float *img[2];
     VptRenderStats st[2];
@@ -189,10 +222,12 @@ TEST(vdb_export_nvdb_loads_to_the_same_volume_without_openvdb)
     REQUIRE(a.nx == b.nx && a.ny == b.ny && a.nz == b.nz);
     CHECK(memcmp(a.data, b.data, (size_t)a.nx * a.ny * a.nz * sizeof(float)) == 0);
     CHECK(memcmp(a.spacing, b.spacing, sizeof a.spacing) == 0 && memcmp(a.origin, b.origin, sizeof a.origin) == 0);
+    REQUIRE(a.albedo && b.albedo);
+    CHECK(memcmp(a.albedo, b.albedo, (size_t)a.nx * a.ny * a.nz * 3 * sizeof(float)) == 0);
     vpt_volume_free(&a);
     vpt_volume_free(&b);
     /* the same scene digest, the .nvdb read with the shim out of reach */
-    char digest[128];
+    char digest[sizeof out];
     snprintf(cmd, sizeof cmd, "%s --volume %s --like smoke --print-scene | grep sha256", vpt_test_tool("render"), src);
     REQUIRE(vpt_test_sh(cmd, out, sizeof out) == 0);
     snprintf(digest, sizeof digest, "%s", out);
