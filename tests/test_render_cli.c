@@ -98,9 +98,12 @@ TEST(render_cli_usage_errors)
     snprintf(args, sizeof args, "--cpu -o %s/x.pfm", dir);
     CHECK_EQ_INT(run(args, out, sizeof out), 2);
     CHECK_STR_CONTAINS(out, "--scene");
-    snprintf(args, sizeof args, "--cpu --config naiveSK --scene bucky --spp 1 -o %s/x.pfm", dir);
+    snprintf(args, sizeof args, "--cpu --config best --scene bucky --spp 1 -o %s/x.pfm", dir);
     CHECK_EQ_INT(run(args, out, sizeof out), 2);
-    CHECK_STR_CONTAINS(out, "--config");
+    CHECK_STR_CONTAINS(out, "--config best is a GPU's tuned kernel");
+    snprintf(args, sizeof args, "--cpu --config volume=hollow --scene bucky --spp 1 -o %s/x.pfm", dir);
+    CHECK_EQ_INT(run(args, out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "volume");
     snprintf(args, sizeof args, "--config streamingSK,block=100 --scene bucky --spp 1 -o %s/x.pfm", dir);
     CHECK_EQ_INT(run(args, out, sizeof out), 2);
     CHECK_STR_CONTAINS(out, "block");
@@ -177,6 +180,43 @@ TEST(render_cli_renders_bucky)
     vpt_image_destroy(img);
     vpt_image_destroy(img2);
     vpt_image_destroy(png);
+}
+
+/* render --cpu --config: the CPU reference takes the config's estimator
+ * keys. volume=sparse gives the dense image bit for bit (the sparse sampler
+ * computes the dense filter exactly) and says which estimator ran; a
+ * majorant grid and an 8-bit density texture trace other paths (other
+ * bytes); the schedule keys change nothing on the CPU. */
+TEST(render_cli_cpu_takes_the_configs_estimator)
+{
+    const char *dir = vpt_test_tmpdir();
+    const char *configs[] = {NULL, "volume=sparse", "streamingSK,block=128,volume=sparse", "majorant=grid8",
+                             "density=u8"};
+    enum { N = sizeof configs / sizeof configs[0] };
+    VptImage *img[N];
+    for (int i = 0; i < N; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, "--cpu --scene smoke --spp 2 --width 24 --height 24 %s%s -o %s/c%d.pfm",
+                 configs[i] ? "--config " : "", configs[i] ? configs[i] : "", dir, i);
+        CHECK_MSG(run(args, out, sizeof out) == 0, "%s: %s", args, out);
+        if (i == 1) CHECK_STR_CONTAINS(out, "cpu estimator majorant=global, density=f32, volume=sparse");
+        if (i == 3) CHECK_STR_CONTAINS(out, "cpu estimator majorant=grid8, density=f32, volume=dense");
+        if (i == 4) CHECK_STR_CONTAINS(out, "cpu estimator majorant=global, density=u8, volume=dense");
+        if (i == 0) CHECK(strstr(out, "cpu estimator") == NULL);
+        char path[600];
+        snprintf(path, sizeof path, "%s/c%d.pfm", dir, i);
+        img[i] = vpt_image_read_pfm(path);
+        REQUIRE(img[i]);
+        VptImageStats st;
+        vpt_image_stats(img[i], &st);
+        CHECK_EQ_INT(st.nonfinite, 0);
+    }
+    const size_t bytes = 24 * 24 * 3 * sizeof(float);
+    CHECK_MSG(memcmp(img[0]->rgb, img[1]->rgb, bytes) == 0, "volume=sparse differs from the dense image");
+    CHECK_MSG(memcmp(img[0]->rgb, img[2]->rgb, bytes) == 0, "the schedule keys changed the CPU image");
+    CHECK_MSG(memcmp(img[0]->rgb, img[3]->rgb, bytes) != 0, "majorant=grid8 traced the global majorant's paths");
+    CHECK_MSG(memcmp(img[0]->rgb, img[4]->rgb, bytes) != 0, "density=u8 sampled the f32 densities");
+    for (int i = 0; i < N; i++) vpt_image_destroy(img[i]);
 }
 
 /* --export-mitsuba and --scene-file (scenes/mitsuba_xml.h): an exported

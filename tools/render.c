@@ -2,6 +2,7 @@
  *
  *   render --scene manix --config streamingSK -o manix.png      (GPU)
  *   render --cpu --scene manix --spp 16 -o manix.png            (CPU reference)
+ *   render --cpu --config majorant=grid8,volume=sparse ...      (its estimator)
  *   render --cpu --volume head.mha --like manix --downsample 2 -o head.pfm
  *   render --cpu --scene-file scene.xml -o scene.pfm            (a Mitsuba scene)
  *   render --scene manix --export-mitsuba out/manix.xml         (export only)
@@ -16,7 +17,10 @@
  * volume's grids as the NanoVDB file it loads through (for machines without
  * OpenVDB); without -o neither renders. The workload defaults to the scene's thesis workload. The image is
  * written only after the render succeeded, atomically: on any failure no
- * file appears under the output name. Exit status: 0 done, 1 runtime
+ * file appears under the output name. With --cpu, --config chooses the CPU
+ * reference's estimator (VptCpuEstimator: its majorant, density and volume
+ * keys, which change how the medium is sampled as they do on the GPU); its
+ * schedule keys choose GPU kernels and do not apply. Exit status: 0 done, 1 runtime
  * failure, 2 bad usage, 3 no CUDA GPU or driver (VPT_EXIT_NO_GPU). */
 #include "reference/cpu_render.h" /* first: defines the CPU medium */
 
@@ -79,7 +83,9 @@ static void usage(FILE *fp)
             "                      streamingSK-morton, sortingSK) and/or key=value pairs, e.g.\n"
             "                      \"streamingSK,block=128,maxrregcount=64\" (default " DEFAULT_CONFIG "),\n"
             "                      or best: the winner of `tune` for this scene on this GPU\n"
-            "  --cpu               render on the CPU (the reference renderer)\n"
+            "  --cpu               render on the CPU (the reference renderer); with --config, its\n"
+            "                      estimator keys apply (majorant=, density=, volume=), not the\n"
+            "                      schedule (e.g. --cpu --config volume=sparse)\n"
             "  --export-mitsuba FILE.xml\n"
             "                      write the scene as a Mitsuba 3 scene (FILE.xml and its .vol grids\n"
             "                      beside it) with this command's workload; renders only with -o\n"
@@ -205,7 +211,9 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (vpt_scene_args_check(&o->scene, 1, 0)) return -1;
     if (o->scene.print_scene) return 0;
-    if (o->cpu && o->config) return vpt_fail("--config chooses a GPU kernel; it does not apply with --cpu");
+    if (o->cpu && vpt_config_is_best(o->config))
+        return vpt_fail("--config best is a GPU's tuned kernel; with --cpu, name the estimator keys it should use "
+                        "(e.g. --config majorant=grid8,density=f16,volume=sparse)");
     /* "best" is resolved once the GPU is known (results/<gpu>/best/<scene>.json). */
     if (!vpt_config_is_best(o->config)) {
         if (vpt_config_parse(o->config ? o->config : DEFAULT_CONFIG, &o->kernel)) return -1;
@@ -241,10 +249,26 @@ typedef struct {
     const VptParams *params;
 } RenderJob;
 
+/* The CPU reference; with --config, the estimator its keys name (the
+ * majorant grid, density format and volume representation the GPU kernels
+ * of that config would sample), folded into a copy of the parameters. */
 static int render_cpu(const RenderJob *job, float *rgb, VptRenderStats *st)
 {
-    VptCpuRenderOptions co = {job->opt->threads, job->opt->quiet ? VPT_PROGRESS_OFF : VPT_PROGRESS_AUTO, NULL};
-    return vpt_cpu_render(job->scene, job->params, &co, rgb, NULL, st);
+    const Options *o = job->opt;
+    VptCpuRenderOptions co = {o->threads, o->quiet ? VPT_PROGRESS_OFF : VPT_PROGRESS_AUTO, NULL};
+    if (!o->config) return vpt_cpu_render(job->scene, job->params, &co, rgb, NULL, st);
+    VptParams p = *job->params;
+    VptCpuEstimator e;
+    if (vpt_cpu_estimator_init(&e, job->scene, o->kernel.density, o->kernel.majorant, o->kernel.sparse, &p))
+        return -1;
+    co.estimator = &e;
+    const int rc = vpt_cpu_render(job->scene, &p, &co, rgb, NULL, st);
+    vpt_cpu_estimator_free(&e);
+    if (rc == 0 && !o->quiet)
+        printf("cpu estimator majorant=%s, density=%s, volume=%s (the config's schedule keys apply to GPU kernels)\n",
+               vpt_majorant_name(o->kernel.majorant), vpt_density_format_name(o->kernel.density),
+               vpt_volume_name(o->kernel.sparse));
+    return rc;
 }
 
 /* The GPU back end: one render with the chosen configuration, through the
@@ -339,6 +363,14 @@ static void print_cpu_hint(const Options *o)
         snprintf(num, sizeof num, "%lld", w[i].value);
         vpt_shell_word_append(cmd, sizeof cmd, w[i].flag);
         vpt_shell_word_append(cmd, sizeof cmd, num);
+    }
+    /* the config's estimator: the CPU reference samples the medium as it would */
+    if (o->config && !vpt_config_is_best(o->config)) {
+        char est[128];
+        snprintf(est, sizeof est, "majorant=%s,density=%s,volume=%s", vpt_majorant_name(o->kernel.majorant),
+                 vpt_density_format_name(o->kernel.density), vpt_volume_name(o->kernel.sparse));
+        vpt_shell_word_append(cmd, sizeof cmd, "--config");
+        vpt_shell_word_append(cmd, sizeof cmd, est);
     }
     vpt_shell_word_append(cmd, sizeof cmd, "-o");
     vpt_shell_word_append(cmd, sizeof cmd, o->out);
