@@ -163,11 +163,33 @@ def spearman(xs, ys):
 
 # ------------------------------------------------------------ the pool
 
+def inputs(specs):
+    """What the report reads, by part, relative to results/ ({gpu}: the
+    report's GPU folder). The pool is every experiment's output and the
+    tuned configs beside the roofline; nothing else under results/<gpu>/ is
+    read. scripts/results_index.py counts these as the files' readers."""
+    outputs = sorted({sp.output for sp in specs.values()})
+    return {
+        "report: thesis tables, figures and key numbers (the experiments' outputs)":
+            ["{gpu}/%s.jsonl" % o for o in outputs],
+        "report: key numbers (tuned configs beside the roofline)": ["{gpu}/best_vs_roofline.jsonl"],
+        "report: setup table (memory, clock)": ["{gpu}/machines.txt"],
+        "report: table 6.1 and the Mitsuba table": ["{gpu}/mitsuba.jsonl", "cpu-*/mitsuba.jsonl"],
+        "report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl"],
+    }
+
+
+POOL_PARTS = ("report: thesis tables, figures and key numbers (the experiments' outputs)",
+              "report: key numbers (tuned configs beside the roofline)")
+
+
 class Pool:
-    def __init__(self, results_dir, gpu):
+    def __init__(self, results_dir, gpu, specs):
         self.gpu = gpu
         self.dir = os.path.join(results_dir, gpu)
-        self.files = sorted(f for f in os.listdir(self.dir) if f.endswith(".jsonl"))
+        declared = inputs(specs)
+        self.files = sorted(os.path.basename(p.format(gpu=gpu)) for part in POOL_PARTS for p in declared[part]
+                            if os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
         self.rows = []
         self.warnings = []
         self.by_file = {}
@@ -336,7 +358,7 @@ class Report:
         self.specs = vx.load_specs(os.path.join(root, "experiments"))
         with open(os.path.join(HERE, "thesis_tables.json"), encoding="utf-8") as f:
             self.thesis = json.load(f)
-        self.pool = Pool(os.path.join(root, "results"), gpu)
+        self.pool = Pool(os.path.join(root, "results"), gpu, self.specs)
         self.mitsuba = MitsubaRuns(os.path.join(root, "results"), gpu)
         self.gpu = gpu
         self.out = Out(out)
@@ -424,12 +446,12 @@ class Report:
         o.write("setup.tex", "\n".join(t) + "\n")
 
     def machine_facts(self, uuid):
-        """Memory and maximum SM clock from results/<gpu>/machine*.txt (the
-        nvidia-smi CSV that scripts/gpu_session.sh records), for the GPU
-        with this UUID; {} when there is none."""
+        """Memory and maximum SM clock from results/<gpu>/machines.txt (the
+        nvidia-smi CSVs that scripts/gpu_session.sh records, one per
+        machine), for the GPU with this UUID; {} when there is none."""
         out = {}
-        for f in sorted(os.listdir(self.pool.dir)):
-            if not (f.startswith("machine") and f.endswith(".txt")):
+        for f in ["machines.txt"]:
+            if not os.path.exists(os.path.join(self.pool.dir, f)):
                 continue
             with open(os.path.join(self.pool.dir, f), encoding="utf-8", errors="replace") as fh:
                 lines = fh.read().splitlines()
