@@ -17,6 +17,7 @@ SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
 DENSITIES = ["f32", "f16", "u16", "u8"]
 TUNED = ["manix", "artifix", "cranium", "smoke"]
+INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl"]}
 
 
 def _rows(path):

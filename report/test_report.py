@@ -89,9 +89,9 @@ def make_root(base):
         if f.endswith(".spec") or f == "vptexp.py":
             shutil.copy(os.path.join(ROOT, "experiments", f), os.path.join(root, "experiments"))
     os.makedirs(os.path.join(root, "report"))
-    for f in ("generate.py", "estimators.py", "build.sh", "report.tex", "discussion.tex", "thesis_tables.json",
-              "check_report.py"):
-        shutil.copy(os.path.join(HERE, f), os.path.join(root, "report"))
+    for f in os.listdir(HERE):
+        if f.endswith((".py", ".tex", ".sh", ".json")):
+            shutil.copy(os.path.join(HERE, f), os.path.join(root, "report"))
     os.makedirs(os.path.join(root, "docs", "images"))
     for s in ("manix", "bucky"):      # the others stay placeholders
         png(os.path.join(root, "docs", "images", s + ".png"))
