@@ -9,6 +9,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
+import pool  # noqa: E402
 from common import SCENES, tex, tt  # noqa: E402
 
 
@@ -19,7 +20,8 @@ def appendix(ctx):
     lines.append("# build (no GPU needed), then run the experiments on a GPU machine")
     lines.append("make -j")
     lines.append("experiments/run --list")
-    lines.append("make experiments            # = experiments/run all")
+    lines.append("make experiments            # every part of experiments/experiments.mk, at one commit")
+    lines.append("make experiments-part PART=thesis   # one part, within 10 minutes; repeat until done")
     for name in vx.run_order(ctx.specs):
         sp = ctx.specs[name]
         lines.append("experiments/run %-18s# %s%s" % (name, sp.get("title"),
@@ -76,7 +78,8 @@ def appendix(ctx):
                 for axis in sl.split(";"):
                     body.append("#   " + axis.strip().replace(",", ", "))
             for src in sp.get("configs_from", []):
-                body.append("# configs_from: " + src + " (each scene's fastest ok point)")
+                body.append("# configs_from: " + src + (" (each scene's results/<gpu>/best/<scene>.json)"
+                                                        if src == "tuned" else " (each scene's fastest ok point)"))
             body.append("# %d configs per scene and workload%s" % (
                 len(configs), "; %d generated combinations break a rule and are left out" % len(dropped)
                 if dropped else ""))
@@ -98,23 +101,23 @@ def appendix(ctx):
             body.append("# metrics: " + " ".join(sp.get("metrics")))
         lines.append("\\begin{verbatim}\n%s\n\\end{verbatim}" % "\n".join(_wrap(b) for b in body))
     o.write("appendix_specs.tex", "\n".join(lines) + "\n")
-    # the data files
+    # the data files: every one a part declares and this GPU has
     rows = []
-    for f in ctx.pool.files:
-        fr = ctx.pool.by_file[f]
+    for f in pool.files_read(ctx.root, ctx.gpu, ctx.specs):
+        fr = vx.read_rows(os.path.join(ctx.root, "results", f)) if f.endswith(".jsonl") else []
         kinds = {}
         for r in fr:
             kinds[r.get("kind")] = kinds.get(r.get("kind"), 0) + 1
         commits = sorted({r.get("commit") for r in fr if r.get("commit") and r.get("kind") != "run"})
         times = sorted(vx.row_time(r) for r in fr if vx.row_time(r))
         rows.append("%s & %s & %s & %s \\\\" % (
-            tt(f), ", ".join("%d %s" % (n, tex(k)) for k, n in sorted(kinds.items(), key=str)),
+            tt("results/" + f), ", ".join("%d %s" % (n, tex(k)) for k, n in sorted(kinds.items(), key=str)),
             ", ".join(tt(c) for c in commits) or "--",
             tex("%s..%s" % (times[0][:16], times[-1][:16])) if times else "--"))
     o.write("appendix_data.tex", "\n".join(
         ["\\begin{table}[htbp]\\centering\\footnotesize",
-         "\\caption{The result files of \\texttt{results/%s/} this report reads (rows by kind; commits; "
-         "time span, UTC).}\\label{tab:data}" % tex(ctx.gpu),
+         "\\caption{The files of \\texttt{results/} this report reads (rows by kind; commits; "
+         "time span, UTC); \\texttt{results/README.md} says which command made each.}\\label{tab:data}",
          "\\begin{tabular}{@{}lp{0.3\\linewidth}p{0.2\\linewidth}l@{}}", "\\toprule",
          "File & Rows & Commits & Measured \\\\", "\\midrule"] + rows +
         ["\\bottomrule", "\\end{tabular}", "\\end{table}"]) + "\n")

@@ -78,6 +78,13 @@ def tt(s):
     return "\\texttt{%s}" % tex(s)
 
 
+# The thesis schedules' words in number macros: \mrManixThread is
+# regenerationSK-thread's Mrays/s on manix.
+SCHEDULE_WORDS = {"naiveSK": "NaiveSK", "naiveMK": "NaiveMK", "regenerationSK-thread": "Thread",
+                  "regenerationSK-warp": "Warp", "regenerationSK-block": "Block", "streamingSK": "StreamingSK",
+                  "streamingMK": "StreamingMK", "streamingSK-morton": "Morton", "sortingSK": "SortingSK"}
+
+
 def camel(scene):
     return "".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", scene) if p)
 
@@ -90,6 +97,12 @@ def macro_name(*parts):
         name = re.sub(r"[0-9]", lambda m: digits[int(m.group())], name)
         name = re.sub(r"[^A-Za-z]", "", name)
     return name
+
+
+def spelled(text):
+    """Digits as words, for macro names: "100" -> "OneZeroZero"."""
+    digits = "Zero One Two Three Four Five Six Seven Eight Nine".split()
+    return re.sub(r"[0-9]", lambda m: digits[int(m.group())], str(text))
 
 
 def gp_str(s):
@@ -134,7 +147,24 @@ def metric(r, name):
 
 # ------------------------------------------------------------ output helpers
 
+def row_noise(r):
+    """A measurement's relative noise: the half-width of its 95% confidence
+    interval over the time (a rate has the same relative noise); 0 when the
+    row has none. report/verdicts.py adds the floor between sessions."""
+    t, ci = metric(r, "time_ms"), metric(r, "time_ms_ci95")
+    return ci / t if t and ci is not None else 0.0
+
+
 class Out:
+    """The output folder: files, macros, the numbers verdicts may cite, and
+    the commits each float's rows came from.
+
+    source, when set, is a callable giving the commits of the rows the part
+    being written has looked up (pool.Context sets it); every .tex written
+    with a \\caption whose rows include a commit other than self.commit gets
+    \\othercommit{...} at the start of each caption, and provenance records
+    which commits every such file holds (check_report.py checks the marks)."""
+
     def __init__(self, directory):
         self.dir = directory
         os.makedirs(directory, exist_ok=True)
@@ -144,17 +174,37 @@ class Out:
                 os.unlink(p)
         self.macros = []
         self.values = {}
+        self.numbers = {}
         self.figures = []
+        self.provenance = {}
+        self.commit = None
+        self.source = None
 
     def write(self, name, text):
+        if self.source is not None and name.endswith(".tex") and "\\caption{" in text:
+            commits = sorted(self.source())
+            self.provenance[name] = commits
+            other = [c for c in commits if c != self.commit]
+            if other:
+                text = text.replace("\\caption{", "\\caption{\\othercommit{%s}" % ", ".join(tex(c) for c in other))
         with open(os.path.join(self.dir, name), "w", encoding="utf-8") as f:
             f.write(text)
 
     def macro(self, name, value, key=None):
         assert re.fullmatch(r"[A-Za-z]+", name), name
+        assert name not in self.numbers or self.numbers[name]["text"] == value, name
         self.macros.append("\\newcommand{\\%s}{%s}" % (name, value))
         if key is not None:
             self.values[key] = value
+
+    def number(self, name, value, fmt, noise=0.0, better="higher", key=None):
+        """A measured number the prose may cite, and a \\verdict compare:
+        its macro (value formatted by fmt, "--" when None) and its entry in
+        numbers.json (value, relative noise, which way is better)."""
+        assert better in ("higher", "lower"), better
+        text = fmt(value) if value is not None else "--"
+        self.numbers[name] = {"value": value, "noise": noise, "better": better, "text": text}
+        self.macro(name, text, key)
 
     def figure(self, name, script):
         self.write(name + ".gp", script)

@@ -99,6 +99,7 @@ def table(ctx):
                                                        if kv[0][0] in SCENES else 99, kv[0][1] or ""))
         body.append("\\midrule\\multicolumn{10}{@{}l}{\\textbf{%s} (%s)} \\\\"
                     % (tex(ctx.mitsuba.machine(folder)), tt("results/%s/mitsuba.jsonl" % folder)))
+        ctx.touch([r for _, r in items])
         for (scene, control), r in items:
             name = tex(scene) + (" (%s boundary)" % tex(control) if control else "")
             if r.get("status") != "ok":

@@ -10,8 +10,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
-from common import (SCENES, SCHEDULE_COLORS, camel, f_mrays, f_pct, figure_env, gp_header, gp_str, metric,
-                    not_run_note, spearman, tex)  # noqa: E402
+from common import (SCENES, SCHEDULE_COLORS, SCHEDULE_WORDS, camel, f_mrays, f_pct, figure_env, gp_header,
+                    gp_str, metric, not_run_note, row_noise, spearman, spelled, tex)  # noqa: E402
 
 
 
@@ -160,6 +160,8 @@ def fig_registers(ctx):
                 m = metric(r, "mrays_per_s")
                 have |= m is not None and reg != 0
                 vals.append("%.6g" % m if m is not None else "NaN")
+                o.number("mrRegs" + camel(s) + SCHEDULE_WORDS[n] + ("Auto" if reg == 0 else spelled(reg)), m,
+                         f_mrays, row_noise(r) if m else 0.0)
             b.append("%s\t%s" % (gp_str("auto" if reg == 0 else reg), "\t".join(vals)))
         blocks.append("\n".join(b))
     if not have:
@@ -186,43 +188,29 @@ def fig_registers(ctx):
 
 
 def fig_depth(ctx):
+    """Figure fig:depth, and each schedule's Mrays/s at each maximum depth
+    as a number (\\mrDepthManixStreamingSKOneZeroZero: depth 100)."""
     o = ctx.out
     spec = ctx.specs.get("compaction_depth")
     configs, _ = vx.static_configs(spec)
     blocks, have = [], False
-    sentences = []
     for s in spec.scenes:
         ws = vx.workloads(spec, s)
         b = ["# %s: max_depth\t%s" % (s, "\t".join(vx.schedule_name(c) for c in configs))]
-        series = {c: [] for c in configs}
         for w in ws:
             vals = []
             for c in configs:
                 r = ctx.pool.ok(s, c, vx.workload_key(w))
                 m = metric(r, "mrays_per_s")
                 have |= m is not None
-                series[c].append((w["max_depth"], m))
                 vals.append("%.6g" % m if m is not None else "NaN")
+                o.number("mrDepth" + camel(s) + SCHEDULE_WORDS[vx.schedule_name(c)] + spelled(w["max_depth"]), m,
+                         f_mrays, row_noise(r) if m else 0.0)
             b.append("%d\t%s" % (w["max_depth"], "\t".join(vals)))
         blocks.append("\n".join(b))
-        comp = [c for c in configs if vx.parse_config(c)["reorder"] == "compact"
-                and vx.parse_config(c)["kernels"] == "single"]
-        base = [c for c in configs if vx.schedule_name(c) == "naiveSK"]
-        if comp and base:
-            cross = None
-            for (d, a), (_, b2) in zip(series[comp[0]], series[base[0]]):
-                if a is not None and b2 is not None and a > b2:
-                    cross = d
-                    break
-            measured = any(a is not None for _, a in series[comp[0]])
-            if measured:
-                sentences.append("On %s, streamingSK %s." % (
-                    tex(s), "outruns naiveSK from maximum depth %d on" % cross if cross is not None
-                    else "does not outrun naiveSK at any measured maximum depth"))
     if not have:
         o.write("fig_depth.tex", not_run_note(["compaction_depth"], ctx.gpu, "Compaction against depth",
                                            "figure", "fig:depth", "Mrays/s against the maximum path depth"))
-        o.write("depth_text.tex", "")
         return
     o.write("fig_depth.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_depth", h="2.4in")
@@ -240,7 +228,6 @@ def fig_depth(ctx):
         "fig_depth", "Mrays/s against the maximum path depth, with and without compaction (experiment "
         "\\texttt{compaction\\_depth}, %s)." % tex(vx.format_workload(vx.base_workload(spec, spec.scenes[0]))),
         "fig:depth"))
-    o.write("depth_text.tex", " ".join(sentences) + "\n")
 
 
 def coherence(ctx):
@@ -275,7 +262,7 @@ def coherence(ctx):
         wkp = vx.workload_key(vx.base_workload(spec, s))
         for i, c in enumerate(configs):
             r = ctx.pool.ok(s, c, ctx.thesis_wk(s))
-            p = ctx.pool.profiles.get((s, c, wkp))
+            p = ctx.pool.profile(s, c, wkp)
             pm = p.get("metrics", {}) if p else {}
             have_prof |= bool(pm)
 
@@ -298,27 +285,28 @@ def coherence(ctx):
     deltas, tdeltas = [], []
     for sc in spec.scenes:
         wkp = vx.workload_key(vx.base_workload(spec, sc))
-        pc = ctx.pool.profiles.get((sc, vx.canonical("streamingSK"), wkp))
-        pmo = ctx.pool.profiles.get((sc, vx.canonical("streamingSK-morton"), wkp))
-        if not (pc and pmo and hit and tpi):
-            continue
-        a, b = pc["metrics"].get(hit), pmo["metrics"].get(hit)
-        ta, tb = pc["metrics"].get(tpi), pmo["metrics"].get(tpi)
+        pc = ctx.pool.profile(sc, vx.canonical("streamingSK"), wkp)
+        pmo = ctx.pool.profile(sc, vx.canonical("streamingSK-morton"), wkp)
+        a = b = ta = tb = None
+        if pc and pmo and hit and tpi:
+            a, b = pc["metrics"].get(hit), pmo["metrics"].get(hit)
+            ta, tb = pc["metrics"].get(tpi), pmo["metrics"].get(tpi)
+        C = camel(sc)
+        one = lambda x: "%.1f" % x  # noqa: E731
+        # every scene's numbers exist ("--" when not profiled): the prose may cite them
+        o.number("cohHitCompact" + C, a, one, key="coherence_hit_compact/" + sc if a is not None else None)
+        o.number("cohHitMorton" + C, b, one, key="coherence_hit_morton/" + sc if b is not None else None)
+        o.number("cohThreadsCompact" + C, ta, one)
+        o.number("cohThreadsMorton" + C, tb, one)
         if None in (a, b, ta, tb):
             continue
         deltas.append(b - a)
         tdeltas.append(tb - ta)
-        C = camel(sc)
-        o.macro("cohHitCompact" + C, "%.1f" % a, "coherence_hit_compact/" + sc)
-        o.macro("cohHitMorton" + C, "%.1f" % b, "coherence_hit_morton/" + sc)
-        o.macro("cohThreadsCompact" + C, "%.1f" % ta)
-        o.macro("cohThreadsMorton" + C, "%.1f" % tb)
-    if deltas:
-        o.macro("cohHitDeltaMin", "%+.1f" % min(deltas))
-        o.macro("cohHitDeltaMax", "%+.1f" % max(deltas))
-        o.macro("cohThreadsDeltaMin", "%+.1f" % min(tdeltas))
-        o.macro("cohThreadsDeltaMax", "%+.1f" % max(tdeltas))
-        o.macro("cohScenes", str(len(deltas)))
+    o.macro("cohHitDeltaMin", "%+.1f" % min(deltas) if deltas else "--")
+    o.macro("cohHitDeltaMax", "%+.1f" % max(deltas) if deltas else "--")
+    o.macro("cohThreadsDeltaMin", "%+.1f" % min(tdeltas) if deltas else "--")
+    o.macro("cohThreadsDeltaMax", "%+.1f" % max(tdeltas) if deltas else "--")
+    o.macro("cohScenes", str(len(deltas)))
     note = "" if have_prof else not_run_note(["sorting_coherence"], ctx.gpu,
                                              "Texture coherence (Nsight Compute)")
     o.write("tab_coherence.tex", "\n".join(lines) + "\n" + note)

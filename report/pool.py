@@ -12,6 +12,7 @@ profiles; when a key was measured more than once, the newest row (by its
 experiment's spec states, so rows of different workloads are never mixed.
 """
 
+import glob
 import json
 import os
 import sys
@@ -28,13 +29,34 @@ def inputs(specs):
     """The pool's files, relative to results/ ({gpu}: the report's GPU
     folder): every experiment's output and the tuned configurations beside
     the roofline."""
-    outputs = sorted({sp.output for sp in specs.values()})
+    outputs = sorted({sp.output for sp in specs.values() if sp.pooled})
     return {POOL_EXPERIMENTS: ["{gpu}/%s.jsonl" % o for o in outputs],
             POOL_TUNED: ["{gpu}/best_vs_roofline.jsonl"]}
 
 
 POOL_EXPERIMENTS = "report: thesis tables, figures and key numbers (the experiments' outputs)"
 POOL_TUNED = "report: key numbers (tuned configs beside the roofline)"
+
+
+def all_inputs(specs):
+    """{reader label: [pattern relative to results/]} of every part that
+    reads results: the pool, the front matter, Mitsuba, the estimators."""
+    import estimators
+    import front
+    out = dict(inputs(specs))
+    for part in (front, mitsuba3, estimators):
+        out.update(part.INPUTS)
+    return out
+
+
+def files_read(root, gpu, specs):
+    """The existing files the report reads for gpu, relative to results/."""
+    out = []
+    for patterns in all_inputs(specs).values():
+        for p in patterns:
+            out += sorted(os.path.relpath(f, os.path.join(root, "results"))
+                          for f in glob.glob(os.path.join(root, "results", p.format(gpu=gpu))))
+    return list(dict.fromkeys(out))
 
 
 class Pool:
@@ -58,13 +80,17 @@ class Pool:
         self.profiles = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("config"),
                                                           vx.workload_key(r.get("workload", {})))
                                      if r.get("kind") == "profile" and r.get("status") == "ok" else None)
-        self.used_files = set()
+        self.touched = set()
+
+    def use(self, r):
+        """Records that a table or figure shows row r: its commit (the float
+        is marked when that is not the report's commit)."""
+        if r is not None:
+            self.touched.add(r.get("commit") or "?")
+        return r
 
     def result(self, scene, canon, wk):
-        r = self.results.get((scene, canon, wk))
-        if r is not None:
-            self.used_files.add(os.path.basename(r["_file"]))
-        return r
+        return self.use(self.results.get((scene, canon, wk)))
 
     def ok(self, scene, canon, wk):
         r = self.result(scene, canon, wk)
@@ -72,23 +98,26 @@ class Pool:
 
     def at_workload(self, scene, wk):
         """Newest result rows of scene at workload wk."""
-        out = [r for (s, c, k), r in self.results.items() if s == scene and k == wk]
-        for r in out:
-            self.used_files.add(os.path.basename(r["_file"]))
-        return out
+        return [self.use(r) for (s, c, k), r in self.results.items() if s == scene and k == wk]
 
     def roof(self, scene, rays):
-        r = self.roofline.get((scene, rays))
-        if r is not None:
-            self.used_files.add(os.path.basename(r["_file"]))
-        return r
+        return self.use(self.roofline.get((scene, rays)))
 
     def cpu_ref(self, scene):
         rows = [r for (s, wk), r in self.cpu.items() if s == scene]
         rows.sort(key=vx.row_time)
-        if rows:
-            self.used_files.add(os.path.basename(rows[-1]["_file"]))
-        return rows[-1] if rows else None
+        return self.use(rows[-1]) if rows else None
+
+    def profile(self, scene, canon, wk):
+        return self.use(self.profiles.get((scene, canon, wk)))
+
+    def file_rows(self, name):
+        """Every row of one pool file (the tuner's runs), all shown."""
+        rows = self.by_file.get(name, [])
+        for r in rows:
+            if r.get("kind") != "run":
+                self.use(r)
+        return rows
 
     def provenance(self):
         """GPU facts of the newest result or roofline row."""
@@ -97,10 +126,9 @@ class Pool:
         return rows[-1] if rows else None
 
 
-
 class Context:
     """What the parts share: read-only inputs, and results one part leaves
-    for a later one (best, thesis_best, table_summary, gpu_short)."""
+    for a later one (best, gpu_short)."""
 
     def __init__(self, root, gpu, out):
         self.root = root
@@ -112,10 +140,24 @@ class Context:
         self.gpu = gpu
         self.out = Out(out)
         self.roof_spec = self.specs.get("roofline")
+        # The report's commit: that of its newest measurement (a `make
+        # experiments` at one commit makes it every row's); floats holding
+        # rows of another commit are marked (common.Out).
+        newest = self.pool.provenance()
+        self.commit = newest.get("commit") if newest else None
+        self.out.commit = self.commit
+        self.out.source = lambda: set(self.pool.touched)
         self.gpu_short = "?"
         self.best = {}
-        self.thesis_best = {}
-        self.table_summary = {}
+
+    def begin(self):
+        """A new float (or part) starts: forget the rows looked up so far."""
+        self.pool.touched.clear()
+
+    def touch(self, rows):
+        """Rows a part read itself (Mitsuba, estimators) that a float shows."""
+        for r in rows:
+            self.pool.touched.add(r.get("commit") or "?")
 
     def thesis_wk(self, scene):
         """The thesis workload of scene, as the roofline experiment states it."""
@@ -130,11 +172,12 @@ class Context:
     def best_of(self, spec):
         """{scene: row} of the best configs spec's configs_from names."""
         best = {}
-        for src in spec.get("configs_from", []):
-            dep = self.specs[src.split(":", 1)[1]]
+        for dep in (self.specs[n] for n in vx.dependencies(spec)):
             wanted = {s: [vx.workload_key(w) for w in vx.workloads(dep, s)] for s in dep.scenes}
             rows = [r for (s, c, k), r in self.pool.results.items() if k in wanted.get(s, [])]
             best.update(vx.best_configs(rows, scenes=dep.scenes))
+        for r in best.values():
+            self.pool.use(r)
         return best
 
     def display_order(self):

@@ -10,10 +10,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
-from common import (SCENES, SCENE_COLORS, camel, f_gsteps, f_mrays, f_pct, figure_env, gp_header, gp_str,
-                    metric, not_run_note, pct_or, tex, tt)  # noqa: E402
-import thesis  # noqa: E402
-
+from common import (SCENES, SCENE_COLORS, SCHEDULE_WORDS, camel, f_gsteps, f_mrays, f_pct, figure_env, gp_header,
+                    gp_str, metric, not_run_note, row_noise, tex, tt)  # noqa: E402
 
 
 def key_numbers(ctx):
@@ -43,6 +41,7 @@ def key_numbers(ctx):
         ctx.best[s] = best
         o.macro("roofCamera" + C, f_gsteps(gm) if gm else "--", "roofline_camera/" + s)
         if best is None:
+            o.number("bestMrays" + C, None, f_mrays, key="best_mrays/" + s)
             lines.append("%s & \\multicolumn{4}{c}{no measurement} & %s & %s & %s & -- & -- \\\\" % (
                 tex(s), f_gsteps(gr) if gr else "--", f_gsteps(gm) if gm else "--", f_gsteps(gc) if gc else "--"))
             continue
@@ -50,7 +49,7 @@ def key_numbers(ctx):
         occ, simd = metric(best, "occupancy_achieved"), metric(best, "simd_efficiency")
         gs = metric(best, "gsteps_per_s")
         frac = gs / gr if gs and gr else None
-        o.macro("bestMrays" + C, f_mrays(m), "best_mrays/" + s)
+        o.number("bestMrays" + C, m, f_mrays, row_noise(best), key="best_mrays/" + s)
         o.macro("bestSchedule" + C, tex(best.get("schedule") or vx.schedule_name(best["config"])))
         o.macro("bestConfig" + C, tt(vx.describe_config(best["config"])))
         o.macro("bestOcc" + C, f_pct(occ) if occ is not None else "--")
@@ -101,7 +100,6 @@ def key_numbers(ctx):
         o.macro("fastestScene", tex(max(ok_best)[1]))
         o.macro("slowestSceneMrays", f_mrays(min(ok_best)[0]))
         o.macro("slowestScene", tex(min(ok_best)[1]))
-    ctx.thesis_best = thesis_best
 
 
 def fig_schedules(ctx):
@@ -115,6 +113,9 @@ def fig_schedules(ctx):
             m = metric(r, "mrays_per_s") if r is not None and r.get("status") == "ok" else None
             have |= m is not None
             vals.append("%.6g" % m if m is not None else "NaN")
+            o.number("mr" + camel(s) + SCHEDULE_WORDS[name], m, f_mrays, row_noise(r) if m else 0.0)
+            simd = metric(r, "simd_efficiency") if m is not None else None
+            o.number("simd" + camel(s) + SCHEDULE_WORDS[name], simd, f_pct)
         lines.append("%s\t%s" % (gp_str(name), "\t".join(vals)))
     if not have:
         o.write("fig_schedules.tex", not_run_note(["roofline"], ctx.gpu, "The nine thesis schedules", "figure",
@@ -187,41 +188,3 @@ def fig_roofline(ctx):
         "fig_roofline", "Roofline fractions: each schedule's Gsteps/s divided by the divergence-free Woodcock "
         "step loop's over the same texture, with random rays (top) and warp-coherent rays (bottom); log scale.",
         "fig:roofline"))
-
-
-def discussion(ctx):
-    o = ctx.out
-    paras = []
-    for s in SCENES:
-        b = ctx.best.get(s)
-        if b is None:
-            paras.append("\\paragraph{%s.} No measurement at the thesis workload yet." % tex(s))
-            continue
-        sched = {n: r for n, r in ctx.schedule_rows(s).items() if r is not None and r.get("status") == "ok"
-                 and (metric(r, "mrays_per_s") or 0) > 0}
-        ranked = sorted(sched.items(), key=lambda kv: -metric(kv[1], "mrays_per_s"))
-        C = camel(s)
-        txt = ("\\paragraph{%s.} The fastest configuration measured is %s at \\bestMrays%s{} Mrays/s "
-               "(achieved occupancy \\bestOcc%s\\%%, SIMD efficiency \\bestSimd%s\\%%, "
-               "\\bestRoofFrac%s\\%% of the random-ray step loop)." % (tex(s), tt(vx.describe_config(b["config"])),
-                                                                     C, C, C, C))
-        if len(ranked) >= 2:
-            (n1, r1), (n2, r2) = ranked[0], ranked[1]
-            txt += (" Among the nine thesis schedules %s leads with %s Mrays/s, %.2f$\\times$ the runner-up %s "
-                    "(%s Mrays/s); its achieved occupancy is %s\\%% against %s\\%%, its SIMD efficiency %s\\%% "
-                    "against %s\\%%." % (
-                        tex(n1), f_mrays(metric(r1, "mrays_per_s")),
-                        metric(r1, "mrays_per_s") / metric(r2, "mrays_per_s"), tex(n2),
-                        f_mrays(metric(r2, "mrays_per_s")), pct_or(metric(r1, "occupancy_achieved")),
-                        pct_or(metric(r2, "occupancy_achieved")), pct_or(metric(r1, "simd_efficiency")),
-                        pct_or(metric(r2, "simd_efficiency"))))
-            slow = ranked[-1]
-            txt += " The slowest is %s (%s Mrays/s)." % (tex(slow[0]), f_mrays(metric(slow[1], "mrays_per_s")))
-        if s in ctx.thesis_best:
-            tb = ctx.thesis_best[s]
-            theirs = thesis.method_to_ours(ctx, tb[1], tb[2])
-            same = bool(ranked) and theirs is not None and ranked[0][0] == vx.schedule_name(theirs)
-            txt += (" The thesis' fastest here was %s, at %g Mrays/s (table %s)%s." % (
-                tex(tb[1]), tb[0], tb[2], ", the same schedule" if same else ", a different schedule"))
-        paras.append(txt)
-    o.write("discussion_auto.tex", "\n\n".join(paras) + "\n")

@@ -9,17 +9,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
-from common import f_mrays, f_ratio, f_time, macro_name, metric, tex, tt  # noqa: E402
+from common import camel, f_mrays, f_ratio, f_time, macro_name, metric, row_noise, tex, tt  # noqa: E402
 import mitsuba3  # noqa: E402
 
 
 
 def thesis_tables(ctx):
-    summary = {}
     for tid in sorted(ctx.thesis["tables"]):
         spec = ctx.spec_for_table(tid)
         T = ctx.thesis["tables"][tid]
         fname = "tab_t%s.tex" % tid.replace(".", "")
+        ctx.begin()
         if spec is None:
             raise SystemExit("generate: no spec has thesis_table = %s" % tid)
         if not spec.implemented:
@@ -31,10 +31,8 @@ def thesis_tables(ctx):
         if tid == "6.1":
             extra, note = mitsuba3.rows_61(ctx)
             T = dict(T, rows=list(T["rows"]) + extra, mitsuba_note=note)
-        text, info = thesis_table(ctx, tid, T, spec)
+        text, _ = thesis_table(ctx, tid, T, spec)
         ctx.out.write(fname, text)
-        summary[tid] = info
-    ctx.table_summary = summary
 
 
 def lookup(ctx, ours, scene, spec, **workload):
@@ -50,7 +48,8 @@ def lookup(ctx, ours, scene, spec, **workload):
         if r is None:
             return None, ours
         v = r.get(side, {}).get("mrays_per_s")
-        return {"status": "ok", "metrics": {"mrays_per_s": v}, "_file": ""}, ours
+        ctx.touch([r])
+        return {"status": "ok", "metrics": {"mrays_per_s": v}, "_file": "", "commit": r.get("commit")}, ours
     canon = vx.canonical(ours)
     wk = vx.workload_key(dict(vx.base_workload(spec, scene), **workload))
     return ctx.pool.result(scene, canon, wk), canon
@@ -78,9 +77,9 @@ def tiling_table(ctx, tid, T, spec):
             st = cell_status(ctx, row)
             cells += [tex(tv) if tv else "--", st or f_time(ov),
                       f_ratio(float(tv) / ov) if (ov and tv) else "--"]
-            if ov is not None:
-                ctx.out.macro(macro_name("tile", R["ours"], str(c["tiles"])), f_time(ov),
-                               "tiling/%s/%d" % (R["ours"], c["tiles"]))
+            ctx.out.number(macro_name("tile", R["ours"], str(c["tiles"])), ov, f_time,
+                           row_noise(row) if ov is not None else 0.0, "lower",
+                           "tiling/%s/%d" % (R["ours"], c["tiles"]) if ov is not None else None)
         body.append(" & ".join(cells) + " \\\\")
     w = vx.base_workload(spec, scene)
     src = ", ".join(tt("results/%s/%s" % (ctx.gpu, x)) for x in sorted(sources)) or "none yet"
@@ -272,128 +271,76 @@ def thesis_table_unimplemented(ctx, tid, T, spec):
 
 
 def claims(ctx):
+    """Table tab:claims: each conclusion of the thesis' chapters 4 and 6 and
+    the measurements that decide it. The verdicts are argued in the prose
+    (discussion.tex, \\verdict), not here; also the CPU reference's Mrays/s
+    as numbers (\\mrCpuCggLogo)."""
     o = ctx.out
+    THESIS_SCENES = ("cgg-logo", "ad", "artifix", "manix")
 
     def mr(scene, name, spec_name="roofline", extra=""):
         sp = ctx.specs[spec_name]
         r = ctx.pool.ok(scene, vx.canonical(name + extra), vx.workload_key(vx.base_workload(sp, scene)))
         return metric(r, "mrays_per_s")
 
+    def ratios(name_a, name_b, fmt, scenes=THESIS_SCENES):
+        """name_a / name_b per scene, '--' where one is missing."""
+        out = []
+        for s in scenes:
+            a, b = mr(s, name_a), mr(s, name_b)
+            out.append("%s %s" % (s, fmt % (a / b) if a and b else "--"))
+        return ", ".join(out)
+
+    def fastest(scene, names):
+        vals = {n: mr(scene, n) for n in names}
+        vals = {n: v for n, v in vals.items() if v is not None}
+        return max(vals, key=vals.get) if vals else "--"
+
     rows = []
-
-    def verdict(ok):
-        return "no data" if ok is None else ("holds" if ok else "does not hold")
-
-    def add(key, claim, where, evidence, ok):
-        rows.append((claim, where, evidence, verdict(ok)))
-        o.macro("claim" + key, verdict(ok))
-
-    # 4.1: single kernel beats multi kernel
     a, b = mr("cgg-logo", "naiveSK"), mr("cgg-logo", "naiveMK")
-    add("SingleKernel", "A single kernel beats a host-driven multi-kernel loop (naiveSK $>$ naiveMK)",
-        "4.1", "cgg-logo: %s vs %s Mrays/s" % (f_mrays(a) if a else "--", f_mrays(b) if b else "--"),
-        None if a is None or b is None else a > b)
-    # 4.3: thread regeneration best on constant density, warp on CT scans
-    ev, ok = [], True
-    for s, want in (("cgg-logo", "thread"), ("ad", "thread"), ("artifix", "warp"), ("manix", "warp")):
-        vals = {lv: mr(s, "regenerationSK-" + lv) for lv in ("thread", "warp", "block")}
-        if any(v is None for v in vals.values()):
-            ok = None
-            break
-        win = max(vals, key=vals.get)
-        ev.append("%s: %s" % (s, win))
-        ok = ok and win == want
-    add("RegenLevel", "Among regeneration levels, thread wins on the constant-density prints (cgg-logo, ad), "
-        "warp on the CT scans (artifix, manix)", "4.3", "winners: " + ", ".join(ev) if ev else "--", ok)
-    # 4.4: bounding registers for full occupancy is slower
-    ev, ok = [], True
-    for s in ("cgg-logo", "ad", "artifix", "manix"):
+    rows.append(("A single kernel beats a host-driven multi-kernel loop (naiveSK $>$ naiveMK)", "4.1",
+                 "cgg-logo: %s vs %s Mrays/s" % (f_mrays(a) if a else "--", f_mrays(b) if b else "--")))
+    rows.append(("Among regeneration levels, thread wins on the constant-density prints (cgg-logo, ad), warp on "
+                 "the CT scans (artifix, manix)", "4.3", "fastest level: " + ", ".join(
+                     "%s %s" % (s, fastest(s, ["regenerationSK-" + lv for lv in ("thread", "warp", "block")])
+                                .replace("regenerationSK-", "")) for s in THESIS_SCENES)))
+    ev = []
+    for s in THESIS_SCENES:
         for lv in ("thread", "warp"):
             full = mr(s, "regenerationSK-" + lv, "t44_registers", ",maxrregcount=32")
             auto = mr(s, "regenerationSK-" + lv, "t44_registers")
-            if full is None or auto is None:
-                ok = None
-                break
-            ev.append("%.2f" % (full / auto))
-            ok = ok and full < auto
-        if ok is None:
-            break
-    add("Registers", "Bounding registers to reach full occupancy (maxrregcount=32) makes thread and warp "
-        "regeneration slower", "4.4", ("speed ratio 32/auto: " + ", ".join(ev)) if ok is not None else "--", ok)
-    def beats(name_a, name_b, fmt):
-        """Ratios a/b on the thesis' four scenes and whether a beats b on
-        all of them (None: a measurement is missing)."""
-        ev, ok = [], True
-        for s in ("cgg-logo", "ad", "artifix", "manix"):
-            a, b = mr(s, name_a), mr(s, name_b)
-            if a is None or b is None:
-                return ev, None
-            ev.append(fmt % (a / b))
-            ok = ok and a > b
-        return ev, ok
-
-    # 4.5: block compaction beats device compaction
-    ev, ok = beats("streamingSK", "streamingMK", "%.1f")
-    add("BlockCompaction", "Block compaction (streamingSK) beats device compaction (streamingMK)", "4.5",
-        ("streamingSK/streamingMK: " + ", ".join(ev)) if ok is not None else "--", ok)
-    ev, ok = beats("streamingSK", "regenerationSK-warp", "%.2f")
-    add("CompactionVsWarp", "Compaction (streamingSK) beats warp regeneration", "4.5",
-        ("streamingSK/warp: " + ", ".join(ev)) if ok is not None else "--", ok)
-    # 4.6: sorting does not pay
-    ev, ok = [], True
-    for s in ("cgg-logo", "ad", "artifix", "manix"):
+            ev.append("%s %s %s" % (s, lv, "%.2f" % (full / auto) if full and auto else "--"))
+    rows.append(("Bounding registers to reach full occupancy (maxrregcount=32) makes thread and warp "
+                 "regeneration slower", "4.4", "Mrays/s at 32 registers / at the compiler's choice: " + ", ".join(ev)))
+    rows.append(("Block compaction (streamingSK) beats device compaction (streamingMK)", "4.5",
+                 "streamingSK / streamingMK: " + ratios("streamingSK", "streamingMK", "%.1f")))
+    rows.append(("Compaction (streamingSK) beats warp regeneration", "4.5",
+                 "streamingSK / warp: " + ratios("streamingSK", "regenerationSK-warp", "%.2f")))
+    ev = []
+    for s in THESIS_SCENES:
         a = mr(s, "streamingSK")
         b = max([x for x in (mr(s, "streamingSK-morton"), mr(s, "sortingSK")) if x is not None], default=None)
-        if a is None or b is None:
-            ok = None
-            break
-        ev.append("%.2f" % (b / a))
-        ok = ok and b <= a
-    add("Sorting", "Morton sorting (streamingSK-morton, sortingSK) does not beat plain compaction", "4.6",
-        ("best sorting/streamingSK: " + ", ".join(ev)) if ok is not None else "--", ok)
-    # 6.2: streamingSK fastest on smoke among the table's GPU rows
-    vals = {n: mr("smoke", n) for n in ("regenerationSK-thread", "regenerationSK-warp", "streamingSK",
-                                         "sortingSK")}
-    ok = None if any(v is None for v in vals.values()) else max(vals, key=vals.get) == "streamingSK"
-    add("Smoke", "On the smoke plume, compaction (streamingSK) is the fastest", "6.2",
-        ("fastest: %s" % max(vals, key=vals.get)) if ok is not None else "--", ok)
-    # 6.3: thread regeneration fastest on bucky
-    vals = {n: mr("bucky", n) for n in ("regenerationSK-thread", "streamingSK", "sortingSK", "naiveSK")}
-    ok = None if any(v is None for v in vals.values()) else max(vals, key=vals.get) == "regenerationSK-thread"
-    add("Bucky", "On the small bucky grid, thread regeneration is the fastest", "6.3",
-        ("fastest: %s" % max(vals, key=vals.get)) if ok is not None else "--", ok)
-    # 6.1: the GPU beats the CPU, even naive
-    ev, ok = [], True
-    for s in ("cgg-logo", "ad"):
-        c = ctx.pool.cpu_ref(s)
+        ev.append("%s %s" % (s, "%.2f" % (b / a) if a and b else "--"))
+    rows.append(("Morton sorting (streamingSK-morton, sortingSK) does not beat plain compaction", "4.6",
+                 "faster sorting schedule / streamingSK: " + ", ".join(ev)))
+    rows.append(("On the smoke plume, compaction (streamingSK) is the fastest", "6.2", "fastest of the table's "
+                 "four: " + fastest("smoke", ("regenerationSK-thread", "regenerationSK-warp", "streamingSK",
+                                             "sortingSK"))))
+    rows.append(("On the small bucky grid, thread regeneration is the fastest", "6.3", "fastest of the table's four: "
+                 + fastest("bucky", ("regenerationSK-thread", "streamingSK", "sortingSK", "naiveSK"))))
+    ev = []
+    for s in ("cgg-logo", "ad", "smoke"):
+        c = metric(ctx.pool.cpu_ref(s), "mrays_per_s")
+        o.number("mrCpu" + camel(s), c, f_mrays)
         g = mr(s, "naiveSK")
-        if c is None or g is None or metric(c, "mrays_per_s") is None:
-            ok = None
-            break
-        ev.append("%s: %.0f$\\times$" % (s, g / metric(c, "mrays_per_s")))
-        ok = ok and g > metric(c, "mrays_per_s")
-    add("GpuVsCpu", "The GPU is much faster than the CPU, even with the naive kernel", "6.1",
-        ("naiveSK over CPU reference: " + ", ".join(ev)) if ok is not None else "--", ok)
-    holds = sum(1 for r in rows if r[3] == "holds")
-    fails = sum(1 for r in rows if r[3] == "does not hold")
-    nodata = sum(1 for r in rows if r[3] == "no data")
-    o.macro("claimsTotal", str(len(rows)))
-    o.macro("claimsHold", str(holds))
-    o.macro("claimsFail", str(fails))
-    o.macro("claimsNoData", str(nodata))
+        ev.append("%s %s" % (s, "%.0f$\\times$" % (g / c) if c and g else "--"))
+    rows.append(("The GPU is much faster than the CPU, even with the naive kernel", "6.1",
+                 "naiveSK / CPU reference: " + ", ".join(ev)))
     t = ["\\begin{table}[tbp]\\centering\\small",
-         "\\caption{The thesis' conclusions tested on the %s at the thesis workload. Verdicts are computed "
-         "from the results; ``no data'': an experiment it needs has not run yet.}\\label{tab:claims}"
-         % tex(ctx.gpu_short),
-         "\\begin{tabular}{@{}p{0.38\\linewidth}cp{0.33\\linewidth}l@{}}", "\\toprule",
-         "Thesis' conclusion & Table & Evidence on \\gpuArch & Verdict \\\\", "\\midrule"]
-    t += ["%s & %s & \\footnotesize %s & %s \\\\" % r for r in rows]
+         "\\caption{The thesis' conclusions and the measurements on the %s (thesis workload) that decide them; "
+         "Section~\\ref{sec:discussion} argues each verdict.}\\label{tab:claims}" % tex(ctx.gpu_short),
+         "\\begin{tabular}{@{}p{0.42\\linewidth}cp{0.48\\linewidth}@{}}", "\\toprule",
+         "Thesis' conclusion & Table & Evidence on \\gpuArch \\\\", "\\midrule"]
+    t += ["%s & %s & \\footnotesize %s \\\\" % r for r in rows]
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     o.write("claims.tex", "\n".join(t) + "\n")
-
-
-def method_to_ours(ctx, method, tid):
-    for R in ctx.thesis["tables"][tid]["rows"]:
-        if R["method"] == method:
-            return R["ours"] if R["ours"] not in (None, "cpu") else None
-    return None

@@ -18,7 +18,7 @@ from common import (SCENES, STRATEGY_COLORS, f_mrays, figure_env, gp_header, gp_
 def tuner(ctx):
     o = ctx.out
     spec = ctx.specs.get("tuner_convergence")
-    rows = ctx.pool.by_file.get(spec.output + ".jsonl", [])
+    rows = ctx.pool.file_rows(spec.output + ".jsonl")
     runs = []
     cur = None
     for r in rows:

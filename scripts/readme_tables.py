@@ -56,14 +56,24 @@ def blocks(text):
     return [(m.group(1), m.group(2)) for m in MARK.finditer(text)]
 
 
+MEASUREMENTS = ("result", "roofline", "cpu_reference", "profile", "mitsuba_compare")
+
+
 def rows(path):
+    """A results file's rows of its newest commit (that of its newest
+    measurement): a file an experiment resumed at a new commit also holds
+    the old commit's rows, and a table never mixes the two."""
     out = []
     with open(path) as f:
         for line in f:
             line = line.strip()
             if line:
                 out.append(json.loads(line))
-    return out
+    measured = [r for r in out if r.get("kind") in MEASUREMENTS and r.get("commit")]
+    if not measured:
+        return out
+    newest = max(measured, key=lambda r: r.get("time") or "")["commit"]
+    return [r for r in out if r.get("kind") not in MEASUREMENTS or r.get("commit") == newest]
 
 
 def provenance(rs):
@@ -296,7 +306,7 @@ def table_estimator_tunes(gpu):
 
 def table_estimators(gpu):
     """Every estimator on every built-in scene with one schedule
-    (scripts/gpu_estimators.sh): time per density format, steps per ray."""
+    (experiments/run estimators): time per density format, steps per ray."""
     path = one("estimators", gpu, "{gpu}/estimators/table.jsonl")
     rs = [r for r in rows(path) if r.get("kind") == "result"]
     by = {}

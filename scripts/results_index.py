@@ -156,7 +156,7 @@ def machine_of(rows):
 
 def readme_readers(root=ROOT):
     """{results-relative path: [label]} of the README's generated blocks,
-    and the blocks' own [(name, gpu, [paths])]."""
+    and the blocks' own [(name, gpu, [paths], label, patterns, rows of path)]."""
     rt = load_module("readme_tables", os.path.join(root, "scripts", "readme_tables.py"))
     rt.ROOT = root
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
@@ -169,7 +169,7 @@ def readme_readers(root=ROOT):
                  else "README table %s (%s)" % (name, gpu))
         for p in paths:
             out.setdefault(p, []).append(label)
-        blocks.append((name, gpu, paths, label, rt.INPUTS[name]))
+        blocks.append((name, gpu, paths, label, rt.INPUTS[name], rt.rows))
     return out, blocks, text
 
 
@@ -306,7 +306,7 @@ def check(root=ROOT):
             problems.append("results/%s: read by nothing (no README table, report part, test or manifest 'from' "
                             "declares it): move it to results/%s/archive/ if a note cites it, else delete it"
                             % (f, f.split("/")[0]))
-    for name, gpu, paths, label, patterns in blocks:
+    for name, gpu, paths, label, patterns, _ in blocks:
         for pat in patterns:
             if not glob.glob(os.path.join(root, "results", pat.format(gpu=gpu))):
                 problems.append("%s: declares %s, which matches no file" % (label, pat.format(gpu=gpu)))
@@ -333,13 +333,14 @@ def check(root=ROOT):
             why = trace(f, src, root)
             if why:
                 problems.append("results/%s: not made from %s: %s" % (f, src, why))
-    # a README table over rows of several commits names each of them
+    # a README table over rows of several commits names each of them (the
+    # rows it shows: readme_tables.rows keeps a file's newest commit)
     _, _, text = readme_readers(root)
-    for name, gpu, paths, label, _ in blocks:
+    for name, gpu, paths, label, _, shown in blocks:
         if name == "estimators.svg":
             continue
         body = block_text(text, name, gpu)
-        cs = sorted({c for p in paths if p.endswith(".jsonl") for c in commits_of(file_rows(os.path.join(root, "results", p)))})
+        cs = sorted({c for p in paths if p.endswith(".jsonl") for c in commits_of(shown(os.path.join(root, "results", p)))})
         missing = [c for c in cs if c[:7] not in body]
         if len(cs) > 1 and missing:
             problems.append("%s: its rows come from commits %s and it does not name %s"

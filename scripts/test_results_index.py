@@ -84,19 +84,29 @@ class ResultsIndexTest(unittest.TestCase):
         self.assertTrue(problems_with(self.root, ["h200/thesis_schedules.jsonl", "whose folder is h100/"]))
 
     def test_table_mixing_commits_silently_fails(self):
-        # a row of another commit in the registers table's file: the README
-        # block names one commit only
-        path = os.path.join(self.root, "results", "h100", "t44_registers.jsonl")
+        # the estimator tunes table reads one file per scene: one of them at
+        # a commit the table's text does not name
+        path = os.path.join(self.root, "results", "h100", "estimators", "smoke-winners.jsonl")
         with open(path) as f:
             rows = [json.loads(line) for line in f if line.strip()]
-        r = [x for x in rows if x.get("kind") == "result"][0]
-        r["commit"] = "1234567abcde"
-        with open(path, "a") as f:
-            f.write(json.dumps(r) + "\n")
+        for r in rows:
+            r["commit"] = "1234567abcde"
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows))
         m = self.manifest()
-        m["h100/t44_registers.jsonl"]["commit"] = sorted([m["h100/t44_registers.jsonl"]["commit"], "1234567abcde"])
+        m["h100/estimators/smoke-winners.jsonl"]["commit"] = "1234567abcde"
         self.write_manifest(m)
-        self.assertTrue(problems_with(self.root, ["README table registers (h100)", "does not name 1234567abcde"]))
+        self.assertTrue(problems_with(self.root, ["README table estimator_tunes (h100)", "does not name 1234567abcde"]))
+
+    def test_readme_table_shows_a_files_newest_commit(self):
+        rt = ri.load_module("readme_tables", os.path.join(ROOT, "scripts", "readme_tables.py"))
+        path = os.path.join(self.root, "two.jsonl")
+        with open(path, "w") as f:
+            for commit, t in (("old", "2026-01-01T00:00:00Z"), ("new", "2026-02-01T00:00:00Z"), ("old", "2026-01-02T00:00:00Z")):
+                f.write(json.dumps({"kind": "result", "commit": commit, "time": t}) + "\n")
+            f.write(json.dumps({"kind": "run", "commit": "old"}) + "\n")
+        self.assertEqual([r["commit"] for r in rt.rows(path)], ["new", "old"])
+        self.assertEqual([r["kind"] for r in rt.rows(path)], ["result", "run"])
 
     def test_untraceable_best_fails(self):
         path = os.path.join(self.root, "results", "h100", "best", "ad.json")
