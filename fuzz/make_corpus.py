@@ -511,7 +511,8 @@ def main():
     write(root, "results_load", results_seeds())
     write(root, "mitsuba_xml", mitsuba_xml_seeds())
     here = os.path.dirname(os.path.abspath(__file__))
-    bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
+    # real bench rows (the tuner's recorded H100 space), not results/: those move
+    bench = os.path.join(here, "..", "tests", "fixtures", "tuner", "manix_exhaustive.jsonl")
     write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))
     write(root, "experiment_spec", experiment_spec_seeds(os.path.join(here, "..", "experiments")))
     write(root, "scene_args", scene_args_seeds())

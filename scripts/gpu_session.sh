@@ -40,7 +40,7 @@ for stage in "$@"; do
         done
       done 2>&1 | tee "$OUT/sanitize.log" ;;
     roofline)
-      run scripts/gpu_best_vs_roofline.sh "$OUT/best_vs_roofline.jsonl" 2>&1 | tee "$OUT/best_vs_roofline.log" ;;
+      run experiments/run --results "$OUT/results" best_vs_roofline 2>&1 | tee "$OUT/best_vs_roofline.log" ;;
     tiling)
       run experiments/run --results "$OUT/results" t42_tiling 2>&1 | tee "$OUT/t42_tiling.log" ;;
     profile)
