@@ -45,7 +45,7 @@ void vpt_search_options_init(VptSearchOptions *o)
     o->strategy = VPT_STRATEGY_RANDOM;
     o->seed = 1;
     o->ga_population = 10;
-    o->ga_mutation = 1.0 / VPT_DIM_COUNT;
+    o->ga_mutation = 1.0 / VPT_DIM_SCHEDULE_COUNT;
     o->sa_t0 = 0.1;
     o->sa_tmin = 0.001;
     o->sa_alpha = 0.995;
@@ -127,6 +127,20 @@ static int push_eval(Engine *e, const VptEvalRecord *r)
     return 0;
 }
 
+/* The config a member is evaluated as: the member with the options'
+ * estimator stamped on (search.h). The thesis' estimator (global, f32), the
+ * default, stamps nothing, so that a recorded joint space (whose members
+ * carry their own estimators, tuner/space.h) is searched as recorded. */
+static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *member)
+{
+    VptConfig c = *member;
+    if (o->majorant != 0 || o->density != VPT_DENSITY_F32) {
+        c.majorant = o->majorant;
+        c.density = o->density;
+    }
+    return c;
+}
+
 /* Evaluates member m at fidelity (see search.h for what counts). Returns 1
  * with its objective in *obj, or 0 when the search must stop (budget,
  * interrupt, stall, error: e->res->stop says which). */
@@ -152,9 +166,7 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
         stop(e, VPT_STOP_BUDGET);
         return 0;
     }
-    VptConfig stamped = *vpt_space_point(e->space, m);
-    stamped.majorant = e->o->majorant;
-    stamped.density = e->o->density;
+    VptConfig stamped = stamp_estimator(e->o, vpt_space_point(e->space, m));
     const VptConfig *cfg = &stamped;
     VptEvalRecord rec;
     const VptEvalRecord *hit = e->cache ? vpt_cache_find(e->cache, cfg, fidelity) : NULL;
@@ -221,9 +233,7 @@ static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
     size_t k = 0;
     for (size_t i = 0; i < n && left > 0; i++) {
         if (visited(e, members[i], fidelity)) continue;
-        VptConfig stamped = *vpt_space_point(e->space, members[i]);
-        stamped.majorant = o->majorant;
-        stamped.density = o->density;
+        VptConfig stamped = stamp_estimator(o, vpt_space_point(e->space, members[i]));
         const VptConfig *c = &stamped;
         if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
         int dup = 0;
@@ -348,7 +358,7 @@ static long restart_member(Engine *e, Shuffle *starts, long incumbent)
 {
     if (incumbent >= 0)
         for (int tries = 0; tries < 8; tries++) {
-            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_COUNT, &e->rng);
+            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_SCHEDULE_COUNT, &e->rng);
             if (!visited(e, m, 1)) return (long)m;
         }
     return shuffle_next_unvisited(starts, e, 1);
@@ -575,9 +585,9 @@ static void run_genetic(Engine *e)
     const VptSearchOptions *o = e->o;
     size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 10);
     size_t p = want < e->n_members ? want : e->n_members;
-    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_COUNT;
+    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_SCHEDULE_COUNT;
     /* chance that a per-dimension mutation changes anything at all */
-    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_COUNT);
+    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_SCHEDULE_COUNT);
     Individual *pop = vpt_malloc(p * sizeof *pop), *next = vpt_malloc(p * sizeof *next);
     Shuffle init;
     if (!pop || !next || shuffle_init(&init, e->n_members)) {

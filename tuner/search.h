@@ -150,7 +150,7 @@ typedef struct {
                             generations; on the recorded fixtures
                             (bin/tune-score, 400 seeds) 20 scored +0.23 and
                             +0.13 by evaluations, 10 +0.35 and +0.32 */
-    double ga_mutation;  /* 1 / VPT_DIM_COUNT: one dimension per child on
+    double ga_mutation;  /* 1 / VPT_DIM_SCHEDULE_COUNT: one dimension per child on
                             average */
     double sa_t0;        /* 0.1: a 10% worse move is first taken with p 0.37 */
     double sa_tmin;      /* 0.001 */
@@ -181,7 +181,9 @@ typedef struct {
      * evaluated with: the space holds schedules, and the tune driver
      * chooses the estimator (tuner/estimators.h). It is stamped onto each
      * member before the cache, the evaluator and prefetch see it, so rows
-     * say what was measured. vpt_search_options_init: global, f32. */
+     * say what was measured. vpt_search_options_init: global, f32, which
+     * stamps nothing: the members keep their own (in the schedule space,
+     * global f32; in a recorded joint space, tuner/space.h, each its own). */
     int majorant;
     VptDensityFormat density;
 
