@@ -348,6 +348,42 @@ static long sampled_start(Engine *e, Shuffle *starts)
     return best;
 }
 
+/* The start of local search and annealing: with a portfolio of starts
+ * (VptSearchOptions.starts), the prior (unless no_prior) and the member
+ * nearest to each start, announced together and measured, and the best of
+ * them; without one, the prior, or the best of a few random members.
+ * -1 when no member is left, -2 when the search must stop. */
+static long start_member(Engine *e, Shuffle *starts)
+{
+    const VptSearchOptions *o = e->o;
+    if (o->n_starts == 0 || !o->starts) {
+        long m = prior_member(e);
+        return m >= 0 ? m : sampled_start(e, starts);
+    }
+    size_t list[VPT_SEARCH_MAX_STARTS + 1], k = 0;
+    long prior = prior_member(e);
+    if (prior >= 0) list[k++] = (size_t)prior;
+    for (size_t i = 0; i < o->n_starts && i < VPT_SEARCH_MAX_STARTS; i++) {
+        long m = vpt_space_nearest(e->space, &o->starts[i], NULL);
+        int dup = m < 0;
+        for (size_t j = 0; j < k && !dup; j++) dup = list[j] == (size_t)m;
+        if (!dup) list[k++] = (size_t)m;
+    }
+    if (k == 0) return sampled_start(e, starts);
+    hint(e, list, k, 1);
+    long best = (long)list[0];
+    double best_obj = INFINITY;
+    for (size_t i = 0; i < k; i++) {
+        double obj;
+        if (!eval(e, list[i], 1, &obj)) return -2;
+        if (obj < best_obj) {
+            best_obj = obj;
+            best = (long)list[i];
+        }
+    }
+    return best;
+}
+
 /* Where a search starts again after a local optimum: a perturbation of the
  * best member found so far (iterated local search: a good region usually has
  * more good members than a random point's), two dimensions on average, or,
@@ -394,9 +430,9 @@ static void run_local(Engine *e)
         return;
     }
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
-    long start = prior_member(e), incumbent = -1;
+    long start = start_member(e, &starts), incumbent = -1;
     double inc_obj = INFINITY;
-    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
+    if (start == -2) goto out;
     for (;;) {
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
@@ -481,9 +517,9 @@ static void run_annealing(Engine *e)
         return;
     }
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
-    long start = prior_member(e), incumbent = -1;
+    long start = start_member(e, &starts), incumbent = -1;
     double inc_obj = INFINITY;
-    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
+    if (start == -2) goto out;
     for (;;) { /* one walk per (re)heat */
         if (start < 0) {
             stop(e, VPT_STOP_DONE);

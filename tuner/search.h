@@ -160,6 +160,15 @@ typedef struct {
      * default variant (see above); 1: from random members instead (for
      * measuring what the prior is worth). */
     int no_prior;
+    /* A portfolio of starts (e.g. the best configs of other scenes: the
+     * transfer prior of bin/tune-score --leave-one-out): local search and
+     * annealing measure the prior (unless no_prior) and the member nearest
+     * to each of starts[0..n_starts) first, announced together, and descend
+     * from the best of them; at most VPT_SEARCH_MAX_STARTS are used. NULL /
+     * 0: the prior alone, as above. */
+    const VptConfig *starts;
+    size_t n_starts;
+
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */
     size_t stall_limit;
@@ -194,6 +203,8 @@ typedef struct {
 } VptSearchOptions;
 
 void vpt_search_options_init(VptSearchOptions *o);
+
+#define VPT_SEARCH_MAX_STARTS 16
 
 /* One point of the best-so-far trace, after each counted evaluation. */
 typedef struct {
