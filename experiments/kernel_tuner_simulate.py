@@ -22,23 +22,28 @@ strategies pay for the failures they meet; an advantage to Kernel Tuner).
 
 Each strategy runs once per seed (random, numpy.random seeded with it),
 with strategy_options max_fevals, its other options at Kernel Tuner's
-defaults; the configs it evaluated are written in order, one JSON line per
-run, in the format of tuner/sequences.h, for bin/tune-score --sequences to
-score with vptune's scorer. A strategy that raises, or one of whose runs
-takes more than --run-limit seconds of this machine's time (default 30: the
-simulation of a 336-config space takes 0.01-1 s per run for most strategies),
-is reported on stderr with the reason and skipped (its runs are not
-written); the summary line says which and why.
+defaults; the configs it evaluated are written in the order of their first
+evaluation (a repeat costs nothing in Kernel Tuner: its cache answers it),
+one JSON line per run, in the format of tuner/sequences.h, for bin/tune-score --sequences to
+score with vptune's scorer. Each strategy runs in a child process; a
+strategy that raises, or one of whose runs takes more than --run-limit
+seconds of this machine's time (default 30: the simulation of a 336-config
+space takes 0.01-1 s per run for most strategies), is stopped, reported on
+stderr with the reason and skipped (none of its runs are written); the
+summary line says which and why.
 """
 import argparse
 import json
 import os
 import random
-import signal
+import shutil
 import sys
 import tempfile
 import time
 import warnings
+
+import multiprocessing
+import queue as queue_module
 
 import numpy as np
 import kernel_tuner
@@ -89,36 +94,65 @@ def t4_to_cache(t4, path):
     return len(cache)
 
 
-class RunTimeout(Exception):
-    pass
-
-
-def _alarm(_sig, _frame):
-    raise RunTimeout()
-
-
-def run(cache_path, strategy, seed, max_fevals, limit_s):
+def run(cache_path, strategy, seed, max_fevals):
     random.seed(seed)
     np.random.seed(seed)
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(limit_s)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            # brute_force takes no options: it evaluates the whole space
-            options = {} if strategy == "brute_force" else {"max_fevals": max_fevals}
-            results, _env = kernel_tuner.tune_cache(cache_path, strategy=strategy, strategy_options=options,
-                                                    quiet=True, verbose=False)
-    except RunTimeout:
-        raise RunTimeout("a run took more than %d s of this machine's time (--run-limit)" % limit_s)
-    finally:
-        signal.alarm(0)
-    order = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # brute_force takes no options: it evaluates the whole space
+        options = {} if strategy == "brute_force" else {"max_fevals": max_fevals}
+        results, _env = kernel_tuner.tune_cache(cache_path, strategy=strategy, strategy_options=options,
+                                                quiet=True, verbose=False)
+    # each config at its first evaluation: a repeat is answered from Kernel
+    # Tuner's cache at no cost, and the scorer counts first evaluations only
+    order, seen = [], set()
     for r in results:
         if r is None:
             continue
-        order.append(config_text(r))
+        t = config_text(r)
+        if t not in seen:
+            seen.add(t)
+            order.append(t)
     return order
+
+
+def worker(cache_path, keys, strategy, seeds, max_fevals, queue):
+    """One strategy's runs in a child process, each run's order (or its
+    error) put on the queue as it ends."""
+    global KEYS_ORDER
+    KEYS_ORDER = keys
+    for seed in range(1, seeds + 1):
+        try:
+            queue.put(("ok", seed, run(cache_path, strategy, seed, max_fevals)))
+        except Exception as e:  # reported by the parent, not hidden
+            msg = str(e).splitlines()[0][:200] if str(e) else ""
+            queue.put(("error", seed, "%s: %s" % (type(e).__name__, msg)))
+            return
+
+
+def run_strategy(cache_path, strategy, seeds, max_fevals, limit_s):
+    """The runs of one strategy, or raises RuntimeError with the reason: a
+    run that raised, or one that took more than limit_s seconds (the child
+    is then terminated)."""
+    queue = multiprocessing.Queue()
+    p = multiprocessing.Process(target=worker, args=(cache_path, KEYS_ORDER, strategy, seeds, max_fevals, queue))
+    p.start()
+    orders = []
+    try:
+        for _ in range(seeds):
+            try:
+                status, seed, value = queue.get(timeout=limit_s)
+            except queue_module.Empty:
+                raise RuntimeError("RunTimeout: a run took more than %d s of this machine's time (--run-limit)"
+                                   % limit_s)
+            if status == "error":
+                raise RuntimeError(value)
+            orders.append((seed, value))
+    finally:
+        if p.is_alive():
+            p.terminate()
+        p.join()
+    return orders
 
 
 def main():
@@ -142,19 +176,18 @@ def main():
     with open(a.out, "a") as out:
         for s in strategies:
             t0 = time.time()
-            lines = []
             try:
-                for seed in range(1, a.seeds + 1):
-                    order = run(cache_path, s, seed, min(a.max_fevals, n), a.run_limit)
-                    lines.append(json.dumps({"kind": "sequence", "scene": a.scene, "tuner": tuner, "strategy": s,
-                                             "seed": seed, "configs": order}))
-            except Exception as e:  # a strategy that cannot run here is reported, not hidden
-                failed[s] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
+                orders = run_strategy(cache_path, s, a.seeds, min(a.max_fevals, n), a.run_limit)
+            except RuntimeError as e:
+                failed[s] = str(e)
                 print("kernel_tuner_simulate: %s on %s: %s" % (s, a.scene, failed[s]), file=sys.stderr)
                 continue
+            lines = [json.dumps({"kind": "sequence", "scene": a.scene, "tuner": tuner, "strategy": s, "seed": seed,
+                                 "configs": order}) for seed, order in orders]
             out.write("".join(l + "\n" for l in lines))
             out.flush()
             print("%s %s: %d runs, %.1f s" % (a.scene, s, len(lines), time.time() - t0), file=sys.stderr)
+    shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps({"kind": "kt_summary", "scene": a.scene, "tuner": tuner, "configs": n,
                       "strategies": [s for s in strategies if s not in failed], "failed": failed}))
 

@@ -1,15 +1,18 @@
 /* The ground-truth tools without a GPU (issue 21): recordings read
- * compressed, recorded joint spaces (schedules x estimators), and
+ * compressed, recorded joint spaces (schedules x estimators),
  * bin/tune-space's sample, neighbours, pick and correlate on the recorded
- * 336-config fixtures. */
+ * 336-config fixtures, and the transfer prior (tuner/transfer.h) with the
+ * search's portfolio of starts. */
 #include "tests/harness/test.h"
 #include "tests/test_tools.h"
 
 #include "base/error.h"
 #include "base/file.h"
+#include "tuner/best.h"
 #include "tuner/eval.h"
 #include "tuner/search.h"
 #include "tuner/space.h"
+#include "tuner/transfer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -288,4 +291,76 @@ TEST(tune_space_usage_errors)
     CHECK_STR_CONTAINS(out, "/nonexistent/rec.jsonl");
     CHECK_EQ_INT(tune_space("sample 5 --seed x"), 2);
     CHECK_STR_CONTAINS(out, "--seed");
+}
+
+/* The transfer prior: other scenes' saved winners, never the scene's own,
+ * files that do not load left out, none when nothing was saved. */
+TEST(tuner_transfer_starts_are_other_scenes_winners)
+{
+    char results[600], path[800];
+    snprintf(results, sizeof results, "%s/results", vpt_test_tmpdir());
+    const char *gpu = "NVIDIA H100 80GB HBM3";
+    VptConfig got[VPT_SEARCH_MAX_STARTS];
+    char names[256];
+    CHECK_EQ_INT((int)vpt_transfer_starts(results, gpu, "manix", got, VPT_SEARCH_MAX_STARTS, names, sizeof names), 0);
+    VptTuneProvenance prov;
+    memset(&prov, 0, sizeof prov);
+    snprintf(prov.gpu_name, sizeof prov.gpu_name, "%s", gpu);
+    static const char *const saved[][2] = {{"manix", "regenerationSK-warp,coop=4"},
+                                           {"artifix", "regenerationSK-warp,maxrregcount=64,lookahead=4"},
+                                           {"smoke", "regenerationSK-warp,threshold=25,coop=8,majorant=grid4"}};
+    for (int i = 0; i < 3; i++) {
+        VptEvalRecord w;
+        VptConfig c;
+        REQUIRE(vpt_config_parse(saved[i][1], &c) == 0);
+        vpt_eval_record_init(&w, &c, 1);
+        w.time_ms = w.mrays_per_s = w.gsteps_per_s = w.occupancy_achieved = w.simd_efficiency = 1; /* JSON has no NaN */
+        snprintf(prov.scene, sizeof prov.scene, "%s", saved[i][0]);
+        REQUIRE(vpt_best_path(results, gpu, saved[i][0], path, sizeof path) == 0);
+        REQUIRE(vpt_best_save(path, &prov, &w, "local") == 0);
+    }
+    REQUIRE(vpt_best_path(results, gpu, "broken", path, sizeof path) == 0);
+    REQUIRE(vpt_write_file_atomic(path, "{\"config\":\"regen=thread,threshold=50\"}", 37) == 0);
+    size_t n = vpt_transfer_starts(results, gpu, "manix", got, VPT_SEARCH_MAX_STARTS, names, sizeof names);
+    CHECK_EQ_INT((int)n, 2);
+    CHECK_STR_CONTAINS(names, "artifix");
+    CHECK_STR_CONTAINS(names, "smoke");
+    CHECK(strstr(names, "manix") == NULL);
+    for (size_t i = 0; i < n; i++) CHECK(got[i].regen == VPT_REGEN_WARP);
+    /* a new volume learns from all three; max bounds the count */
+    CHECK_EQ_INT((int)vpt_transfer_starts(results, gpu, "cranium", got, VPT_SEARCH_MAX_STARTS, NULL, 0), 3);
+    CHECK_EQ_INT((int)vpt_transfer_starts(results, gpu, "cranium", got, 1, NULL, 0), 1);
+}
+
+/* Starts are measured first and the descent begins at the best of them:
+ * on a recorded space, a portfolio holding the optimum finds it at once. */
+TEST(tuner_search_starts_from_the_best_start)
+{
+    require_fixture();
+    VptReplay *r = vpt_replay_open(FIXTURE);
+    REQUIRE(r);
+    VptSpace *s = vpt_replay_space(r, NULL);
+    REQUIRE(s);
+    const VptEvalRecord *best = NULL;
+    for (size_t i = 0; i < vpt_replay_count(r); i++)
+        if (!best || vpt_eval_objective(vpt_replay_record(r, i)) < vpt_eval_objective(best)) best = vpt_replay_record(r, i);
+    VptConfig starts[2];
+    REQUIRE(vpt_config_parse("naiveSK,block=128", &starts[0]) == 0);
+    starts[1] = best->config;
+    for (int strategy = VPT_STRATEGY_LOCAL; strategy <= VPT_STRATEGY_ANNEALING; strategy++) {
+        VptSearchOptions o;
+        vpt_search_options_init(&o);
+        o.strategy = (VptStrategy)strategy;
+        o.max_evals = 3;
+        o.starts = starts;
+        o.n_starts = 2;
+        VptSearchResult res;
+        vpt_replay_reset(r);
+        REQUIRE(vpt_search_run(s, vpt_replay_evaluate, r, NULL, &o, &res) == 0);
+        CHECK_EQ_INT((int)res.n_evals, 3); /* the thesis' prior and the two starts */
+        CHECK(res.found && vpt_config_equal(&res.best.config, &best->config));
+        vpt_search_result_free(&res);
+    }
+    vpt_space_destroy(s);
+    vpt_replay_destroy(r);
 }
