@@ -289,7 +289,11 @@ VptReplay *vpt_replay_open(const char *path)
     r->cheap_fraction = 0.125;
     char *data = NULL;
     size_t size = 0;
-    if (vpt_read_file(path, REPLAY_MAX_BYTES, &data, &size) || gunzip_if_gzip(path, &data, &size)) goto fail;
+    if (vpt_read_file(path, REPLAY_MAX_BYTES, &data, &size)) goto fail;
+    if (gunzip_if_gzip(path, &data, &size)) { /* the compressed data stays ours */
+        free(data);
+        goto fail;
+    }
     int rc = parse_rows(r, data, size);
     free(data);
     if (rc || rowset_index(&r->full) || rowset_index(&r->cheap)) goto fail;
