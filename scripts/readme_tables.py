@@ -355,21 +355,30 @@ def table_tuner_compare(gpu):
     d, rows, machine = loaded
     rel = os.path.relpath(d, ROOT)
     summ = tc.summary(rows)
-    kt = sorted({r["tuner"] for r in rows if r["mode"] == "sequence"})
-    kt_strategies = sorted({r["strategy"] for r in rows if r["mode"] == "sequence"})
-    seeds = sorted({r["seeds"] for r in rows})
+    kt = sorted({r["tuner"] for r in rows if r.get("mode") == "sequence"})
+    failed, n_strategies = tc.failures(rows)
+    ran = sorted({r["strategy"] for r in rows if r.get("mode") == "sequence"})
+    seeds = sorted({r["seeds"] for r in rows if "seeds" in r})
     info = dict(l.split(": ", 1) for l in machine if ": " in l)
+    def reason(text):
+        return "a run over the 30 s limit" if text.startswith("RunTimeout") else text
+
+    why = ", ".join("%s (%s, %s)" % (st, ", ".join(sorted(sc)) if len(sc) < 6 else "every scene",
+                                      reason(sorted(set(sc.values()))[0]))
+                    for st, sc in sorted(failed.items()))
     lines = ["Replay of the six recorded spaces (`tests/fixtures/tuner/`), %s seeds; scores after Willemsen et al. "
              "by time (by evaluations in brackets): 0 = random search, 1 = the optimum at once. \"default\": "
              "`tune`'s local search from the thesis' prior (regenerationSK-thread, known before any measurement, "
-             "fitted on no fixture); \"chosen\": the strategy and start chosen on the other five scenes "
+             "fitted on no fixture; on a GPU `tune` now adds the transfer prior, as \"chosen\" does); "
+             "\"chosen\": the strategy and start chosen on the other five scenes "
              "(`bin/tune-score --leave-one-out`: the transfer prior, the other scenes' fastest configs, and the "
              "choice of strategy are fitted without the scene); \"2%% at 90 s\": seeds whose 90 s run ends "
-             "within 2%% of the optimum. Kernel Tuner: %s in its simulation mode on vptune's T4 export, every "
-             "strategy that ran (%d: %s), its best on each scene picked in hindsight. %s, %s; commit %s. "
-             "`%s/`." % (", ".join(str(x) for x in seeds), ", ".join(kt), len(kt_strategies),
-                          ", ".join(kt_strategies), info.get("cpu", "?"), info.get("python", "?"),
-                          info.get("commit", "?"), rel), "",
+             "within 2%% of the optimum. Kernel Tuner: %s in its simulation mode on vptune's T4 export; of its %d "
+             "strategies, %d ran (%s); %s. Its best strategy on each scene is picked in hindsight, exhaustive "
+             "search (brute_force) left out as on vptune's side. %s, %s; commit %s. `%s/`."
+             % (", ".join(str(x) for x in seeds), ", ".join(kt), n_strategies, len(ran), ", ".join(ran),
+                "did not run: " + why if why else "all ran", info.get("cpu", "?"), info.get("python", "?"),
+                info.get("commit", "?"), rel), "",
              "| scene | default | 2% at 90 s | chosen without the scene | its score | 2% at 90 s | local, no prior "
              "| Kernel Tuner best (time) | its score | default - KT best |",
              "|---|---:|---:|---|---:|---:|---:|---|---:|---:|"]
