@@ -3,7 +3,8 @@
 # deliverable 1), at one commit on one GPU, resumable.
 #   scripts/gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]
 #   scripts/gpu_ground_truth.sh out manix                  (--scene manix)
-#   scripts/gpu_ground_truth.sh out cranium --volume data/ct/cranium.mha --like manix
+#   scripts/gpu_ground_truth.sh out cranium --volume cranium.mhd --like manix   (a real head CT:
+#                                   the one of the README's estimator table, made by scripts/fetch_ct.sh)
 # Phases (each skips what OUTDIR already holds, so the same command resumes
 # after a kill or in the next session, on the same GPU and commit):
 #   1. sample      bin/tune-space sample $N --seed $SEED: a stratified random
@@ -62,11 +63,10 @@ uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
 # A recording is one GPU and one commit: refuse to append rows of another.
 for f in "$rec" "$ver"; do
   [ -s "$f" ] || continue
-  first=$(head -1 "$f")
-  case "$first" in *"\"commit\":\"$commit\""*) ;; *)
-    echo "gpu_ground_truth: $f was recorded at another commit than $commit; use another OUTDIR" >&2; exit 2;; esac
-  if [ -n "$uuid" ]; then case "$first" in *"\"uuid\":\"$uuid\""*) ;; *)
-    echo "gpu_ground_truth: $f was recorded on another GPU than $uuid; use another OUTDIR" >&2; exit 2;; esac; fi
+  head -1 "$f" | grep -qF "\"commit\":\"$commit\"" ||
+    { echo "gpu_ground_truth: $f was recorded at another commit than $commit; use another OUTDIR" >&2; exit 2; }
+  [ -z "$uuid" ] || head -1 "$f" | grep -qF "\"uuid\":\"$uuid\"" ||
+    { echo "gpu_ground_truth: $f was recorded on another GPU than $uuid; use another OUTDIR" >&2; exit 2; }
 done
 {
   echo "date: $(date -u +%FT%TZ)"
