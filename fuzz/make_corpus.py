@@ -235,6 +235,24 @@ def estimator_seeds():
             "sparse": b"global:f32,global:f32:sparse,grid8:u8:dense"}
 
 
+def sequence_seeds():
+    cfg = b'"regen=warp,reorder=none,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,' \
+          b'sortkey=position,lookahead=4"'
+    row = (b'{"kind":"sequence","scene":"manix","tuner":"kernel_tuner 1.5.0","strategy":"mls","seed":3,'
+           b'"configs":[' + cfg + b',"regenerationSK","streamingSK,block=128,majorant=grid8,density=u8"]}')
+    return {
+        "two_runs": row + b"\n" + row.replace(b'"seed":3', b'"seed":4') + b"\n",
+        "other_kinds": b'{"kind":"note","text":"skipped"}\n\n' + row + b"\n",
+        "empty_run": b'{"kind":"sequence","scene":"s","tuner":"t","strategy":"x","seed":0,"configs":[]}\n',
+        "bad_config": row.replace(b"regenerationSK", b"regen=thread,threshold=50"),
+        "bad_seed": row.replace(b'"seed":3', b'"seed":-3'),
+        "bad_json": row[:50],
+        "no_kind": b'{"scene":"manix"}\n',
+        "long_name": row.replace(b'"mls"', b'"' + b"m" * 80 + b'"'),
+        "empty": b"",
+    }
+
+
 def number_seeds():
     return {
         "ints": b"0\n1\n-1\n+7\n2147483647\n-2147483648\n9223372036854775807\n-9223372036854775808\n16777216",
@@ -287,6 +305,11 @@ def tuner_cache_seeds(bench_rows):
     }
     if bench_rows:
         s["replay_bench_rows"] = b"".join(bench_rows)
+        # a recording committed gzipped (tests/fixtures/tuner/sampled/): the
+        # replay inflates it; cut short, it must be refused
+        gz = gzip.compress(b"".join(bench_rows), 9, mtime=0)
+        s["replay_bench_rows_gzip"] = gz
+        s["replay_bench_rows_gzip_cut"] = gz[:len(gz) // 2]
     return s
 
 
@@ -507,6 +530,7 @@ def main():
     write(root, "pfm", pfm_seeds())
     write(root, "config", config_seeds())
     write(root, "estimators", estimator_seeds())
+    write(root, "tuner_sequences", sequence_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
     write(root, "mitsuba_xml", mitsuba_xml_seeds())

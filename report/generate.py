@@ -13,6 +13,7 @@ macros into report/generated/ (gitignored), nothing else:
   roofline.py    key numbers per scene, the schedules against the step-loop roofline
   occupancy.py   occupancy, SIMD efficiency, registers, compaction depth, texture coherence
   tuner.py       tuner convergence, best configuration per scene and its transfer
+  tuner_compare.py  the tuner left one scene out, beside Kernel Tuner
   estimators.py  majorant grids and density formats
   appendix.py    commands, specs, the data files read, the thesis' sources
   pool.py        the rows they look up (results/<gpu>/, see its docstring) and the shared context
@@ -47,6 +48,7 @@ import occupancy  # noqa: E402
 import pool  # noqa: E402
 import roofline  # noqa: E402
 import thesis  # noqa: E402
+import tuner_compare  # noqa: E402
 import tuner  # noqa: E402
 import verdicts  # noqa: E402
 from common import tex  # noqa: E402
@@ -62,7 +64,7 @@ def run(root, gpu, out_dir):
     ctx = pool.Context(root, gpu, out_dir)
     parts = [front.setup, front.scenes_figure, front.experiments_table, thesis.thesis_tables, mitsuba3.table,
              roofline.key_numbers, roofline.fig_schedules, roofline.fig_roofline, occupancy.fig_occupancy,
-             occupancy.fig_registers, occupancy.fig_depth, tuner.tuner, report_estimators.write, tuner.transfer,
+             occupancy.fig_registers, occupancy.fig_depth, tuner.tuner, report_estimators.write, tuner.transfer, tuner_compare.part,
              occupancy.coherence, thesis.claims, appendix.appendix]
     for part in parts:
         ctx.begin()

@@ -43,8 +43,9 @@ def all_inputs(specs):
     reads results: the pool, the front matter, Mitsuba, the estimators."""
     import estimators
     import front
+    import tuner_compare
     out = dict(inputs(specs))
-    for part in (front, mitsuba3, estimators):
+    for part in (front, mitsuba3, estimators, tuner_compare):
         out.update(part.INPUTS)
     return out
 

@@ -32,6 +32,7 @@ INPUTS = {
     "estimator_tunes": ["{gpu}/estimators/*-winners.jsonl"],
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
+    "tuner_compare": ["cpu-*/kernel_tuner/*.jsonl", "cpu-*/kernel_tuner/machine.txt"],
 }
 
 
@@ -387,11 +388,66 @@ def svg_estimators(gpu):
     return "\n".join(out) + "\n"
 
 
+def table_tuner_compare(gpu):
+    """experiments/kernel_tuner's rows (results/cpu-*/kernel_tuner/, a
+    simulation on the recorded spaces): leave one scene out, and Kernel
+    Tuner's strategies scored by the same scorer (report/tuner_compare.py
+    reads and summarizes them for the report and this table alike)."""
+    sys.path.insert(0, os.path.join(ROOT, "report"))
+    sys.dont_write_bytecode = True
+    import tuner_compare as tc
+    loaded = tc.load(os.path.join(ROOT, "results"))
+    if not loaded:
+        return "Not run yet (`experiments/kernel_tuner`)."
+    d, rows, machine = loaded
+    rel = os.path.relpath(d, ROOT)
+    summ = tc.summary(rows)
+    kt = sorted({r["tuner"] for r in rows if r.get("mode") == "sequence"})
+    failed, n_strategies = tc.failures(rows)
+    ran = sorted({r["strategy"] for r in rows if r.get("mode") == "sequence"})
+    seeds = sorted({r["seeds"] for r in rows if "seeds" in r})
+    info = dict(l.split(": ", 1) for l in machine if ": " in l)
+    def reason(text):
+        return "a run over the 30 s limit" if text.startswith("RunTimeout") else text
+
+    why = ", ".join("%s (%s, %s)" % (st, ", ".join(sorted(sc)) if len(sc) < 6 else "every scene",
+                                      reason(sorted(set(sc.values()))[0]))
+                    for st, sc in sorted(failed.items()))
+    lines = ["Replay of the six recorded spaces (`tests/fixtures/tuner/`), %s seeds; scores after Willemsen et al. "
+             "by time (by evaluations in brackets): 0 = random search, 1 = the optimum at once. \"default\": "
+             "`tune`'s local search from the thesis' prior (regenerationSK-thread, known before any measurement, "
+             "fitted on no fixture; on a GPU `tune` now adds the transfer prior, as \"chosen\" does); "
+             "\"chosen\": the strategy and start chosen on the other five scenes "
+             "(`bin/tune-score --leave-one-out`: the transfer prior, the other scenes' fastest configs, and the "
+             "choice of strategy are fitted without the scene); \"2%% at 90 s\": seeds whose 90 s run ends "
+             "within 2%% of the optimum. Kernel Tuner: %s in its simulation mode on vptune's T4 export; of its %d "
+             "strategies, %d ran (%s); %s. Its best strategy on each scene is picked in hindsight, exhaustive "
+             "search (brute_force) left out as on vptune's side. %s, %s; commit %s. `%s/`."
+             % (", ".join(str(x) for x in seeds), ", ".join(kt), n_strategies, len(ran), ", ".join(ran),
+                "did not run: " + why if why else "all ran", info.get("cpu", "?"), info.get("python", "?"),
+                info.get("commit", "?"), rel), "",
+             "| scene | default | 2% at 90 s | chosen without the scene | its score | 2% at 90 s | local, no prior "
+             "| Kernel Tuner best (time) | its score | default - KT best |",
+             "|---|---:|---:|---|---:|---:|---:|---|---:|---:|"]
+    for x in summ:
+        dflt, ch, npr, k = x["default"], x["chosen"], x["noprior"], x["kt_time"]
+        if not (dflt and ch and npr and k):
+            continue
+        lines.append("| %s | %+.2f (%+.2f) | %.0f%% | %s | %+.2f (%+.2f) | %.0f%% | %+.2f (%+.2f) | %s | "
+                     "%+.2f (%+.2f) | %+.2f (%+.2f) |" % (
+                         x["scene"], dflt["score_seconds"], dflt["score_evals"], 100 * dflt["within_2pct_at_90s"],
+                         tc.label(ch), ch["score_seconds"], ch["score_evals"], 100 * ch["within_2pct_at_90s"],
+                         npr["score_seconds"], npr["score_evals"], k["strategy"], k["score_seconds"],
+                         k["score_evals"], dflt["score_seconds"] - k["score_seconds"],
+                         dflt["score_evals"] - x["kt_evals"]["score_evals"]))
+    return "\n".join(lines)
+
+
 GENERATED = {os.path.join("docs", "images", "estimators.svg"): svg_estimators}
 
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
           "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
-          "estimators": table_estimators}
+          "estimators": table_estimators, "tuner_compare": table_tuner_compare}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")

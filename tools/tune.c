@@ -28,6 +28,7 @@
 #include "tuner/estimators.h"
 #include "tuner/space.h"
 #include "tuner/t4.h"
+#include "tuner/transfer.h"
 #include "tuner/tune.h"
 
 #include <signal.h>
@@ -43,7 +44,10 @@
  * 98% of the optimum's throughput within 5% of the exhaustive search's wall
  * time (9.2-9.3 s of 184-186 s) on every seed of both scenes, in a median 1.2 s
  * and 1.6 s (annealing: 80%/73% of seeds, the GA 45%/28%, random 33%/21%,
- * halving 31%/22%); test_tuner_fixture.c checks it. */
+ * halving 31%/22%); test_tuner_fixture.c checks it. On a GPU it also starts
+ * from the winners other scenes' tunes saved (tuner/transfer.h): left out
+ * one scene at a time, that scored at least as well on all six
+ * (bin/tune-score --leave-one-out). */
 #define DEFAULT_STRATEGY "local"
 #define DEFAULT_BUDGET_S 90.0
 
@@ -424,6 +428,14 @@ static int run_gpu(Options *o)
     to.remeasure = vpt_gpu_eval_remeasure;
     to.remeasure_ctx = g;
     set_estimators(o, &to, 0);
+    /* the transfer prior: other scenes' saved winners as extra starts
+     * (tuner/transfer.h says why) */
+    VptConfig starts[VPT_SEARCH_MAX_STARTS];
+    char from[1024];
+    to.search.starts = starts;
+    to.search.n_starts = vpt_transfer_starts("results", prov.gpu_name, scene->name, starts, VPT_SEARCH_MAX_STARTS,
+                                             from, sizeof from);
+    if (to.search.n_starts) printf("transfer prior: %zu starts, the configs saved for %s\n", to.search.n_starts, from);
     VptTuneResult res;
     if (vpt_tune_run(&to, &res)) {
         vpt_report_error(prog);

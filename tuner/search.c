@@ -45,7 +45,7 @@ void vpt_search_options_init(VptSearchOptions *o)
     o->strategy = VPT_STRATEGY_RANDOM;
     o->seed = 1;
     o->ga_population = 10;
-    o->ga_mutation = 1.0 / VPT_DIM_COUNT;
+    o->ga_mutation = 1.0 / VPT_DIM_SCHEDULE_COUNT;
     o->sa_t0 = 0.1;
     o->sa_tmin = 0.001;
     o->sa_alpha = 0.995;
@@ -127,6 +127,20 @@ static int push_eval(Engine *e, const VptEvalRecord *r)
     return 0;
 }
 
+/* The config a member is evaluated as: the member with the options'
+ * estimator stamped on (search.h). The thesis' estimator (global, f32), the
+ * default, stamps nothing, so that a recorded joint space (whose members
+ * carry their own estimators, tuner/space.h) is searched as recorded. */
+static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *member)
+{
+    VptConfig c = *member;
+    if (o->majorant != 0 || o->density != VPT_DENSITY_F32) {
+        c.majorant = o->majorant;
+        c.density = o->density;
+    }
+    return c;
+}
+
 /* Evaluates member m at fidelity (see search.h for what counts). Returns 1
  * with its objective in *obj, or 0 when the search must stop (budget,
  * interrupt, stall, error: e->res->stop says which). */
@@ -152,9 +166,7 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
         stop(e, VPT_STOP_BUDGET);
         return 0;
     }
-    VptConfig stamped = *vpt_space_point(e->space, m);
-    stamped.majorant = e->o->majorant;
-    stamped.density = e->o->density;
+    VptConfig stamped = stamp_estimator(e->o, vpt_space_point(e->space, m));
     const VptConfig *cfg = &stamped;
     VptEvalRecord rec;
     const VptEvalRecord *hit = e->cache ? vpt_cache_find(e->cache, cfg, fidelity) : NULL;
@@ -221,9 +233,7 @@ static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
     size_t k = 0;
     for (size_t i = 0; i < n && left > 0; i++) {
         if (visited(e, members[i], fidelity)) continue;
-        VptConfig stamped = *vpt_space_point(e->space, members[i]);
-        stamped.majorant = o->majorant;
-        stamped.density = o->density;
+        VptConfig stamped = stamp_estimator(o, vpt_space_point(e->space, members[i]));
         const VptConfig *c = &stamped;
         if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
         int dup = 0;
@@ -338,6 +348,42 @@ static long sampled_start(Engine *e, Shuffle *starts)
     return best;
 }
 
+/* The start of local search and annealing: with a portfolio of starts
+ * (VptSearchOptions.starts), the prior (unless no_prior) and the member
+ * nearest to each start, announced together and measured, and the best of
+ * them; without one, the prior, or the best of a few random members.
+ * -1 when no member is left, -2 when the search must stop. */
+static long start_member(Engine *e, Shuffle *starts)
+{
+    const VptSearchOptions *o = e->o;
+    if (o->n_starts == 0 || !o->starts) {
+        long m = prior_member(e);
+        return m >= 0 ? m : sampled_start(e, starts);
+    }
+    size_t list[VPT_SEARCH_MAX_STARTS + 1], k = 0;
+    long prior = prior_member(e);
+    if (prior >= 0) list[k++] = (size_t)prior;
+    for (size_t i = 0; i < o->n_starts && i < VPT_SEARCH_MAX_STARTS; i++) {
+        long m = vpt_space_nearest(e->space, &o->starts[i], NULL);
+        int dup = m < 0;
+        for (size_t j = 0; j < k && !dup; j++) dup = list[j] == (size_t)m;
+        if (!dup) list[k++] = (size_t)m;
+    }
+    if (k == 0) return sampled_start(e, starts);
+    hint(e, list, k, 1);
+    long best = (long)list[0];
+    double best_obj = INFINITY;
+    for (size_t i = 0; i < k; i++) {
+        double obj;
+        if (!eval(e, list[i], 1, &obj)) return -2;
+        if (obj < best_obj) {
+            best_obj = obj;
+            best = (long)list[i];
+        }
+    }
+    return best;
+}
+
 /* Where a search starts again after a local optimum: a perturbation of the
  * best member found so far (iterated local search: a good region usually has
  * more good members than a random point's), two dimensions on average, or,
@@ -348,7 +394,7 @@ static long restart_member(Engine *e, Shuffle *starts, long incumbent)
 {
     if (incumbent >= 0)
         for (int tries = 0; tries < 8; tries++) {
-            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_COUNT, &e->rng);
+            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_SCHEDULE_COUNT, &e->rng);
             if (!visited(e, m, 1)) return (long)m;
         }
     return shuffle_next_unvisited(starts, e, 1);
@@ -384,9 +430,9 @@ static void run_local(Engine *e)
         return;
     }
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
-    long start = prior_member(e), incumbent = -1;
+    long start = start_member(e, &starts), incumbent = -1;
     double inc_obj = INFINITY;
-    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
+    if (start == -2) goto out;
     for (;;) {
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
@@ -471,9 +517,9 @@ static void run_annealing(Engine *e)
         return;
     }
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
-    long start = prior_member(e), incumbent = -1;
+    long start = start_member(e, &starts), incumbent = -1;
     double inc_obj = INFINITY;
-    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
+    if (start == -2) goto out;
     for (;;) { /* one walk per (re)heat */
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
@@ -575,9 +621,9 @@ static void run_genetic(Engine *e)
     const VptSearchOptions *o = e->o;
     size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 10);
     size_t p = want < e->n_members ? want : e->n_members;
-    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_COUNT;
+    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_SCHEDULE_COUNT;
     /* chance that a per-dimension mutation changes anything at all */
-    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_COUNT);
+    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_SCHEDULE_COUNT);
     Individual *pop = vpt_malloc(p * sizeof *pop), *next = vpt_malloc(p * sizeof *next);
     Shuffle init;
     if (!pop || !next || shuffle_init(&init, e->n_members)) {

@@ -150,7 +150,7 @@ typedef struct {
                             generations; on the recorded fixtures
                             (bin/tune-score, 400 seeds) 20 scored +0.23 and
                             +0.13 by evaluations, 10 +0.35 and +0.32 */
-    double ga_mutation;  /* 1 / VPT_DIM_COUNT: one dimension per child on
+    double ga_mutation;  /* 1 / VPT_DIM_SCHEDULE_COUNT: one dimension per child on
                             average */
     double sa_t0;        /* 0.1: a 10% worse move is first taken with p 0.37 */
     double sa_tmin;      /* 0.001 */
@@ -160,6 +160,15 @@ typedef struct {
      * default variant (see above); 1: from random members instead (for
      * measuring what the prior is worth). */
     int no_prior;
+    /* A portfolio of starts (e.g. the best configs of other scenes: the
+     * transfer prior of bin/tune-score --leave-one-out): local search and
+     * annealing measure the prior (unless no_prior) and the member nearest
+     * to each of starts[0..n_starts) first, announced together, and descend
+     * from the best of them; at most VPT_SEARCH_MAX_STARTS are used. NULL /
+     * 0: the prior alone, as above. */
+    const VptConfig *starts;
+    size_t n_starts;
+
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */
     size_t stall_limit;
@@ -181,7 +190,9 @@ typedef struct {
      * evaluated with: the space holds schedules, and the tune driver
      * chooses the estimator (tuner/estimators.h). It is stamped onto each
      * member before the cache, the evaluator and prefetch see it, so rows
-     * say what was measured. vpt_search_options_init: global, f32. */
+     * say what was measured. vpt_search_options_init: global, f32, which
+     * stamps nothing: the members keep their own (in the schedule space,
+     * global f32; in a recorded joint space, tuner/space.h, each its own). */
     int majorant;
     VptDensityFormat density;
 
@@ -192,6 +203,8 @@ typedef struct {
 } VptSearchOptions;
 
 void vpt_search_options_init(VptSearchOptions *o);
+
+#define VPT_SEARCH_MAX_STARTS 16
 
 /* One point of the best-so-far trace, after each counted evaluation. */
 typedef struct {
