@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "tuner/cache.h"
+#include "tuner/rows.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -61,6 +62,34 @@ static VptCache *write_cache(const char *path, int n_rows, VptEvalRecord *recs)
             return NULL;
         }
     return c;
+}
+
+/* Every estimator of one schedule has its own key, so a cache or a
+ * recording never answers one estimator with another's row (grid64's and
+ * grid128's cell sizes once masked to global's key, and volume=sparse was
+ * not in it). */
+TEST(tuner_rows_config_keys_tell_every_estimator_apart)
+{
+    VptConfig base;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,lookahead=4,coop=8", &base) == 0);
+    const int *cells;
+    const int nm = vpt_majorant_cells(&cells);
+    uint64_t keys[VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT * 2];
+    char texts[VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT * 2][VPT_CONFIG_STR_MAX];
+    int n = 0;
+    for (int m = 0; m < nm; m++)
+        for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++)
+            for (int sp = 0; sp < 2; sp++) {
+                VptConfig c = base;
+                c.majorant = cells[m];
+                c.density = (VptDensityFormat)f;
+                c.sparse = sp;
+                REQUIRE(vpt_config_check(&c) == 0);
+                vpt_config_format(&c, texts[n], sizeof texts[n]);
+                keys[n++] = vpt_rows_config_key(&c);
+            }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) CHECK_MSG(keys[i] != keys[j], "%s and %s share a key", texts[i], texts[j]);
 }
 
 TEST(tuner_cache_round_trip)

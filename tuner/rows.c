@@ -197,9 +197,22 @@ int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p)
     return 0;
 }
 
+/* The majorant's position in codegen's list of cell sizes (its values, up
+ * to 128, do not fit a narrow field: 64 & 0x3F was 0, global's key). */
+static uint64_t majorant_index(int cell)
+{
+    const int *cells;
+    const int n = vpt_majorant_cells(&cells);
+    for (int i = 0; i < n; i++)
+        if (cells[i] == cell) return (uint64_t)i;
+    return 7;
+}
+
 uint64_t vpt_rows_config_key(const VptConfig *c)
 {
-    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+6+2 = 59 bits */
+    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+3+2+1 = 57
+     * bits (the cache shifts one more in); the majorant as its index */
+    _Static_assert(VPT_MAJORANT_COUNT <= 7, "the majorant's key field holds 0..7");
     uint64_t k = (uint64_t)c->regen;
     k = (k << 2) | (uint64_t)c->reorder;
     k = (k << 1) | (uint64_t)c->kernels;
@@ -211,7 +224,8 @@ uint64_t vpt_rows_config_key(const VptConfig *c)
     k = (k << 1) | (uint64_t)c->sortkey;
     k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
     k = (k << 5) | (uint64_t)(c->coop & 0x1F);
-    k = (k << 6) | (uint64_t)(c->majorant & 0x3F);
+    k = (k << 3) | majorant_index(c->majorant);
     k = (k << 2) | (uint64_t)(c->density & 0x3);
+    k = (k << 1) | (uint64_t)(c->sparse != 0);
     return k;
 }
