@@ -154,8 +154,8 @@ int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndim
         return vpt_fail("%s: %lldx%lldx%lld voxels need %zu bytes, more than the %zu allowed", name,
                         (long long)dims[0], (long long)dims[1], (long long)(ndims == 3 ? dims[2] : 1), count * big,
                         max_bytes);
-    /* While converting, the stored data and the float grid are both held. */
-    size_t need = vptv_sat_add(count * esz, count * sizeof(float)), phys = vptv_physical_memory();
+    /* The data streams into the float grid: the grid is what is held. */
+    size_t need = count * sizeof(float), phys = vptv_physical_memory();
     if (need > phys)
         return vpt_fail("%s: %lldx%lldx%lld voxels need %zu bytes of memory to load, more than this machine's %zu "
                         "bytes of physical memory",
@@ -167,149 +167,6 @@ int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndim
     shape->count = count;
     shape->nbytes = count * esz;
     return 0;
-}
-
-static uint64_t load_uint(const unsigned char *p, size_t n, int big_endian)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) v |= (uint64_t)p[big_endian ? n - 1 - i : i] << (8 * i);
-    return v;
-}
-
-static int bad_value(const char *name, double v, size_t i, const VptvShape *s)
-{
-    size_t x = i % (size_t)s->dims[0], y = i / (size_t)s->dims[0] % (size_t)s->dims[1],
-           z = i / ((size_t)s->dims[0] * (size_t)s->dims[1]);
-    return vpt_fail("%s: %s value %g at voxel %zu (x %zu, y %zu, z %zu)", name,
-                    isfinite(v) ? "out-of-float-range" : "non-finite", v, i, x, y, z);
-}
-
-int vptv_convert(const char *name, const unsigned char *src, const VptvShape *shape, VptScalarType t,
-                 int big_endian, VptVolume *out)
-{
-    memset(out, 0, sizeof *out);
-    float *d = vpt_malloc(shape->count * sizeof(float));
-    if (!d) {
-        vpt_error_prefix("%s", name);
-        return -1;
-    }
-    size_t n = shape->count, esz = vpt_scalar_type_size(t);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t u = load_uint(src + i * esz, esz, big_endian);
-        float f;
-        switch (t) {
-        case VPT_SCALAR_U8: f = (float)(uint8_t)u; break;
-        case VPT_SCALAR_I8: f = (float)(int8_t)(uint8_t)u; break;
-        case VPT_SCALAR_U16: f = (float)(uint16_t)u; break;
-        case VPT_SCALAR_I16: f = (float)(int16_t)(uint16_t)u; break;
-        case VPT_SCALAR_U32: f = (float)(uint32_t)u; break;
-        case VPT_SCALAR_I32: f = (float)(int32_t)(uint32_t)u; break;
-        case VPT_SCALAR_F32: {
-            uint32_t b = (uint32_t)u;
-            memcpy(&f, &b, sizeof f);
-            if (!isfinite(f)) {
-                free(d);
-                return bad_value(name, f, i, shape);
-            }
-            break;
-        }
-        default: { /* VPT_SCALAR_F64 */
-            double g;
-            memcpy(&g, &u, sizeof g);
-            if (!isfinite(g) || fabs(g) > (double)FLT_MAX) {
-                free(d);
-                return bad_value(name, g, i, shape);
-            }
-            f = (float)g;
-            break;
-        }
-        }
-        d[i] = f;
-    }
-    out->nx = shape->dims[0];
-    out->ny = shape->dims[1];
-    out->nz = shape->dims[2];
-    out->data = d;
-    out->stored = t;
-    for (int k = 0; k < 3; k++) out->spacing[k] = 1.0f;
-    return 0;
-}
-
-int vptv_inflate(const char *name, const unsigned char *src, size_t srclen, int window_bits, unsigned char *dst,
-                 size_t expected)
-{
-    const char *kind = window_bits > 31 ? "compressed" : window_bits > 15 ? "gzip" : "zlib";
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (inflateInit2(&zs, window_bits) != Z_OK) return vpt_fail("%s: cannot initialize zlib", name);
-    size_t in_left = srclen, out_left = expected;
-    const unsigned char *in = src;
-    unsigned char *out = dst;
-    unsigned char spare[64];
-    int rc = 0;
-    for (;;) {
-        if (zs.avail_in == 0 && in_left) {
-            zs.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
-            zs.next_in = (Bytef *)in;
-            in += zs.avail_in;
-            in_left -= zs.avail_in;
-        }
-        /* Once the output is full, inflate into a scratch buffer: any byte
-         * landing there means the stream holds more than expected. */
-        int full = out_left == 0 && zs.avail_out == 0;
-        if (full) {
-            zs.next_out = spare;
-            zs.avail_out = sizeof spare;
-        } else if (zs.avail_out == 0) {
-            zs.avail_out = out_left > (1u << 30) ? (1u << 30) : (uInt)out_left;
-            zs.next_out = out;
-            out += zs.avail_out;
-            out_left -= zs.avail_out;
-        }
-        uInt before_out = zs.avail_out;
-        int z = inflate(&zs, Z_NO_FLUSH);
-        if (full && zs.avail_out != before_out) {
-            rc = vpt_fail("%s: %s data inflates to more than the expected %zu bytes", name, kind, expected);
-            break;
-        }
-        if (full) zs.avail_out = 0;
-        if (z == Z_STREAM_END) {
-            size_t got = expected - out_left - zs.avail_out;
-            if (got != expected) {
-                rc = vpt_fail("%s: %s data inflates to %zu bytes, expected %zu", name, kind, got, expected);
-                break;
-            }
-            size_t rest = zs.avail_in + in_left;
-            if (rest == 0) break;
-            /* gzip allows concatenated members; anything else is junk. */
-            if (window_bits > 15 && (zs.avail_in ? zs.next_in[0] : in[0]) == 0x1f) {
-                if (inflateReset(&zs) != Z_OK) {
-                    rc = vpt_fail("%s: cannot reset zlib", name);
-                    break;
-                }
-                continue;
-            }
-            rc = vpt_fail("%s: %zu bytes of junk after the end of the %s stream", name, rest, kind);
-            break;
-        }
-        if (z == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
-            size_t got = expected - out_left - zs.avail_out;
-            if (got == expected)
-                rc = vpt_fail("%s: %s data is truncated: the stream's end and checksum are missing", name, kind);
-            else
-                rc = vpt_fail("%s: %s data is truncated: the stream stops after %zu of the expected %zu bytes", name,
-                              kind, got, expected);
-            break;
-        }
-        if (z == Z_NEED_DICT || z == Z_DATA_ERROR || z == Z_MEM_ERROR || z == Z_STREAM_ERROR) {
-            rc = vpt_fail("%s: corrupt %s data (%s) after %zu of the expected %zu bytes", name, kind,
-                          zs.msg ? zs.msg : z == Z_NEED_DICT ? "needs a dictionary" : "zlib error",
-                          expected - out_left - zs.avail_out, expected);
-            break;
-        }
-    }
-    inflateEnd(&zs);
-    return rc;
 }
 
 int vptv_data_path(const char *name, const char *dir, const char *file, char *out, size_t outsz)
@@ -326,47 +183,6 @@ int vptv_data_path(const char *name, const char *dir, const char *file, char *ou
                         vptv_quote(file, q));
     if ((size_t)snprintf(out, outsz, "%s/%s", dir, file) >= outsz)
         return vpt_fail("%s: data file path '%s' is too long", name, vptv_quote(file, q));
-    return 0;
-}
-
-int vptv_read_data(const char *name, const char *path, size_t cap, unsigned char **data, size_t *size)
-{
-    char *d;
-    if (vpt_read_file(path, cap, &d, size)) {
-        vpt_error_prefix("%s: data file", name);
-        return -1;
-    }
-    *data = (unsigned char *)d;
-    return 0;
-}
-
-int vptv_read_range(const char *name, const char *path, uint64_t off, size_t len, unsigned char **data)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return vpt_fail_errno("%s: cannot open data file '%s'", name, path);
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return vpt_fail("%s: data file '%s' is not a regular file", name, path);
-    }
-    if (off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - off) {
-        fclose(fp);
-        return vpt_fail("%s: data file '%s' has %lld bytes, fewer than the %llu needed", name, path,
-                        (long long)st.st_size, (unsigned long long)(off + len));
-    }
-    unsigned char *d = vpt_malloc(len ? len : 1);
-    if (!d) {
-        fclose(fp);
-        return -1;
-    }
-    size_t got = 0;
-    if (fseeko(fp, (off_t)off, SEEK_SET) == 0) got = fread(d, 1, len, fp);
-    fclose(fp);
-    if (got != len) {
-        free(d);
-        return vpt_fail("%s: error reading data file '%s' (read %zu of %zu bytes)", name, path, got, len);
-    }
-    *data = d;
     return 0;
 }
 
@@ -405,9 +221,12 @@ int vptv_split(char *s, char **tok, int max)
 
 /* ---------- headerless raw files and dispatch ---------- */
 
-static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+/* A headerless raw file: --dims and --type give its shape (in->opt). */
+static int read_raw(VptvInput *in, VptVolume *out)
 {
-    if (access(path, F_OK) != 0) return vpt_fail_errno("cannot open '%s'", path); /* before asking for --dims */
+    memset(out, 0, sizeof *out);
+    const char *path = in->name;
+    const VptVolumeLoadOptions *opt = in->opt;
     if (!opt || !opt->has_dims || !opt->has_type)
         return vpt_fail("%s: a headerless raw file needs its dimensions and type (--dims X,Y,Z --type "
                         "u8|i8|u16|i16|u32|i32|f32|f64)",
@@ -415,21 +234,13 @@ static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume
     int64_t dims[3] = {opt->dims[0], opt->dims[1], opt->dims[2]};
     VptvShape sh;
     if (vptv_shape(path, "--dims", dims, 3, opt->type, opt->max_bytes, &sh)) return -1;
-    int64_t fsize = vpt_file_size(path);
-    if (fsize < 0) return -1;
-    if ((uint64_t)fsize != (uint64_t)sh.nbytes)
-        return vpt_fail("%s: expected %zu bytes (%dx%dx%d %s), file has %lld", path, sh.nbytes, sh.dims[0],
-                        sh.dims[1], sh.dims[2], vpt_scalar_type_name(opt->type), (long long)fsize);
-    char *data;
-    size_t size;
-    if (vpt_read_file(path, sh.nbytes, &data, &size)) return -1;
-    if (size != sh.nbytes) {
-        free(data);
-        return vpt_fail("%s: expected %zu bytes, read %zu (file changed while reading?)", path, sh.nbytes, size);
-    }
-    int rc = vptv_convert(path, (const unsigned char *)data, &sh, opt->type, opt->big_endian, out);
-    free(data);
-    return rc;
+    if (in->size != (uint64_t)sh.nbytes)
+        return vpt_fail("%s: expected %zu bytes (%dx%dx%d %s), file has %llu", path, sh.nbytes, sh.dims[0],
+                        sh.dims[1], sh.dims[2], vpt_scalar_type_name(opt->type), (unsigned long long)in->size);
+    VptvRange r;
+    vptv_input_range(in, 0, &r);
+    const VptvEncoding enc = {0, 0, opt->big_endian, 1.0f};
+    return vptv_read_voxels(in, path, &r, &sh, opt->type, &enc, out);
 }
 
 static const char *extension(const char *path)
@@ -438,33 +249,60 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
+/* Reads, finishes (hashes) and tidies up after one reader over in. */
+static int run_reader(VptvReader read, VptvInput *in, VptVolume *out)
+{
+    int rc = read(in, out);
+    if (vptv_input_finish(in, rc == 0, out)) rc = -1;
+    if (rc) {
+        vpt_volume_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}
+
+int vptv_parse_memory(VptvReader read, const char *name, const char *dir, const unsigned char *buf, size_t size,
+                      size_t max_bytes, VptVolume *out)
+{
+    VptvInput in;
+    vptv_input_memory(&in, name, dir, buf, size, max_bytes);
+    return run_reader(read, &in, out);
+}
+
 int vpt_volume_load(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
     if (vpt_volume_is_dicom(path, opt)) return vpt_volume_load_dicom(path, opt, out); /* GDCM: volume_dicom.c */
     const char *ext = extension(path);
-    size_t max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0);
-    enum { RAW, VOL, META, NRRD } kind = RAW;
-    if (vptv_ieq(ext, "vol")) kind = VOL;
-    else if (vptv_ieq(ext, "mha") || vptv_ieq(ext, "mhd")) kind = META;
-    else if (vptv_ieq(ext, "nrrd") || vptv_ieq(ext, "nhdr")) kind = NRRD;
-    if (kind == RAW) return load_raw(path, opt, out);
+    VptvReader read = read_raw;
+    if (vptv_ieq(ext, "vol")) read = vptv_read_mitsuba;
+    else if (vptv_ieq(ext, "mha") || vptv_ieq(ext, "mhd")) read = vptv_read_metaimage;
+    else if (vptv_ieq(ext, "nrrd") || vptv_ieq(ext, "nhdr")) read = vptv_read_nrrd;
 
-    /* The whole file is read: a header plus at most the data (for formats
-     * with attached data), which is compressed no worse than deflate's stored
-     * blocks allow. Exact size checks follow in the parsers. */
-    size_t cap = vptv_sat_add(vptv_sat_add(max_bytes, max_bytes / 64), (size_t)1 << 20);
-    char *data;
-    size_t size;
-    if (vpt_read_file(path, cap, &data, &size)) return -1;
-    const unsigned char *buf = (const unsigned char *)data;
+    /* The header comes from the file's first bytes; the data streams from
+     * the file (or the data file the header names) into the grid. */
+    VptvInput in;
+    memset(&in, 0, sizeof in);
+    in.name = path;
+    in.max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0);
+    in.opt = opt;
+    if (vptv_file_open(path, path, &in.file)) return -1;
+    in.size = vptv_file_size(in.file);
+    unsigned char *head = NULL;
     char dir[4096];
     vpt_dirname(path, dir, sizeof dir);
-    int rc;
-    if (kind == VOL) rc = vpt_volume_parse_mitsuba(path, buf, size, max_bytes, out);
-    else if (kind == META) rc = vpt_volume_parse_metaimage(path, dir, buf, size, max_bytes, out);
-    else rc = vpt_volume_parse_nrrd(path, dir, buf, size, max_bytes, out);
-    free(data);
+    in.dir = dir;
+    int rc = 0;
+    if (read != read_raw) {
+        /* the first bytes, read ahead of (and again by) the hashed stream */
+        in.len = in.size < VPTV_HEAD_MAX ? (size_t)in.size : VPTV_HEAD_MAX;
+        head = vpt_malloc(in.len + 1);
+        rc = head ? vptv_file_head(in.file, head, in.len) : -1;
+        in.buf = head;
+    }
+    if (rc == 0) rc = run_reader(read, &in, out);
+    free(head);
+    vptv_file_close(in.file);
     return rc;
 }
 
