@@ -785,13 +785,15 @@ TEST(volume_scene_refuses_what_host_memory_cannot_hold)
     char data[512];
     memset(data, 7, sizeof data);
     spew(tmp(p, sizeof p, "m.nrrd"), h, strlen(h), data, sizeof data);
-    setenv("VPT_MEM_AVAILABLE", "200000", 1); /* 200 kB: 8^3 fits, 32^3 does not */
+    /* 100 kB: a scene takes 8 bytes a voxel (float density, RGBA8 albedo):
+     * 32^3 (256 kB) and 24^3 (108 kB) do not fit, 16^3 (32 kB) does */
+    setenv("VPT_MEM_AVAILABLE", "100000", 1);
     VptVolumeSceneOptions o = {.upsample = 4};
     CHECK(vpt_scene_from_volume(p, &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "m.nrrd");
     CHECK_STR_CONTAINS(vpt_errmsg(), "host memory");
     CHECK_STR_CONTAINS(vpt_errmsg(), "--upsample 2 would need");
-    o.upsample = 2; /* 16^3 x 16 bytes = 64 kB: fits */
+    o.upsample = 2;
     VptScene *s = vpt_scene_from_volume(p, &o);
     CHECK_MSG(s != NULL, "%s", vpt_errmsg());
     if (s) {
