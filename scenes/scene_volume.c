@@ -329,9 +329,17 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
     pthread_mutex_init(&t.lock, NULL);
     t.v = v.data;
     t.albedo = s->albedo;
-    t.min = t.max = v.data[0];
-    t.integral = 1;
-    vpt_parallel_for(n, 0, range_part, &t);
+    /* the loader found the range while converting (integer types of the
+     * file, not resampled, are integral by construction): no pass here */
+    if (v.has_range) {
+        t.min = v.range_min;
+        t.max = v.range_max;
+        t.integral = v.stored != VPT_SCALAR_F32 && v.stored != VPT_SCALAR_F64 && !v.has_bbox;
+    } else {
+        t.min = t.max = v.data[0];
+        t.integral = 1;
+        vpt_parallel_for(n, 0, range_part, &t);
+    }
     VptTransfer tf = opt->transfer;
     if (tf == VPT_TF_AUTO) {
         int floats = v.stored == VPT_SCALAR_F32 || v.stored == VPT_SCALAR_F64 || v.has_bbox;

@@ -336,6 +336,7 @@ int vpt_volume_downsample2(VptVolume *v)
             }
     free(v->data);
     v->data = d;
+    v->has_range = 0;
     for (int k = 0; k < 3; k++) {
         if (f[k] == 2) {
             /* origin is voxel 0's centre: the new voxel 0 covers old 0 and 1 */
@@ -400,6 +401,7 @@ int vpt_volume_downsample(VptVolume *v, int factor)
     vpt_progress_end();
     free(v->data);
     v->data = d;
+    v->has_range = 0;
     for (int k = 0; k < 3; k++) {
         if (f[k] == 1) continue;
         /* origin is voxel 0's centre: the new voxel 0 covers old 0 .. f - 1 */
@@ -489,6 +491,7 @@ int vpt_volume_upsample(VptVolume *v, int factor)
     vpt_progress_end();
     free(v->data);
     v->data = d;
+    v->has_range = 0;
     for (int k = 0; k < 3; k++) {
         if (f[k] == 1) continue;
         /* the new voxel 0's centre: half a new voxel inside the old voxel 0's face */
@@ -503,6 +506,11 @@ int vpt_volume_upsample(VptVolume *v, int factor)
 
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax)
 {
+    if (v->has_range) {
+        *vmin = v->range_min;
+        *vmax = v->range_max;
+        return;
+    }
     size_t n = v->data && v->nx > 0 && v->ny > 0 && v->nz > 0 ? (size_t)v->nx * v->ny * v->nz : 0;
     float lo = n ? v->data[0] : 0.0f, hi = lo;
     for (size_t i = 1; i < n; i++) {

@@ -55,6 +55,11 @@ typedef struct {
      * (in-memory parsers, DICOM through GDCM). */
     char sha256[65];
     char data_sha256[65];
+    /* The values' min and max, found while the loader converted them (so
+     * that a multi-GB grid needs no pass of its own for them); has_range 0
+     * when unknown (DICOM, after resampling, a grid edited by hand). */
+    int has_range;
+    float range_min, range_max;
 } VptVolume;
 
 #define VPT_VOLUME_DEFAULT_MAX_BYTES ((size_t)8 << 30)
@@ -140,7 +145,8 @@ int vpt_volume_downsample(VptVolume *v, int factor);
  * factor; the box is unchanged. On failure v is unchanged. */
 int vpt_volume_upsample(VptVolume *v, int factor);
 
-/* min and max of the values (NaN-free volumes only: loaders reject NaN). */
+/* min and max of the values (NaN-free volumes only: loaders reject NaN):
+ * the loader's when it has them, else one pass. */
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax);
 
 void vpt_volume_free(VptVolume *v);

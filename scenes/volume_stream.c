@@ -421,6 +421,8 @@ typedef struct {
     int big;
     float scale;
     atomic_int bad; /* some value was not finite (or beyond the float range) */
+    pthread_mutex_t *lock;
+    float *min, *max; /* the grid's so far (under lock) */
 } Convert;
 
 /* Assembles an n-byte unsigned integer from p, in either byte order
@@ -482,9 +484,22 @@ static void convert_range(void *arg, size_t lo, size_t hi)
         break;
     }
 #undef BOTH
-    if (bad) atomic_store(&c->bad, 1);
-    else if (c->scale != 0.0f && c->scale != 1.0f)
+    if (bad) {
+        atomic_store(&c->bad, 1);
+        return;
+    }
+    if (c->scale != 0.0f && c->scale != 1.0f)
         for (size_t i = lo; i < hi; i++) d[i] *= c->scale;
+    /* the range, while the values are in the cache */
+    float a = d[lo], b = d[lo];
+    for (size_t i = lo + 1; i < hi; i++) {
+        a = d[i] < a ? d[i] : a;
+        b = d[i] > b ? d[i] : b;
+    }
+    pthread_mutex_lock(c->lock);
+    *c->min = a < *c->min ? a : *c->min;
+    *c->max = b > *c->max ? b : *c->max;
+    pthread_mutex_unlock(c->lock);
 }
 
 /* The message for the first bad value among n voxels at src, of which the
@@ -504,11 +519,19 @@ static int bad_value(const char *name, const unsigned char *src, size_t n, size_
     return vpt_fail("%s: a non-finite value (internal error: not found again)", name);
 }
 
-/* Converts the n voxels at src, the first being voxel `base`, on every core. */
+/* The range of the values converted so far. */
+typedef struct {
+    pthread_mutex_t lock;
+    float min, max;
+} Range;
+
+/* Converts the n voxels at src, the first being voxel `base`, on every
+ * core, widening *range. */
 static int convert_chunk(const char *name, const unsigned char *src, size_t n, size_t base, VptScalarType t,
-                         const VptvEncoding *enc, const VptvShape *shape, float *grid)
+                         const VptvEncoding *enc, const VptvShape *shape, float *grid, Range *range)
 {
-    Convert c = {src, grid + base, t, enc->big_endian && vpt_scalar_type_size(t) > 1, enc->scale, 0};
+    Convert c = {src,  grid + base, t, enc->big_endian && vpt_scalar_type_size(t) > 1, enc->scale, 0, &range->lock,
+                 &range->min, &range->max};
     vpt_parallel_for(n, 0, convert_range, &c);
     if (atomic_load(&c.bad)) return bad_value(name, src, n, base, t, c.big, shape);
     return 0;
@@ -586,7 +609,7 @@ static const char *base_name(const char *path)
 
 /* Streams nbytes of stored data through the pipe into grid. */
 static int stream_voxels(VptvInput *in, const char *where, Pipe *p, const VptvShape *shape, VptScalarType t,
-                         const VptvEncoding *enc, float *grid)
+                         const VptvEncoding *enc, float *grid, Range *range)
 {
     const size_t esz = vpt_scalar_type_size(t);
     /* memory, raw: convert in place, no copy */
@@ -595,7 +618,7 @@ static int stream_voxels(VptvInput *in, const char *where, Pipe *p, const VptvSh
         const unsigned char *src = p->range->mem + p->range->pos;
         for (size_t off = 0; off < shape->nbytes; off += CHUNK) {
             size_t n = shape->nbytes - off < CHUNK ? shape->nbytes - off : CHUNK;
-            if (convert_chunk(in->name, src + off, n / esz, off / esz, t, enc, shape, grid)) return -1;
+            if (convert_chunk(in->name, src + off, n / esz, off / esz, t, enc, shape, grid, range)) return -1;
             vpt_progress_update((double)(off + n) / (double)shape->nbytes);
         }
         p->range->pos += shape->nbytes;
@@ -607,7 +630,7 @@ static int stream_voxels(VptvInput *in, const char *where, Pipe *p, const VptvSh
         if (!(p->buf[k] = vpt_malloc(p->chunk ? p->chunk : 1))) return -1;
     if (shape->nbytes <= CHUNK) { /* one chunk: no thread */
         if (produce(p, p->buf[0], shape->nbytes, where)) return -1;
-        return convert_chunk(in->name, p->buf[0], shape->count, 0, t, enc, shape, grid);
+        return convert_chunk(in->name, p->buf[0], shape->count, 0, t, enc, shape, grid, range);
     }
     pthread_t tid;
     ReaderArg arg = {p, where};
@@ -627,7 +650,7 @@ static int stream_voxels(VptvInput *in, const char *where, Pipe *p, const VptvSh
             rc = vpt_fail("%s", p->msg);
             break;
         }
-        rc = convert_chunk(in->name, p->buf[k], p->len[k] / esz, (size_t)(off / esz), t, enc, shape, grid);
+        rc = convert_chunk(in->name, p->buf[k], p->len[k] / esz, (size_t)(off / esz), t, enc, shape, grid, range);
         pthread_mutex_lock(&p->lock);
         off += p->len[k];
         p->full[k] = 0;
@@ -672,7 +695,8 @@ int vptv_read_voxels(VptvInput *in, const char *where, VptvRange *r, const VptvS
             left -= n;
         }
     }
-    if (rc == 0) rc = stream_voxels(in, where, &p, shape, t, enc, grid);
+    Range range = {PTHREAD_MUTEX_INITIALIZER, INFINITY, -INFINITY};
+    if (rc == 0) rc = stream_voxels(in, where, &p, shape, t, enc, grid, &range);
     if (rc == 0 && p.inf) rc = inflater_run(&inf, NULL, 0);
     if (enc->window_bits) inflater_end(&inf);
     free(p.buf[0]);
@@ -689,6 +713,9 @@ int vptv_read_voxels(VptvInput *in, const char *where, VptvRange *r, const VptvS
     out->nz = shape->dims[2];
     out->data = grid;
     out->stored = t;
+    out->has_range = 1;
+    out->range_min = range.min;
+    out->range_max = range.max;
     for (int k = 0; k < 3; k++) out->spacing[k] = 1.0f;
     return 0;
 }
