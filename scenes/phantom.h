@@ -71,6 +71,14 @@ int vpt_bins_build(VptBins *b, int n, int brick, const float (*lo)[3], const flo
                    float margin);
 void vpt_bins_free(VptBins *b);
 
+/* Calls fn once per voxel of the n^3 grid, brick by brick, a slab of bricks
+ * per work item on `threads` threads (<= 0: every core), with the solids
+ * that reach the voxel's brick (ids, nids: none in empty space), the
+ * voxel's centre (x, y, z, world units) and its index (x fastest); reports
+ * progress (base/progress.h). fn writes that index only. */
+typedef void (*VptVoxelFn)(void *ctx, const uint32_t *ids, size_t nids, float x, float y, float z, size_t index);
+void vpt_bins_fill(const VptBins *b, int threads, VptVoxelFn fn, void *ctx);
+
 /* A CT head after manix (phantom_ct.c), with the detail a scan resolves at
  * full resolution: trabecular bone in the skull's diploe and the vertebrae,
  * folded cortex with CSF-filled sulci, a contrast-filled arterial tree

@@ -3,8 +3,11 @@
 #include "scenes/phantom.h"
 
 #include "base/error.h"
+#include "base/progress.h"
+#include "base/threads.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +71,42 @@ void vpt_bins_free(VptBins *b)
     free(b->start);
     free(b->idx);
     memset(b, 0, sizeof *b);
+}
+
+typedef struct {
+    const VptBins *b;
+    VptVoxelFn fn;
+    void *ctx;
+    atomic_size_t done; /* slabs finished, for the progress line */
+} Fill;
+
+static void fill_slabs(void *arg, size_t lo, size_t hi)
+{
+    Fill *f = arg;
+    const VptBins *b = f->b;
+    const int n = b->n, B = b->brick;
+    const float h = 1.0f / (float)n;
+    for (size_t bz = lo; bz < hi; bz++)
+        for (int by = 0; by < b->nb; by++)
+            for (int bx = 0; bx < b->nb; bx++) {
+                const size_t bi = (size_t)bx + (size_t)b->nb * ((size_t)by + (size_t)b->nb * bz);
+                const uint32_t *ids = b->idx + b->start[bi];
+                const size_t nids = b->start[bi + 1] - b->start[bi];
+                const int z1 = (int)((bz + 1) * (size_t)B) < n ? (int)(bz + 1) * B : n;
+                const int y1 = (by + 1) * B < n ? (by + 1) * B : n, x1 = (bx + 1) * B < n ? (bx + 1) * B : n;
+                for (int z = (int)bz * B; z < z1; z++)
+                    for (int y = by * B; y < y1; y++) {
+                        const size_t row = (size_t)n * ((size_t)y + (size_t)n * z);
+                        for (int x = bx * B; x < x1; x++)
+                            f->fn(f->ctx, ids, nids, -0.5f + ((float)x + 0.5f) * h, -0.5f + ((float)y + 0.5f) * h,
+                                  -0.5f + ((float)z + 0.5f) * h, row + (size_t)x);
+                    }
+            }
+    vpt_progress_update((double)atomic_fetch_add(&f->done, hi - lo) / (double)b->nb);
+}
+
+void vpt_bins_fill(const VptBins *b, int threads, VptVoxelFn fn, void *ctx)
+{
+    Fill f = {b, fn, ctx, 0};
+    vpt_parallel_items((size_t)b->nb, threads, fill_slabs, &f);
 }

@@ -14,11 +14,8 @@
 #include "scenes/phantom.h"
 
 #include "base/error.h"
-#include "base/progress.h"
-#include "base/threads.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,13 +84,6 @@ static int tower(Puffs *P, Rng *g, float x, float z, float height, float r0)
     return rc;
 }
 
-typedef struct {
-    VptScene *s;
-    const Puffs *P;
-    const VptBins *bins;
-    atomic_size_t done;
-} Job;
-
 static float density_at(const Puff *p, const uint32_t *ids, size_t nids, float x, float y, float z, float h)
 {
     float shape = -1e30f;
@@ -118,35 +108,18 @@ static float density_at(const Puff *p, const uint32_t *ids, size_t nids, float x
     return d * d * (3.0f - 2.0f * d) * (w < 0.0f ? 0.0f : w > 1.0f ? 1.0f : w);
 }
 
-static void slab(void *arg, size_t lo, size_t hi)
+typedef struct {
+    VptScene *s;
+    const Puffs *P;
+    float h;
+} Job;
+
+static void voxel(void *arg, const uint32_t *ids, size_t nids, float x, float y, float z, size_t i)
 {
-    Job *j = arg;
-    VptScene *s = j->s;
-    const VptBins *b = j->bins;
-    const int n = s->nx, B = b->brick;
-    const float h = 1.0f / (float)n;
-    for (size_t bz = lo; bz < hi; bz++)
-        for (int by = 0; by < b->nb; by++)
-            for (int bx = 0; bx < b->nb; bx++) {
-                const size_t bi = (size_t)bx + (size_t)b->nb * ((size_t)by + (size_t)b->nb * bz);
-                const uint32_t *ids = b->idx + b->start[bi];
-                const size_t nids = b->start[bi + 1] - b->start[bi];
-                const int z1 = (int)((bz + 1) * (size_t)B) < n ? (int)(bz + 1) * B : n;
-                const int y1 = (by + 1) * B < n ? (by + 1) * B : n, x1 = (bx + 1) * B < n ? (bx + 1) * B : n;
-                for (int z = (int)bz * B; z < z1; z++)
-                    for (int y = by * B; y < y1; y++) {
-                        const size_t row = (size_t)n * ((size_t)y + (size_t)n * z);
-                        for (int x = bx * B; x < x1; x++) {
-                            s->density[row + x] = nids ? density_at(j->P->p, ids, nids, -0.5f + ((float)x + 0.5f) * h,
-                                                                    -0.5f + ((float)y + 0.5f) * h,
-                                                                    -0.5f + ((float)z + 0.5f) * h, h)
-                                                       : 0.0f;
-                            /* grey, as smoke (phantom_smoke.c says why) */
-                            memcpy(s->albedo + 4 * (row + x), (const uint8_t[4]){204, 204, 204, 255}, 4);
-                        }
-                    }
-            }
-    vpt_progress_update((double)atomic_fetch_add(&j->done, hi - lo) / (double)b->nb);
+    const Job *j = arg;
+    j->s->density[i] = nids ? density_at(j->P->p, ids, nids, x, y, z, j->h) : 0.0f;
+    /* grey, as smoke (phantom_smoke.c says why) */
+    memcpy(j->s->albedo + 4 * i, (const uint8_t[4]){204, 204, 204, 255}, 4);
 }
 
 int vpt_phantom_cloud_scaled(VptScene *s, int threads)
@@ -175,8 +148,8 @@ int vpt_phantom_cloud_scaled(VptScene *s, int threads)
     free(lo);
     free(hi);
     if (rc == 0) {
-        Job j = {s, &P, &bins, 0};
-        vpt_parallel_items((size_t)bins.nb, threads, slab, &j);
+        Job j = {s, &P, 1.0f / (float)n};
+        vpt_bins_fill(&bins, threads, voxel, &j);
         vpt_bins_free(&bins);
     }
     free(P.p);

@@ -23,11 +23,8 @@
 #include "scenes/phantom_shapes.h"
 
 #include "base/error.h"
-#include "base/progress.h"
-#include "base/threads.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,48 +331,26 @@ static float textured(Pen *p)
 typedef struct {
     VptScene *s;
     const Solids *L;
-    const VptBins *bins;
+    float h;
     float *lut;              /* density per HU + 1024 */
     uint8_t (*rgba)[4];
-    atomic_size_t done;      /* slabs finished, for the progress line */
 } Job;
 
 #define NHU 4096 /* -1024 .. 3071 */
 
-static void slab(void *arg, size_t lo, size_t hi)
+static void voxel(void *arg, const uint32_t *ids, size_t nids, float x, float y, float z, size_t i)
 {
-    Job *j = arg;
-    VptScene *s = j->s;
-    const VptBins *b = j->bins;
-    const int n = s->nx, B = b->brick;
-    const float h = 1.0f / (float)n;
-    for (size_t bz = lo; bz < hi; bz++)
-        for (int by = 0; by < b->nb; by++)
-            for (int bx = 0; bx < b->nb; bx++) {
-                const size_t bi = (size_t)bx + (size_t)b->nb * ((size_t)by + (size_t)b->nb * bz);
-                const uint32_t *ids = b->idx + b->start[bi];
-                const size_t nids = b->start[bi + 1] - b->start[bi];
-                const int z1 = (int)((bz + 1) * (size_t)B) < n ? (int)(bz + 1) * B : n;
-                const int y1 = (by + 1) * B < n ? (by + 1) * B : n, x1 = (bx + 1) * B < n ? (bx + 1) * B : n;
-                for (int z = (int)bz * B; z < z1; z++)
-                    for (int y = by * B; y < y1; y++) {
-                        const size_t row = (size_t)n * ((size_t)y + (size_t)n * z);
-                        for (int x = bx * B; x < x1; x++) {
-                            int hu = 0; /* air: HU_AIR + 1024 */
-                            if (nids) {
-                                Pen p = {-0.5f + ((float)x + 0.5f) * h, -0.5f + ((float)y + 0.5f) * h,
-                                         -0.5f + ((float)z + 0.5f) * h, h, HU_AIR, MAT_AIR, MAT_AIR};
-                                paint_all(&p, j->L->s, ids, nids);
-                                float v = p.mat == MAT_AIR && p.v <= HU_AIR ? HU_AIR : textured(&p);
-                                v = v < HU_AIR ? HU_AIR : v > HU_MAX ? HU_MAX : v;
-                                hu = (int)lrintf(v) + 1024;
-                            }
-                            s->density[row + x] = j->lut[hu];
-                            memcpy(s->albedo + 4 * (row + x), j->rgba[hu], 4);
-                        }
-                    }
-            }
-    vpt_progress_update((double)atomic_fetch_add(&j->done, hi - lo) / (double)b->nb);
+    const Job *j = arg;
+    int hu = 0; /* air: HU_AIR + 1024 */
+    if (nids) {
+        Pen p = {x, y, z, j->h, HU_AIR, MAT_AIR, MAT_AIR};
+        paint_all(&p, j->L->s, ids, nids);
+        float v = p.mat == MAT_AIR && p.v <= HU_AIR ? HU_AIR : textured(&p);
+        v = v < HU_AIR ? HU_AIR : v > HU_MAX ? HU_MAX : v;
+        hu = (int)lrintf(v) + 1024;
+    }
+    j->s->density[i] = j->lut[hu];
+    memcpy(j->s->albedo + 4 * i, j->rgba[hu], 4);
 }
 
 int vpt_phantom_head_scaled(VptScene *s, int threads)
@@ -393,7 +368,7 @@ int vpt_phantom_head_scaled(VptScene *s, int threads)
     if (vpt_bins_build(&bins, n, n >= 1024 ? n / 64 : 16, (const float(*)[3])L.lo, (const float(*)[3])L.hi, L.n,
                        2.0f * h))
         goto oom;
-    Job j = {s, &L, &bins, NULL, NULL, 0};
+    Job j = {s, &L, h, NULL, NULL};
     j.lut = vpt_malloc(NHU * sizeof *j.lut);
     j.rgba = vpt_malloc(NHU * sizeof *j.rgba);
     if (!j.lut || !j.rgba) {
@@ -409,7 +384,7 @@ int vpt_phantom_head_scaled(VptScene *s, int threads)
         j.lut[i] = vpt_ct_density((float)i / (float)(NHU - 1));
         vpt_ct_albedo_from(ct, j.lut[i], j.rgba[i]);
     }
-    vpt_parallel_items((size_t)bins.nb, threads, slab, &j);
+    vpt_bins_fill(&bins, threads, voxel, &j);
     free(j.lut);
     free(j.rgba);
     vpt_bins_free(&bins);

@@ -375,22 +375,29 @@ TEST(worker_garbage_from_the_child_is_a_protocol_error)
     CHECK(no_children());
 }
 
+/* The row of a runtime failure of config `text` on s, built without a
+ * session (what the parent does when a worker dies). */
+static json_t *failure_row(const VptScene *s, const VptRenderSettings *rs, const char *text)
+{
+    VptParams P;
+    vpt_params_init(&P, s, rs);
+    VptProvenance pv;
+    vpt_provenance_fill(&pv, NULL);
+    VptEvalResult r;
+    memset(&r, 0, sizeof r);
+    r.config = cfg(text);
+    vpt_config_format(&r.config, r.canon, sizeof r.canon);
+    r.status = VPT_STATUS_RUNTIME;
+    snprintf(r.reason, sizeof r.reason, "worker process died: killed by signal 9 (Killed)");
+    return vpt_eval_result_row(&pv, &P, rs, s, &r);
+}
+
 TEST(worker_result_row_needs_no_session)
 {
     VptScene *s = vpt_scene_builtin("bucky");
     REQUIRE(s);
     VptRenderSettings rs = {64, 32, 3, 9, 12, 4, 1};
-    VptParams P;
-    vpt_params_init(&P, s, &rs);
-    VptProvenance pv;
-    vpt_provenance_fill(&pv, NULL);
-    VptEvalResult r;
-    memset(&r, 0, sizeof r);
-    r.config = cfg("streamingSK,block=128");
-    vpt_config_format(&r.config, r.canon, sizeof r.canon);
-    r.status = VPT_STATUS_RUNTIME;
-    snprintf(r.reason, sizeof r.reason, "worker process died: killed by signal 9 (Killed)");
-    json_t *row = vpt_eval_result_row(&pv, &P, &rs, s, &r);
+    json_t *row = failure_row(s, &rs, "streamingSK,block=128");
     REQUIRE(row);
     CHECK_STR_CONTAINS(json_string_value(json_object_get(row, "scene")), "bucky");
     CHECK_STR_CONTAINS(json_string_value(json_object_get(row, "status")), "runtime");
@@ -433,15 +440,7 @@ TEST(worker_result_row_names_a_files_volume)
     VptScene *s = vpt_scene_from_volume(path, &o);
     REQUIRE_MSG(s, "%s", vpt_errmsg());
     VptRenderSettings rs = {8, 8, 1, 0, 0, -1, 1};
-    VptParams P;
-    vpt_params_init(&P, s, &rs);
-    VptProvenance pv;
-    vpt_provenance_fill(&pv, NULL);
-    VptEvalResult r;
-    memset(&r, 0, sizeof r);
-    r.config = cfg("naiveSK");
-    vpt_config_format(&r.config, r.canon, sizeof r.canon);
-    json_t *row = vpt_eval_result_row(&pv, &P, &rs, s, &r);
+    json_t *row = failure_row(s, &rs, "naiveSK");
     REQUIRE(row);
     json_t *v = json_object_get(row, "volume");
     CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(v, "dims"), 0)), 8);

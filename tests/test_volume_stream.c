@@ -8,6 +8,7 @@
  * within the bytes read for it is refused. Expected hashes come from
  * OpenSSL's one-shot digest of the bytes written, not from the loader. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "base/error.h"
 #include "scenes/volume.h"
@@ -18,21 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-
-static const char *tmp(char *buf, size_t n, const char *name)
-{
-    snprintf(buf, n, "%s/%s", vpt_test_tmpdir(), name);
-    return buf;
-}
-
-static void spew(const char *path, const void *a, size_t na, const void *b, size_t nb)
-{
-    FILE *fp = fopen(path, "wb");
-    REQUIRE_MSG(fp, "cannot write %s", path);
-    if (na) fwrite(a, 1, na, fp);
-    if (nb) fwrite(b, 1, nb, fp);
-    fclose(fp);
-}
 
 static void sha256_hex(const void *a, size_t na, const void *b, size_t nb, char hex[65])
 {
@@ -158,7 +144,7 @@ TEST(volume_stream_file_equals_memory_every_layout)
                 unsigned char *mem = malloc((size_t)h + nbytes);
                 memcpy(mem, hdr, (size_t)h);
                 memcpy(mem + h, data, nbytes);
-                spew(tmp(p, sizeof p, "s.mha"), hdr, (size_t)h, data, nbytes);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "s.mha"), hdr, (size_t)h, data, nbytes);
                 same_as_memory(p, mem, (size_t)h + nbytes, parse_mha, NULL);
                 free(mem);
                 h = snprintf(hdr, sizeof hdr,
@@ -169,16 +155,16 @@ TEST(volume_stream_file_equals_memory_every_layout)
                 mem = malloc((size_t)h + nz);
                 memcpy(mem, hdr, (size_t)h);
                 memcpy(mem + h, z, nz);
-                spew(tmp(p, sizeof p, "z.mha"), hdr, (size_t)h, z, nz);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "z.mha"), hdr, (size_t)h, z, nz);
                 same_as_memory(p, mem, (size_t)h + nz, parse_mha, NULL);
                 free(mem);
                 /* MetaImage, detached with a 13-byte header in the data file */
-                spew(tmp(q, sizeof q, "d.raw"), "thirteen byte", 13, data, nbytes);
+                vpt_test_write_file(vpt_test_tmp_path(q, sizeof q, "d.raw"), "thirteen byte", 13, data, nbytes);
                 h = snprintf(hdr, sizeof hdr,
                              "NDims = 3\nDimSize = %d %d %d\nElementType = %s\nElementByteOrderMSB = %s\n"
                              "HeaderSize = 13\nElementDataFile = d.raw\n",
                              dims[0], dims[1], dims[2], met[t], big ? "True" : "False");
-                spew(tmp(p, sizeof p, "d.mhd"), hdr, (size_t)h, NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "d.mhd"), hdr, (size_t)h, NULL, 0);
                 same_as_memory(p, (unsigned char *)hdr, (size_t)h, parse_mha, NULL);
                 /* NRRD: attached raw after two skipped lines and 3 bytes,
                  * detached gzip with a byte skip of inflated bytes */
@@ -190,7 +176,7 @@ TEST(volume_stream_file_equals_memory_every_layout)
                 memcpy(mem, hdr, (size_t)h);
                 memcpy(mem + h, "line one\nline 2!\nxyz", 20);
                 memcpy(mem + h + 20, data, nbytes);
-                spew(tmp(p, sizeof p, "s.nrrd"), mem, (size_t)h + 20 + nbytes, NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "s.nrrd"), mem, (size_t)h + 20 + nbytes, NULL, 0);
                 same_as_memory(p, mem, (size_t)h + 20 + nbytes, parse_nrrd, NULL);
                 free(mem);
                 unsigned char *pre = malloc(5 + nbytes);
@@ -198,18 +184,18 @@ TEST(volume_stream_file_equals_memory_every_layout)
                 memcpy(pre + 5, data, nbytes);
                 size_t npg;
                 unsigned char *pg = deflated(pre, 5 + nbytes, 1, &npg);
-                spew(tmp(q, sizeof q, "g.raw.gz"), pg, npg, NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(q, sizeof q, "g.raw.gz"), pg, npg, NULL, 0);
                 h = snprintf(hdr, sizeof hdr,
                              "NRRD0005\ntype: %s\ndimension: 3\nsizes: %d %d %d\nendian: %s\nencoding: gzip\n"
                              "byte skip: 5\ndata file: g.raw.gz\n",
                              nt[t], dims[0], dims[1], dims[2], big ? "big" : "little");
-                spew(tmp(p, sizeof p, "g.nhdr"), hdr, (size_t)h, NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "g.nhdr"), hdr, (size_t)h, NULL, 0);
                 same_as_memory(p, (unsigned char *)hdr, (size_t)h, parse_nrrd, NULL);
                 free(pg);
                 free(pre);
                 /* headerless raw */
                 VptVolumeLoadOptions o = {{dims[0], dims[1], dims[2]}, 1, (VptScalarType)t, 1, big, 0, NULL, NULL};
-                spew(tmp(p, sizeof p, "h.raw"), data, nbytes, NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "h.raw"), data, nbytes, NULL, 0);
                 VptVolume v;
                 REQUIRE_MSG(vpt_volume_load(p, &o, &v) == 0, "%s", vpt_errmsg());
                 VptVolume m; /* the same bytes as a MetaImage in memory */
@@ -238,7 +224,7 @@ TEST(volume_stream_file_equals_memory_every_layout)
                 unsigned char *mem = malloc(48 + nbytes);
                 memcpy(mem, vh, 48);
                 memcpy(mem + 48, data, nbytes);
-                spew(tmp(p, sizeof p, "s.vol"), mem, 48 + nbytes, NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "s.vol"), mem, 48 + nbytes, NULL, 0);
                 same_as_memory(p, mem, 48 + nbytes, parse_vol, NULL);
                 free(mem);
             }
@@ -258,8 +244,8 @@ TEST(volume_stream_hashes_the_files_read)
     unsigned char *data = payload(n, VPT_SCALAR_I16, 0);
     char p[600], q[600], want[65], want_data[65];
     const char *hdr = "NDims = 3\nDimSize = 40 30 7\nElementType = MET_SHORT\nHeaderSize = -1\nElementDataFile = x.raw\n";
-    spew(tmp(q, sizeof q, "x.raw"), "prefix", 6, data, n); /* HeaderSize -1: the data is the file's tail */
-    spew(tmp(p, sizeof p, "x.mhd"), hdr, strlen(hdr), NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(q, sizeof q, "x.raw"), "prefix", 6, data, n); /* HeaderSize -1: the data is the file's tail */
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "x.mhd"), hdr, strlen(hdr), NULL, 0);
     VptVolume v;
     REQUIRE_MSG(vpt_volume_load(p, NULL, &v) == 0, "%s", vpt_errmsg());
     sha256_hex(hdr, strlen(hdr), NULL, 0, want);
@@ -269,7 +255,7 @@ TEST(volume_stream_hashes_the_files_read)
     vpt_volume_free(&v);
     /* one file: header and attached data */
     const char *h2 = "NDims = 3\nDimSize = 40 30 7\nElementType = MET_SHORT\nElementDataFile = LOCAL\n";
-    spew(tmp(p, sizeof p, "y.mha"), h2, strlen(h2), data, n);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "y.mha"), h2, strlen(h2), data, n);
     REQUIRE_MSG(vpt_volume_load(p, NULL, &v) == 0, "%s", vpt_errmsg());
     sha256_hex(h2, strlen(h2), data, n, want);
     CHECK_MSG(!strcmp(v.sha256, want), "hashed %s, want %s", v.sha256, want);
@@ -315,7 +301,7 @@ TEST(volume_stream_compressed_errors_at_any_chunk)
                 memcpy(bad + nz, "JUNKJUNK", 8);
                 nb = nz + 8;
             }
-            spew(tmp(p, sizeof p, "bad.nrrd"), hdr, strlen(hdr), bad, nb);
+            vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "bad.nrrd"), hdr, strlen(hdr), bad, nb);
             VptVolume v;
             memset(&v, 0xab, sizeof v);
             CHECK_MSG(vpt_volume_load(p, NULL, &v) == -1, "%s at chunk %zu loaded", cases[c].what, chunk);
@@ -353,8 +339,8 @@ TEST(volume_stream_admit_refuses_before_reading)
 {
     char p[600];
     const char *hdr = "NDims = 3\nDimSize = 2048 2048 512\nElementType = MET_FLOAT\nElementDataFile = missing.raw\n";
-    spew(tmp(p, sizeof p, "huge.mhd"), hdr, strlen(hdr), NULL, 0);
-    spew(tmp(p, sizeof p, "missing.raw"), "", 0, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "huge.mhd"), hdr, strlen(hdr), NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "missing.raw"), "", 0, NULL, 0);
     AdmitSeen seen = {0, {0, 0, 0}, VPT_SCALAR_U8};
     VptVolumeLoadOptions o;
     memset(&o, 0, sizeof o);
@@ -362,13 +348,13 @@ TEST(volume_stream_admit_refuses_before_reading)
     o.admit_ctx = &seen;
     /* wrong size on disk is found first... */
     VptVolume v;
-    CHECK(vpt_volume_load(tmp(p, sizeof p, "huge.mhd"), &o, &v) == -1);
+    CHECK(vpt_volume_load(vpt_test_tmp_path(p, sizeof p, "huge.mhd"), &o, &v) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "truncated");
     CHECK_EQ_INT(seen.calls, 0);
     /* ...and with data of the right size claimed by a raw file's options,
      * the hook refuses before a byte is read */
     const unsigned char d[8] = {0};
-    spew(tmp(p, sizeof p, "small.raw"), d, sizeof d, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "small.raw"), d, sizeof d, NULL, 0);
     o.has_dims = o.has_type = 1;
     o.dims[0] = 2;
     o.dims[1] = 1;
@@ -392,7 +378,7 @@ TEST(volume_stream_header_must_end_early)
     while (k < n) k += (size_t)snprintf(h + k, 64, "# a comment line of the header\n");
     k += (size_t)snprintf(h + k, 64, "dimension: 1\n\n");
     char p[600];
-    spew(tmp(p, sizeof p, "long.nrrd"), h, k, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "long.nrrd"), h, k, NULL, 0);
     VptVolume v;
     CHECK(vpt_volume_load(p, NULL, &v) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "does not end within");
