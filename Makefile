@@ -42,7 +42,11 @@ TOOLS     := $(TOOL_SRCS:tools/%.c=$(BIN)/%)
 TEST_SRCS := $(wildcard tests/harness/*.c) $(wildcard tests/test_*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BIN)/vptune-tests
-EMBEDDED  := kernels.cu.in physics/vpt_physics.h physics/vpt_medium.h physics/vpt_tracer.h codegen/kernel_abi.h
+EMBEDDED  := kernels.cu.in physics/vpt_physics.h physics/vpt_medium.h physics/vpt_tracer.h physics/vpt_sparse.h \
+             codegen/kernel_abi.h
+# PNanoVDB.h (libnanovdb-dev, installed by the package check) is embedded
+# too: volume=sparse kernels include it, and the GPU machines lack the package.
+PNANOVDB_H := /usr/include/nanovdb/PNanoVDB.h
 
 # The DICOM reader's GDCM shim: a shared library loaded on first use
 # (scenes/volume_dicom.c says why), so the programs do not need GDCM to run.
@@ -66,9 +70,9 @@ $(DEPS_STAMP): scripts/deps.sh
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh
+$(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	sh scripts/embed.sh $@.tmp $(EMBEDDED) && mv $@.tmp $@
+	sh scripts/embed.sh $@.tmp $(EMBEDDED) nanovdb/PNanoVDB.h=$(PNANOVDB_H) && mv $@.tmp $@
 
 # The commit the programs report in their results' provenance.
 $(BUILD)/gen/version.c: FORCE

@@ -19,9 +19,11 @@ static const char *const reorder_names[] = {"none", "compact", "morton", "morton
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
 /* majorant: the global one (0) or a grid of C^3-voxel cells (C) */
-static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32"};
-static const int majorant_cells[] = {0, 4, 8, 16, 32};
+static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128"};
+static const int majorant_cells[] = {0, 4, 8, 16, 32, 64, 128};
 static const char *const density_names[] = {"f32", "f16", "u16", "u8"};
+/* volume: the density as a dense texture or a sparse NanoVDB tree */
+static const char *const volume_names[] = {"dense", "sparse"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -40,11 +42,22 @@ const char *vpt_kernels_name(VptKernels k)
     return (int)k >= 0 && (int)k < COUNT(kernels_names) ? kernels_names[k] : "?";
 }
 
+int vpt_majorant_cells(const int **cells)
+{
+    *cells = majorant_cells;
+    return COUNT(majorant_cells);
+}
+
 const char *vpt_majorant_name(int cell)
 {
     for (int i = 0; i < COUNT(majorant_cells); i++)
         if (majorant_cells[i] == cell) return majorant_names[i];
     return "?";
+}
+
+const char *vpt_volume_name(int sparse)
+{
+    return sparse == 0 || sparse == 1 ? volume_names[sparse] : "?";
 }
 
 const char *vpt_density_name(VptDensityFormat f)
@@ -121,7 +134,7 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
            a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
            a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
            a->lookahead == b->lookahead && a->coop == b->coop && a->majorant == b->majorant &&
-           a->density == b->density;
+           a->density == b->density && a->sparse == b->sparse;
 }
 
 void vpt_config_format(const VptConfig *c, char *buf, size_t size)
@@ -137,7 +150,9 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size)
     if (c->majorant != 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ",majorant=%s", vpt_majorant_name(c->majorant));
     if (c->density != VPT_DENSITY_F32 && n >= 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, ",density=%s", vpt_density_name(c->density));
+        n += snprintf(buf + n, size - (size_t)n, ",density=%s", vpt_density_name(c->density));
+    if (c->sparse && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, ",volume=%s", vpt_volume_name(c->sparse));
 }
 
 /* ---- domains ---------------------------------------------------------- */
@@ -179,14 +194,15 @@ enum {
     K_COOP,
     K_MAJORANT,
     K_DENSITY,
+    K_VOLUME,
     K_COUNT
 };
 static const char *const key_names[K_COUNT] = {
     "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
-    "majorant", "density",
+    "majorant", "density", "volume",
 };
 #define KEYS_LIST                                                                                                   \
-    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, majorant, density"
+    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, majorant, density, volume"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
  * default regeneration, thread level) as an extra spelling. */
@@ -311,6 +327,11 @@ static int set_field(VptConfig *c, int key, const char *v)
             return bad_enum(k, v, density_names, COUNT(density_names));
         c->density = (VptDensityFormat)i;
         return 0;
+    case K_VOLUME:
+        if ((i = find_name(volume_names, COUNT(volume_names), v)) < 0)
+            return bad_enum(k, v, volume_names, COUNT(volume_names));
+        c->sparse = i;
+        return 0;
     }
     VPT_ASSERT(0);
 }
@@ -397,9 +418,10 @@ static int check_domains(const VptConfig *c)
         return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
     if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
     if (!majorant_ok(c->majorant))
-        return vpt_fail("majorant cell size %d is not one of 0 (global), 4, 8, 16, 32", c->majorant);
+        return vpt_fail("majorant cell size %d is not one of 0 (global), 4, 8, 16, 32, 64, 128", c->majorant);
     if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))
         return vpt_fail("density=%d is not a density format", (int)c->density);
+    if (c->sparse != 0 && c->sparse != 1) return vpt_fail("volume=%d is not 0 (dense) or 1 (sparse)", c->sparse);
     return 0;
 }
 

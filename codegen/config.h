@@ -9,8 +9,8 @@
  * A config has exactly one canonical text form, every field in a fixed order:
  *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,sortkey=position,lookahead=1
  * used on the command line, as cache key and in results. The last field,
- * coop, majorant and density, are written only off their defaults
- * ("...,lookahead=4,coop=4,majorant=grid8,density=u8"), so the texts of
+ * coop, majorant, density and volume, are written only off their defaults
+ * ("...,lookahead=4,coop=4,majorant=grid8,density=u8,volume=sparse"), so the texts of
  * every config from before they existed stay canonical. The parser also
  * takes any subset in any order (the rest default as in vpt_config_default)
  * and the thesis' names ("streamingSK", "regenerationSK-warp", ...), optionally
@@ -50,9 +50,14 @@ typedef struct {
     int majorant;            /* the free-flight estimator (physics/vpt_tracer.h): 0 the
                                 global majorant; C > 0 a majorant grid of C^3-voxel
                                 cells walked by a DDA (text majorant=global|grid4|grid8|
-                                grid16|grid32) */
+                                grid16|grid32|grid64|grid128) */
     VptDensityFormat density; /* the density texture's format (physics/density_format.h):
                                 f32|f16|u16|u8 */
+    int sparse;              /* the density's representation (text volume=dense|sparse):
+                                0 a dense 3D texture, filtered by the hardware; 1 a
+                                NanoVDB tree of the same values without its empty 8^3
+                                blocks (physics/sparse_grid.h), filtered in software
+                                (physics/vpt_sparse.h) */
 } VptConfig;
 
 /* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
@@ -77,7 +82,8 @@ VptConfig vpt_config_default(void);
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
  * threshold 0..100; sortkey position|termination; lookahead 1|2|4; coop
  * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); majorant
- * global|grid4|grid8|grid16|grid32; density f32|f16|u16|u8. */
+ * global|grid4|...|grid128; density f32|f16|u16|u8; volume
+ * dense|sparse. */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */
@@ -119,10 +125,17 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size);
 #define VPT_MAX_PATH_SLOTS 4096
 int vpt_config_check(const VptConfig *c);
 
+/* The majorant cell sizes a config may name, in order: 0 (global), then the
+ * grids' C (4 .. 128; large cells pay on large volumes, where a walk through
+ * many small cells costs more than the steps it saves); returns the count. */
+int vpt_majorant_cells(const int **cells);
+
 /* "global", "grid4", ... for a majorant cell size ("?" for none of them);
  * "f32", ... for a density format. */
 const char *vpt_majorant_name(int cell);
 const char *vpt_density_name(VptDensityFormat f);
+/* "dense" or "sparse" for VptConfig.sparse 0 or 1. */
+const char *vpt_volume_name(int sparse);
 
 /* The thesis' name of a config's schedule ("streamingSK", "regenerationSK-warp",
  * ...) or "custom". */

@@ -42,6 +42,9 @@ typedef struct {
     vpt_u64 density_tex;   /* CUtexObject: the config's density format, read as float, trilinear, normalized coords */
     vpt_u64 albedo_tex;    /* CUtexObject: RGBA8 unorm -> float4, trilinear */
     vpt_u64 majorant_grid; /* const float*: the majorant grid's cells (P.mg_cells), 0 without */
+    vpt_u64 sparse_grid;   /* const uint32_t*: volume=sparse, the density as a NanoVDB grid
+                              (physics/sparse_grid.h) of grid_n voxels; 0 without */
+    int grid_n[3];         /* the density grid's voxels per axis */
     vpt_u64 image;         /* float[3 * width * height], radiance sums */
     vpt_u64 image_sq;      /* the same for the squares (naiveSK only; 0: not accumulated) */
     vpt_u64 stats;         /* VptDevStats* */

@@ -16,6 +16,15 @@ static int inject_code; /* see vpt_codegen_inject_fault */
 
 void vpt_codegen_inject_fault(VptFault f) { inject_code = (int)f; }
 
+/* What PNanoVDB.h includes, for NVRTC, which has no C library headers:
+ * the fixed-width integers (the device's sizes) and nothing from string.h
+ * (NVRTC knows memcpy as a builtin). */
+static const char nvrtc_stdint_h[] =
+    "typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned short uint16_t;\n"
+    "typedef short int16_t; typedef unsigned int uint32_t; typedef int int32_t;\n"
+    "typedef unsigned long long uint64_t; typedef long long int64_t;\n";
+static const char nvrtc_string_h[] = "/* memcpy: an NVRTC builtin */\n";
+
 static int regen_code(VptRegen r) { return (int)r; }
 static int reorder_code(VptReorder r) { return (int)r; }
 
@@ -27,7 +36,10 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     const VptEmbeddedFile *medium = vpt_embedded_find("physics/vpt_medium.h");
     const VptEmbeddedFile *tracer = vpt_embedded_find("physics/vpt_tracer.h");
     const VptEmbeddedFile *abi = vpt_embedded_find("codegen/kernel_abi.h");
-    if (!tmpl || !phys || !medium || !tracer || !abi) return vpt_fail("internal error: kernel sources are not embedded in this build");
+    const VptEmbeddedFile *sparse = vpt_embedded_find("physics/vpt_sparse.h");
+    const VptEmbeddedFile *pnano = vpt_embedded_find("nanovdb/PNanoVDB.h");
+    if (!tmpl || !phys || !medium || !tracer || !abi || !sparse || !pnano)
+        return vpt_fail("internal error: kernel sources are not embedded in this build");
 
     char canon[VPT_CONFIG_STR_MAX];
     vpt_config_format(c, canon, sizeof canon);
@@ -36,10 +48,11 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
                      "// vptune kernel: %s\n"
                      "#define VPT_REGEN %d\n#define VPT_REORDER %d\n#define VPT_MULTI %d\n"
                      "#define VPT_PPT %d\n#define VPT_BLOCK %d\n#define VPT_THRESHOLD %d\n"
-                     "#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_MAJORANT_GRID %d\n#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
+                     "#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_MAJORANT_GRID %d\n%s#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
                      "#line 1 \"kernels.cu.in\"\n",
                      canon, regen_code(c->regen), reorder_code(c->reorder), c->kernels == VPT_KERNELS_MULTI ? 1 : 0,
-                     c->ppt, c->block, c->threshold, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, c->majorant > 0 ? 1 : 0, roofline, inject_code, sizeof(VptPath),
+                     c->ppt, c->block, c->threshold, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, c->majorant > 0 ? 1 : 0,
+                     c->sparse ? "#define VPT_SPARSE 1\n" : "", roofline, inject_code, sizeof(VptPath),
                      sizeof(VptLaunch));
     if (n < 0 || (size_t)n >= sizeof defs) return vpt_fail("internal error: kernel defines too long");
     out->source = vpt_malloc((size_t)n + tmpl->size + 1);
@@ -57,6 +70,17 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     out->include_names[2] = "vpt_medium.h";
     out->headers[3] = tracer->data;
     out->include_names[3] = "vpt_tracer.h";
+    if (c->sparse) {
+        out->nheaders = 8;
+        out->headers[4] = sparse->data;
+        out->include_names[4] = "vpt_sparse.h";
+        out->headers[5] = pnano->data;
+        out->include_names[5] = "nanovdb/PNanoVDB.h";
+        out->headers[6] = nvrtc_stdint_h;
+        out->include_names[6] = "stdint.h";
+        out->headers[7] = nvrtc_string_h;
+        out->include_names[7] = "string.h";
+    }
 
     /* -Xptxas -v puts the register and spill report into the kept log.
      * --fmad=false: every schedule (and the CPU reference, built with
@@ -76,6 +100,9 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--ptxas-options=-v");
     if (c->maxrregcount > 0)
         snprintf(out->option_buf[k++], sizeof out->option_buf[0], "--maxrregcount=%d", c->maxrregcount);
+    /* volume=sparse: PNanoVDB's plain C functions become device functions
+     * (physics/vpt_sparse.h); every function of the template says its space */
+    if (c->sparse) snprintf(out->option_buf[k++], sizeof out->option_buf[0], "-default-device");
     out->noptions = k;
     for (int i = 0; i < k; i++) out->options[i] = out->option_buf[i];
 

@@ -19,8 +19,8 @@ typedef struct {
     char *source;                 /* owned */
     char name[64];                /* program name for logs: "vptune_<schedule>.cu" */
     int nheaders;
-    const char *headers[4];       /* embedded, not owned */
-    const char *include_names[4];
+    const char *headers[8];       /* embedded, not owned */
+    const char *include_names[8];
     int noptions;
     const char *options[VPT_KS_MAX_OPTIONS]; /* point into option_buf */
     char option_buf[VPT_KS_MAX_OPTIONS][48];

@@ -32,10 +32,11 @@ REGEN = ("none", "thread", "warp", "block", "device")
 REORDER = ("none", "compact", "morton", "morton_delayed")
 KERNELS = ("single", "multi")
 SORTKEY = ("position", "termination")
-MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32")
+MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128")
 DENSITY = ("f32", "f16", "u16", "u8")
+VOLUME = ("dense", "sparse")
 KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
-        "coop", "majorant", "density")
+        "coop", "majorant", "density", "volume")
 
 # The nine schedules in codegen/config.c's order: name, regen, reorder,
 # kernels, threshold (the thesis' regeneration point).
@@ -67,7 +68,7 @@ class ConfigError(ValueError):
 def default_config():
     return {"regen": "none", "reorder": "none", "kernels": "single", "maxrregcount": 0, "ppt": 1,
             "block": 256, "grid": 0, "threshold": 0, "sortkey": "position", "lookahead": 1, "coop": 0,
-            "majorant": "global", "density": "f32"}
+            "majorant": "global", "density": "f32", "volume": "dense"}
 
 
 def _strict_int(key, v, allowed):
@@ -90,7 +91,7 @@ _DOMAINS = {
     "coop": (lambda v: v in (0, 1, 2, 4, 8, 16), "0 (off), 1, 2, 4, 8, 16", "not allowed"),
 }
 _ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY, "majorant": MAJORANT,
-          "density": DENSITY}
+          "density": DENSITY, "volume": VOLUME}
 
 
 def parse_config(text):
@@ -139,13 +140,14 @@ def parse_config(text):
 
 
 def format_config(c):
-    # coop, majorant and density are written only off their defaults, as codegen/config.c does
+    # coop, majorant, density and volume are written only off their defaults, as codegen/config.c does
     return ("regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,"
             "lookahead=%d" % (c["regen"], c["reorder"], c["kernels"], c["maxrregcount"], c["ppt"], c["block"],
                               c["grid"], c["threshold"], c["sortkey"], c["lookahead"])
             + (",coop=%d" % c["coop"] if c["coop"] else "")
             + (",majorant=%s" % c["majorant"] if c["majorant"] != "global" else "")
-            + (",density=%s" % c["density"] if c["density"] != "f32" else ""))
+            + (",density=%s" % c["density"] if c["density"] != "f32" else "")
+            + (",volume=%s" % c["volume"] if c["volume"] != "dense" else ""))
 
 
 def canonical(text):

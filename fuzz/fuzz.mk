@@ -27,7 +27,7 @@ FUZZ_LDLIBS  := -ljansson -lpng16 -lexpat -lcrypto -lz -lm -pthread
 # The parsers the targets reach (and what those call). Sources of modules
 # that are not there yet are simply absent from the wildcards.
 FUZZ_LIB_SRCS := $(wildcard base/*.c) $(wildcard scenes/volume*.c) $(wildcard scenes/mitsuba_xml.c) \
-                 image/image.c codegen/config.c physics/density_format.c tuner/estimators.c \
+                 image/image.c codegen/config.c physics/density_format.c physics/sparse_grid.c tuner/estimators.c \
                  harness/results.c $(wildcard $(addprefix tuner/,cache.c rows.c eval.c replay.c space.c)) \
                  $(wildcard cli/scene_args.c) $(wildcard scenes/scene*.c scenes/phantom*.c scenes/mitsuba_scene.c)
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
@@ -53,6 +53,9 @@ fuzz: fuzz-build
 # Regenerates the committed seed corpus (fuzz/corpus/) from its generator.
 fuzz-corpus:
 	python3 fuzz/make_corpus.py fuzz/corpus
+	@mkdir -p $(BUILD) fuzz/corpus/volume_nanovdb
+	$(CC) $(CPPFLAGS) -std=c11 -O2 fuzz/nanovdb_seeds.c physics/sparse_grid.c base/error.c -lz -o $(BUILD)/nanovdb_seeds
+	rm -f fuzz/corpus/volume_nanovdb/* && $(BUILD)/nanovdb_seeds fuzz/corpus/volume_nanovdb
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)

@@ -223,13 +223,16 @@ def config_seeds():
     s["estimator"] = b"regenerationSK-warp,lookahead=4,coop=4,majorant=grid8,density=u8"
     s["bad_majorant"] = b"naiveSK,majorant=grid5"
     s["bad_density"] = b"naiveSK,density=f64"
+    s["volume_sparse"] = b"regenerationSK-warp,lookahead=4,majorant=grid8,volume=sparse"
+    s["bad_volume"] = b"naiveSK,volume=tiles"
     return s
 
 
 def estimator_seeds():
     return {"all": b"all", "global": b"global", "list": b"global:f32,grid8:u8,grid32:f16",
             "no_colon": b"grid8", "twice": b"grid8:u8,grid8:u8", "bad_names": b"grid9:u12", "empty": b"",
-            "trailing_comma": b"grid4:u16,"}
+            "trailing_comma": b"grid4:u16,",
+            "sparse": b"global:f32,global:f32:sparse,grid8:u8:dense"}
 
 
 def number_seeds():

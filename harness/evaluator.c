@@ -32,11 +32,12 @@ typedef struct {
  * (same seed), which correlates them positively and only lowers that rate. */
 #define EST_GATE_BLOCK 8
 #define EST_GATE_ZMAX 5.0
-#define MAX_ESTIMATORS 32
+#define MAX_ESTIMATORS 64
 
 typedef struct {
     int cell;
     VptDensityFormat format;
+    int sparse;
     int valid;                 /* passed the statistical gate */
     char why[512];             /* when not */
     float *image;
@@ -354,7 +355,7 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v
         return check_context(e, st, r) ? -1 : 1;
     }
     phase(e, VPT_EVAL_PHASE_UPLOAD);
-    if (vpt_gpu_scene_medium(&e->gscene, c->density, c->majorant, &e->params, P, gm)) {
+    if (vpt_gpu_scene_medium(&e->gscene, c->density, c->majorant, c->sparse, &e->params, P, gm)) {
         r->status = VPT_STATUS_RUNTIME;
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
         vpt_variant_unload(v);
@@ -428,7 +429,8 @@ fail:
 static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
 {
     for (int i = 0; i < e->nest; i++)
-        if (e->est[i].cell == c->majorant && e->est[i].format == c->density) return &e->est[i];
+        if (e->est[i].cell == c->majorant && e->est[i].format == c->density && e->est[i].sparse == c->sparse)
+            return &e->est[i];
     if (e->nest == MAX_ESTIMATORS) {
         vpt_fail("internal error: more than %d estimators in one session", MAX_ESTIMATORS);
         return NULL;
@@ -437,6 +439,7 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     memset(x, 0, sizeof *x);
     x->cell = c->majorant;
     x->format = c->density;
+    x->sparse = c->sparse;
     size_t npix = (size_t)e->params.width * e->params.height;
     x->image = vpt_malloc(npix * 3 * sizeof(float));
     float *var = vpt_malloc(npix * 3 * sizeof(float));
@@ -448,12 +451,14 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     VptConfig ref = vpt_config_default();
     ref.majorant = c->majorant;
     ref.density = c->density;
+    ref.sparse = c->sparse;
     VptVariant v;
     VptEvalResult r;
     VptParams P;
     VptGpuMedium gm;
-    char name[96];
-    snprintf(name, sizeof name, "majorant=%s,density=%s", vpt_majorant_name(c->majorant), vpt_density_name(c->density));
+    char name[128];
+    snprintf(name, sizeof name, "majorant=%s,density=%s,volume=%s", vpt_majorant_name(c->majorant),
+             vpt_density_name(c->density), vpt_volume_name(c->sparse));
     int rc = prepare_and_render(e, &ref, &v, x->image, var, &r, &P, &gm);
     if (rc < 0) {
         free(x->image);
@@ -489,7 +494,7 @@ static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
 {
     const float *ref_image = e->ref_image;
     unsigned long long rays = e->ref_rays, steps = e->ref_steps, paths = e->ref_paths;
-    if (r->config.majorant != 0 || r->config.density != VPT_DENSITY_F32) {
+    if (r->config.majorant != 0 || r->config.density != VPT_DENSITY_F32 || r->config.sparse) {
         EstimatorRef *x = estimator_ref(e, &r->config);
         if (!x) return -1;
         if (!x->valid) {
@@ -633,7 +638,7 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat densi
     VptLaunch L;
     memset(&L, 0, sizeof L);
     VptGpuMedium gm;
-    if (vpt_gpu_scene_medium(&e->gscene, density, 0, &e->params, &L.P, &gm)) goto out;
+    if (vpt_gpu_scene_medium(&e->gscene, density, 0, 0, &e->params, &L.P, &gm)) goto out;
     L.density_tex = gm.density_tex;
     L.albedo_tex = gm.albedo_tex;
     L.stats = e->buffers.stats;

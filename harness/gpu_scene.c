@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/threads.h"
 #include "physics/majorant_grid.h"
+#include "physics/sparse_grid.h"
 
 #include <errno.h>
 #include <math.h>
@@ -312,8 +313,54 @@ static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, float tau_per
     return 0;
 }
 
-int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, const VptParams *base, VptParams *P,
-                         VptGpuMedium *out)
+/* The NanoVDB grid of format f's texture values (the scene's densities for
+ * f32), built on the host and uploaded after the free-memory check. */
+static int make_sparse(VptGpuScene *g, VptDensityFormat f, VptGpuSparseGrid *out)
+{
+    const VptScene *s = g->scene;
+    const size_t nvox = (size_t)s->nx * s->ny * s->nz;
+    float *values = NULL;
+    void *texels = NULL;
+    if (f != VPT_DENSITY_F32) {
+        values = vpt_malloc(nvox * sizeof(float));
+        texels = vpt_malloc(nvox * vpt_density_format_bytes(f));
+        if (!values || !texels) {
+            free(values);
+            free(texels);
+            return -1;
+        }
+        vpt_density_format_encode(f, s->density, nvox, s->density_max, texels, values, 0);
+        free(texels);
+    }
+    VptSparseGrid h;
+    const double t0 = now_ms();
+    int rc = vpt_sparse_grid_build(values ? values : s->density, s->nx, s->ny, s->nz, "density", &h);
+    free(values);
+    if (rc) {
+        vpt_error_prefix("scene '%s'", s->name);
+        return -1;
+    }
+    out->build_ms = now_ms() - t0;
+    out->empty_fraction = h.empty_fraction;
+    char what[96];
+    snprintf(what, sizeof what, "the sparse (NanoVDB) density in format %s", vpt_density_format_name(f));
+    rc = check_free(g, h.size, what) || VPT_CU_TRY(cuMemAlloc, &out->grid, h.size) ||
+         VPT_CU_TRY(cuMemcpyHtoD, out->grid, h.data, h.size);
+    if (rc) {
+        if (out->grid) vpt_cu.cuMemFree(out->grid);
+        out->grid = 0;
+        vpt_sparse_grid_free(&h);
+        vpt_error_prefix("scene '%s': %s", s->name, what);
+        return -1;
+    }
+    out->bytes = h.size;
+    g->bytes += h.size;
+    vpt_sparse_grid_free(&h);
+    return 0;
+}
+
+int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int sparse, const VptParams *base,
+                         VptParams *P, VptGpuMedium *out)
 {
     const VptScene *s = g->scene;
     if ((unsigned)format >= VPT_DENSITY_FORMAT_COUNT || cell < 0 || cell > (1 << (VPT_GPU_GRID_LOG2_MAX - 1)) ||
@@ -324,7 +371,13 @@ int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, cons
     memset(out, 0, sizeof *out);
     out->albedo_tex = g->albedo_tex;
     out->density_tex = g->density_tex;
-    if (format != VPT_DENSITY_F32) {
+    out->n[0] = s->nx;
+    out->n[1] = s->ny;
+    out->n[2] = s->nz;
+    if (sparse) {
+        if (!g->sparse[format].grid && make_sparse(g, format, &g->sparse[format])) return -1;
+        out->sparse = g->sparse[format].grid;
+    } else if (format != VPT_DENSITY_F32) {
         if (!g->formats[format].tex && make_format_texture(g, format)) return -1;
         out->density_tex = g->formats[format].tex;
     }
@@ -347,6 +400,7 @@ void vpt_gpu_scene_destroy(VptGpuScene *g)
         if (g->formats[f].array) vpt_cu.cuArrayDestroy(g->formats[f].array);
         for (int k = 0; k < VPT_GPU_GRID_LOG2_MAX; k++)
             if (g->grids[k][f].cells) vpt_cu.cuMemFree(g->grids[k][f].cells);
+        if (g->sparse[f].grid) vpt_cu.cuMemFree(g->sparse[f].grid);
     }
     if (g->density_tex) vpt_cu.cuTexObjectDestroy(g->density_tex);
     if (g->albedo_tex) vpt_cu.cuTexObjectDestroy(g->albedo_tex);

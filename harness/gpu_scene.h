@@ -34,6 +34,15 @@ typedef struct {
 
 #define VPT_GPU_GRID_LOG2_MAX 11 /* cells of 1 .. 1024 voxels */
 
+/* The density as a NanoVDB tree (volume=sparse, physics/sparse_grid.h), of
+ * one format's texture values. */
+typedef struct {
+    CUdeviceptr grid;
+    size_t bytes;
+    double build_ms;        /* host build time */
+    double empty_fraction;  /* 8^3 blocks left out */
+} VptGpuSparseGrid;
+
 typedef struct {
     const VptScene *scene;  /* borrowed: the scene the textures were made from */
     CUarray density_array, albedo_array;
@@ -43,29 +52,35 @@ typedef struct {
     /* created on first use by vpt_gpu_scene_medium, kept until destroy */
     VptGpuDensityTexture formats[VPT_DENSITY_FORMAT_COUNT];
     VptGpuMajorantGrid grids[VPT_GPU_GRID_LOG2_MAX][VPT_DENSITY_FORMAT_COUNT];
+    VptGpuSparseGrid sparse[VPT_DENSITY_FORMAT_COUNT];
 } VptGpuScene;
 
 /* What one render samples: the medium of one estimator (harness/render_gpu.h). */
 typedef struct {
     CUtexObject density_tex, albedo_tex;
     CUdeviceptr majorant;   /* 0: the global majorant */
+    CUdeviceptr sparse;     /* volume=sparse: the density's NanoVDB grid; 0: the texture */
+    int n[3];               /* the density grid's voxels per axis */
     float mean_density;     /* in the density texture's units */
 } VptGpuMedium;
 
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out);
 
-/* The medium of estimator (format, cell): the density texture of `format`
- * and, for cell > 0, the majorant grid of cell^3-voxel cells, each created
- * on first use (the free GPU memory checked first) and kept; *P becomes
+/* The medium of estimator (format, cell, sparse): the density texture of
+ * `format` (with sparse, the NanoVDB grid of its values instead) and, for
+ * cell > 0, the majorant grid of cell^3-voxel cells, each created on first
+ * use (the free GPU memory checked first) and kept; *P becomes
  * *base (vpt_params_init of the scene) with the format's scale folded in
  * and the grid's fields set. -1 with a message naming the estimator when it
  * cannot be made. */
-int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, const VptParams *base, VptParams *P,
-                         VptGpuMedium *out);
+int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int sparse, const VptParams *base,
+                         VptParams *P, VptGpuMedium *out);
 
 /* The estimators a run uses, for what its scene takes on the GPU: the
  * density textures of the formats besides f32 (whose texture, and the
- * albedo's, every scene has), and the majorant grids per format. */
+ * albedo's, every scene has), and the majorant grids per format. Sparse
+ * (NanoVDB) grids are not counted: their size is the active voxels',
+ * known once the tree is built, which checks the free memory then. */
 typedef struct {
     unsigned formats;                           /* bit f: format f's density texture */
     unsigned grids[VPT_DENSITY_FORMAT_COUNT];   /* bit k: the grid of 2^k-voxel cells in format f */

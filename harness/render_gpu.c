@@ -244,6 +244,8 @@ int vpt_render_run(const VptGpu *g, const VptVariant *v, const VptGpuMedium *gm,
     L.density_tex = gm->density_tex;
     L.albedo_tex = gm->albedo_tex;
     L.majorant_grid = gm->majorant;
+    L.sparse_grid = gm->sparse;
+    for (int k = 0; k < 3; k++) L.grid_n[k] = gm->n[k];
     L.image_sq = var_out ? b->image_sq : 0;
     L.image = b->image;
     L.stats = b->stats;

@@ -7,7 +7,8 @@
  * Contract (uvw in [0,1]^3 over the box; coordinates outside clamp):
  *   vpt_medium_density  trilinear filtering with texel centres at
  *                       (i + 0.5) / n and clamping, as CUDA's
- *                       normalized-coordinate textures do; returns the density
+ *                       normalized-coordinate textures do (vpt_filter_axis,
+ *                       vpt_physics.h); returns the density
  *                       in texture units, in [0, params.density_max]; the
  *                       extinction is sigma_t = density_scale * value
  *                       (a compact texture format folds its scale into

@@ -290,6 +290,29 @@ VPT_FN vpt_vec3 vpt_world_to_uvw(const VptParams *P, vpt_vec3 p)
     return vpt_mul(vpt_sub(p, P->box_min), P->inv_extent);
 }
 
+/* ------------------------------------------------------- the texture filter */
+
+/* One axis of the trilinear filter every medium implements (CUDA 3D
+ * texture, normalized coordinates, linear filtering, clamping; per axis of
+ * size n): x = u n - 0.5, texels floor(x) and floor(x) + 1 clamped to
+ * [0, n - 1], and the upper one's weight alpha = x - floor(x) in the texture
+ * unit's 8-bit fixed point, round(alpha 256) / 256 (reference/cpu_medium.h
+ * says why). Every medium (physics/vpt_medium.h) samples so: the GPU's
+ * dense textures in hardware, the CPU reference and the sparse sampler
+ * (physics/vpt_sparse.h) with this function. Beyond
+ * [-1, n] every index clamps the same way, which also keeps the float -> int
+ * conversion defined (fmaxf maps NaN to -1). */
+VPT_FN void vpt_filter_axis(float u, int n, int *i0, int *i1, float *alpha)
+{
+    float x = u * (float)n - 0.5f;
+    x = vpt_fminf(vpt_fmaxf(x, -1.0f), (float)n);
+    const float f = floorf(x);
+    *alpha = roundf((x - f) * 256.0f) * (1.0f / 256.0f);
+    const int i = (int)f;
+    *i0 = i < 0 ? 0 : i > n - 1 ? n - 1 : i;
+    *i1 = i + 1 < 0 ? 0 : i + 1 > n - 1 ? n - 1 : i + 1;
+}
+
 /* ------------------------------------------------------------ ray / box */
 
 /* Slab test. On a hit returns 1 with t0 <= t1 (t0 may be negative when o is

@@ -28,6 +28,7 @@
 #define VPT_REFERENCE_CPU_MEDIUM_H
 
 #include "physics/vpt_medium.h"
+#include "physics/vpt_sparse.h"
 #include "scenes/scene.h"
 
 #include <math.h>
@@ -39,11 +40,14 @@ struct VptMedium {
     const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed */
     const float *majorant;  /* the majorant grid's cells (params.mg_cells) as (value, t_per_tau)
                                pairs (vpt_majorant_grid_cells), or NULL; borrowed */
+    const uint32_t *sparse; /* volume=sparse: the density as a NanoVDB grid of nx*ny*nz voxels
+                               (physics/sparse_grid.h), sampled by vpt_sparse_density; NULL:
+                               the dense array. Borrowed */
 };
 
 /* Points the medium at the scene's grids (no copy), with the global
  * majorant. A renderer with a majorant grid or another density format sets
- * density and majorant to its own arrays (reference/cpu_estimator.h). */
+ * density and majorant to its own arrays (VptCpuEstimator, cpu_render.h). */
 static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
 {
     m->nx = s->nx;
@@ -52,6 +56,7 @@ static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
     m->density = s->density;
     m->albedo = s->albedo;
     m->majorant = NULL;
+    m->sparse = NULL;
 }
 
 static inline float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float *t_per_tau)
@@ -60,30 +65,15 @@ static inline float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float 
     return m->majorant[2 * (size_t)cell];
 }
 
-/* One axis of the filter: the two clamped texel indices and the quantized
- * weight of the upper one. */
-static inline void vpt_cpu_tex_axis(float u, int n, int *i0, int *i1, float *alpha)
-{
-    float x = u * (float)n - 0.5f;
-    /* Beyond [-1, n] every index clamps the same way; this also keeps the
-     * float -> int conversion defined (fmaxf maps NaN to -1). */
-    x = fminf(fmaxf(x, -1.0f), (float)n);
-    float f = floorf(x);
-    *alpha = roundf((x - f) * 256.0f) * (1.0f / 256.0f);
-    int i = (int)f;
-    *i0 = i < 0 ? 0 : i > n - 1 ? n - 1 : i;
-    *i1 = i + 1 < 0 ? 0 : i + 1 > n - 1 ? n - 1 : i + 1;
-}
-
 /* The 8 corner indices (x fastest) and weights of a trilinear fetch, in the
  * order (x, y, z) = (0,0,0), (1,0,0), (0,1,0), (1,1,0), (0,0,1), ... */
 static inline void vpt_cpu_tex_corners(int nx, int ny, int nz, vpt_vec3 uvw, size_t idx[8], float w[8])
 {
     int x0, x1, y0, y1, z0, z1;
     float ax, ay, az;
-    vpt_cpu_tex_axis(uvw.x, nx, &x0, &x1, &ax);
-    vpt_cpu_tex_axis(uvw.y, ny, &y0, &y1, &ay);
-    vpt_cpu_tex_axis(uvw.z, nz, &z0, &z1, &az);
+    vpt_filter_axis(uvw.x, nx, &x0, &x1, &ax);
+    vpt_filter_axis(uvw.y, ny, &y0, &y1, &ay);
+    vpt_filter_axis(uvw.z, nz, &z0, &z1, &az);
     const int xs[2] = {x0, x1}, ys[2] = {y0, y1}, zs[2] = {z0, z1};
     const float wx[2] = {1.0f - ax, ax}, wy[2] = {1.0f - ay, ay}, wz[2] = {1.0f - az, az};
     for (int k = 0; k < 8; k++) {
@@ -95,6 +85,10 @@ static inline void vpt_cpu_tex_corners(int nx, int ny, int nz, vpt_vec3 uvw, siz
 
 static inline float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw)
 {
+    if (m->sparse) {
+        const pnanovdb_buf_t buf = pnanovdb_make_buf((uint32_t *)m->sparse, 0);
+        return vpt_sparse_density(buf, vpt_sparse_root(buf), m->nx, m->ny, m->nz, uvw);
+    }
     size_t idx[8];
     float w[8];
     vpt_cpu_tex_corners(m->nx, m->ny, m->nz, uvw, idx, w);

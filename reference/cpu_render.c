@@ -149,6 +149,7 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     if (opt.estimator) {
         if (opt.estimator->density) j.M.density = opt.estimator->density;
         j.M.majorant = opt.estimator->cells;
+        j.M.sparse = opt.estimator->sparse ? opt.estimator->tree.data : NULL;
     }
     j.mean = mean_rgb;
     j.var = var_rgb;
@@ -249,11 +250,13 @@ void vpt_render_stats_print(FILE *fp, const VptRenderStats *st)
     fprintf(fp, "%s\n", line);
 }
 
-int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, VptParams *P)
+int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, int sparse,
+                           VptParams *P)
 {
     memset(e, 0, sizeof *e);
     e->format = format;
     e->cell = cell;
+    e->sparse = sparse;
     const size_t n = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
     if (format != VPT_DENSITY_F32) {
         void *texels = vpt_malloc(n * vpt_density_format_bytes(format));
@@ -265,6 +268,10 @@ int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityForm
         }
         vpt_density_format_encode(format, s->density, n, s->density_max, texels, e->density, 0);
         free(texels);
+    }
+    if (sparse && vpt_sparse_grid_build(e->density ? e->density : s->density, s->nx, s->ny, s->nz, "density", &e->tree)) {
+        vpt_cpu_estimator_free(e);
+        return -1;
     }
     if (cell > 0 &&
         vpt_majorant_grid_build(s->density, s->nx, s->ny, s->nz, cell, format, s->density_max, 0, &e->grid)) {
@@ -284,6 +291,7 @@ void vpt_cpu_estimator_free(VptCpuEstimator *e)
 {
     free(e->density);
     free(e->cells);
+    vpt_sparse_grid_free(&e->tree);
     vpt_majorant_grid_free(&e->grid);
     e->density = NULL;
     e->cells = NULL;

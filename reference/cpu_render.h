@@ -16,6 +16,7 @@
 
 #include "physics/density_format.h"
 #include "physics/majorant_grid.h"
+#include "physics/sparse_grid.h"
 #include "physics/vpt_tracer.h"
 #include "reference/cpu_medium.h"
 
@@ -29,18 +30,22 @@ enum {
 };
 
 /* An estimator for the CPU reference: the density as texture format
- * `format` returns it, and the majorant grid of `cell` voxels (0: the global
- * majorant). init also folds both into *P (which must come from
- * vpt_params_init on s); free releases the arrays. */
+ * `format` returns it, dense or (sparse) as the NanoVDB grid of those values
+ * that volume=sparse kernels sample, and the majorant grid of `cell` voxels
+ * (0: the global majorant). init also folds them into *P (which must come
+ * from vpt_params_init on s); free releases the arrays. */
 typedef struct {
     VptDensityFormat format;
     int cell;
+    int sparse;
+    VptSparseGrid tree;      /* sparse: the density's NanoVDB grid */
     float *density;          /* texture values, nx*ny*nz; NULL for f32 (the scene's grid) */
     VptMajorantGrid grid;    /* empty when cell == 0 */
     float *cells;            /* the grid as the medium reads it (vpt_majorant_grid_cells) */
 } VptCpuEstimator;
 
-int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, VptParams *P);
+int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, int sparse,
+                           VptParams *P);
 void vpt_cpu_estimator_free(VptCpuEstimator *e);
 
 typedef struct {

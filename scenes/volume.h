@@ -16,10 +16,13 @@
  * grid, converted on every core (volume_stream.c); the peak is the float
  * grid plus a few chunk buffers.
  * Lifecycle: a loader fills *out on success (caller calls vpt_volume_free),
- * and leaves *out zeroed on failure. Implementation: volume.c (dispatch, raw,
- * reshaping), volume_stream.c (reading the data), volume_mitsuba.c,
- * volume_metaimage.c, volume_nrrd.c; the formats' supported subsets are
- * described at the top of each. */
+ * and leaves *out zeroed on failure. Implementation: volume.c (the table of
+ * formats and the dispatch, raw, reshaping), one file per format
+ * (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c, volume_dicom.c,
+ * volume_nanovdb.c), which register through volume_format.h and share its
+ * helpers (volume_format.c) and the streaming of the data
+ * (volume_stream.c); the formats' supported subsets are described at the
+ * top of each. */
 #ifndef VPT_SCENES_VOLUME_H
 #define VPT_SCENES_VOLUME_H
 
@@ -84,7 +87,8 @@ typedef struct {
 /* Loads by extension (case-insensitive): .vol (Mitsuba VOL v3: float32, or
  * uint8 read as v / 255 as Mitsuba defines it), .mha/.mhd (MetaImage: raw,
  * CompressedData zlib, ElementDataFile LOCAL or a separate file), .nrrd/.nhdr
- * (raw or gzip encoding, attached or detached data); any other extension is
+ * (raw or gzip encoding, attached or detached data), .nvdb (NanoVDB: a float
+ * grid, densified), .dcm/.dicom or a folder (DICOM); any other extension is
  * headerless raw data, which needs opt->has_dims and opt->has_type and must
  * be exactly that size. dims/type/big_endian apply to raw files only; other
  * formats ignore them. opt may be NULL (no raw options, default max_bytes).
@@ -97,6 +101,9 @@ int vpt_volume_load(const char *path, const VptVolumeLoadOptions *opt, VptVolume
 int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
 int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
 int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
+/* NanoVDB .nvdb (volume_nanovdb.c): the float grid "density" (else the first
+ * float grid), densified over its active voxels' box. */
+int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out);
 
 /* Writes a Mitsuba VOL v3 float32 1-channel file atomically; the bbox is the
  * volume's own or, without one, [0, n * spacing]. */

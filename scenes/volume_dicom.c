@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 #include "scenes/volume_dicom_shim.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -98,15 +98,11 @@ const char *vpt_volume_dicom_shim_path(void)
     return *shim.path ? shim.path : NULL;
 }
 
-int vpt_volume_is_dicom(const char *path, const VptVolumeLoadOptions *opt)
+/* A folder is a DICOM series unless raw options say otherwise (files named
+ * .dcm/.dicom, and folders named like another format, are routed by their
+ * extension before this is asked: volume_format.h). */
+static int claims_folder(const char *path, const VptVolumeLoadOptions *opt)
 {
-    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    const char *ext = dot && (!slash || dot > slash) ? dot + 1 : "";
-    if (!strcasecmp(ext, "dcm") || !strcasecmp(ext, "dicom")) return 1;
-    /* a folder is a series unless raw options or another format's name say otherwise */
-    static const char *const others[] = {"vol", "mha", "mhd", "nrrd", "nhdr", "raw"};
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-        if (!strcasecmp(ext, others[i])) return 0;
     if (opt && (opt->has_dims || opt->has_type)) return 0;
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -135,7 +131,7 @@ static int to_volume(const char *path, VptDicomVolume *d, VptVolume *out)
     return 0;
 }
 
-int vpt_volume_load_dicom(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+static int load_dicom(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
     if (access(path, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", path);
@@ -153,3 +149,5 @@ int vpt_volume_parse_dicom(const char *name, const unsigned char *buf, size_t si
     if (shim.read_memory(name, buf, size, vptv_max_bytes(max_bytes), &d)) return vpt_fail("%s", d.error);
     return to_volume(name, &d, out);
 }
+
+const VptVolumeFormat vpt_volume_format_dicom = {"DICOM", "dcm dicom", claims_folder, load_dicom};

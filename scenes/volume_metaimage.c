@@ -10,7 +10,7 @@
  * Not supported (clear errors): ASCII data (BinaryData = False), more than
  * one channel, LIST and file-pattern data files, vector element types. */
 #include "scenes/volume.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -343,3 +343,10 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
 {
     return vptv_parse_memory(vptv_read_metaimage, name, dir, buf, size, max_bytes, out);
 }
+
+static int load_metaimage(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_streamed(path, opt, vptv_read_metaimage, VPTV_HEAD_MAX, out);
+}
+
+const VptVolumeFormat vpt_volume_format_metaimage = {"MetaImage", "mha mhd", NULL, load_metaimage};

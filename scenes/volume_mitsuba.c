@@ -8,7 +8,7 @@
  * with one channel into a VptVolume, with one or three channels into a
  * VptVolGrid (albedo grids), and write float32 with one or three channels. */
 #include "scenes/volume.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -167,6 +167,14 @@ static int save_vol(const char *path, const int n[3], int channels, const float 
     }
     return vpt_outfile_commit(f);
 }
+
+/* The .vol loader: the 48-byte header, then the data streamed. */
+static int load_mitsuba(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_streamed(path, opt, vptv_read_mitsuba, VOL_HEADER, out);
+}
+
+const VptVolumeFormat vpt_volume_format_mitsuba = {"Mitsuba VOL", "vol", NULL, load_mitsuba};
 
 int vpt_volume_save_mitsuba(const char *path, const VptVolume *v)
 {

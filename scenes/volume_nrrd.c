@@ -13,7 +13,7 @@
  * directions themselves are not applied) or "spacings"; the origin from
  * "space origin". */
 #include "scenes/volume.h"
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -414,3 +414,10 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
 {
     return vptv_parse_memory(vptv_read_nrrd, name, dir, buf, size, max_bytes, out);
 }
+
+static int load_nrrd(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_streamed(path, opt, vptv_read_nrrd, VPTV_HEAD_MAX, out);
+}
+
+const VptVolumeFormat vpt_volume_format_nrrd = {"NRRD", "nrrd nhdr", NULL, load_nrrd};

@@ -1,14 +1,15 @@
 /* Streaming a volume's voxel data into its float grid: files read front to
  * back and hashed, byte ranges of memory or files, streaming zlib/gzip
  * inflation, and the conversion of each chunk to floats on every core while
- * the next chunk is read (see volume_internal.h).
+ * the next chunk is read (see volume_format.h).
  *
  * Memory: the float grid, plus two chunks of stored data (CHUNK bytes each)
  * and the reader's buffers: a multi-GB file never has its data held whole,
  * compressed or not. */
-#include "scenes/volume_internal.h"
+#include "scenes/volume_format.h"
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/progress.h"
 #include "base/threads.h"
 
@@ -718,4 +719,51 @@ int vptv_read_voxels(VptvInput *in, const char *where, VptvRange *r, const VptvS
     out->range_max = range.max;
     for (int k = 0; k < 3; k++) out->spacing[k] = 1.0f;
     return 0;
+}
+
+/* ---------- loaders ---------- */
+
+/* Reads, finishes (hashes) and tidies up after one reader over in. */
+static int run_reader(VptvReader read, VptvInput *in, VptVolume *out)
+{
+    int rc = read(in, out);
+    if (vptv_input_finish(in, rc == 0, out)) rc = -1;
+    if (rc) { /* (not vpt_volume_free: no format calls back into volume.c) */
+        free(out->data);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}
+
+int vptv_parse_memory(VptvReader read, const char *name, const char *dir, const unsigned char *buf, size_t size,
+                      size_t max_bytes, VptVolume *out)
+{
+    VptvInput in;
+    vptv_input_memory(&in, name, dir, buf, size, max_bytes);
+    return run_reader(read, &in, out);
+}
+
+int vptv_load_streamed(const char *path, const VptVolumeLoadOptions *opt, VptvReader read, size_t head_bytes,
+                       VptVolume *out)
+{
+    memset(out, 0, sizeof *out);
+    VptvInput in;
+    memset(&in, 0, sizeof in);
+    in.name = path;
+    in.max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0);
+    in.opt = opt;
+    if (vptv_file_open(path, path, &in.file)) return -1;
+    in.size = vptv_file_size(in.file);
+    char dir[4096];
+    vpt_dirname(path, dir, sizeof dir);
+    in.dir = dir;
+    /* the header's bytes, read ahead of (and again by) the hashed stream */
+    in.len = in.size < head_bytes ? (size_t)in.size : head_bytes;
+    unsigned char *head = vpt_malloc(in.len + 1);
+    int rc = head ? vptv_file_head(in.file, head, in.len) : -1;
+    in.buf = head;
+    if (rc == 0) rc = run_reader(read, &in, out);
+    free(head);
+    vptv_file_close(in.file);
+    return rc;
 }

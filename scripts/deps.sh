@@ -13,9 +13,12 @@
 # statically into the programs (so the binaries run on GPU machines that have
 # no -dev packages and no package registry); GDCM reads DICOM series, through
 # a shim library loaded only when a DICOM volume is asked for
-# (scenes/volume_dicom.c); g++ compiles that shim.
+# (scenes/volume_dicom.c); g++ compiles that shim. libnanovdb-dev's PNanoVDB.h
+# (a header only) is compiled into the programs and embedded into the kernel
+# source (physics/vpt_sparse.h); libopenvdb-dev reads .vdb files, through a
+# shim of its own like GDCM's (scenes/volume_openvdb.c).
 set -u
-PACKAGES="libpng-dev libjansson-dev libexpat1-dev zlib1g-dev libssl-dev libgdcm-dev g++"
+PACKAGES="libpng-dev libjansson-dev libexpat1-dev zlib1g-dev libssl-dev libgdcm-dev libnanovdb-dev libopenvdb-dev g++"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: no dpkg-query: not a Debian/Ubuntu system; make sure these (or your system's equivalents) are installed: $PACKAGES" >&2

@@ -1,7 +1,10 @@
 #!/bin/sh
 # embed.sh OUT FILE...: writes a C file holding each FILE as a NUL-terminated
 # byte array, so the programs carry the kernel template and the physics header
-# and compile kernels without the source tree at hand.
+# and compile kernels without the source tree at hand. A FILE written
+# NAME=PATH embeds PATH under NAME (a system header the kernels include,
+# e.g. nanovdb/PNanoVDB.h=/usr/include/nanovdb/PNanoVDB.h: the GPU machines
+# have the CUDA toolkit but not that package).
 set -eu
 out=$1; shift
 {
@@ -9,15 +12,17 @@ out=$1; shift
   echo '#include <stddef.h>'
   echo '#include "base/embedded.h"'
   for f in "$@"; do
-    sym=$(echo "$f" | sed 's/[^A-Za-z0-9]/_/g')
+    name=${f%%=*}; path=${f#*=}
+    sym=$(echo "$name" | sed 's/[^A-Za-z0-9]/_/g')
     echo "static const unsigned char ${sym}[] = {"
-    od -An -v -tx1 "$f" | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'
+    od -An -v -tx1 "$path" | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'
     echo '0};'
   done
   echo 'const VptEmbeddedFile vpt_embedded_files[] = {'
   for f in "$@"; do
-    sym=$(echo "$f" | sed 's/[^A-Za-z0-9]/_/g')
-    echo "  { \"$f\", (const char *)${sym}, sizeof ${sym} - 1 },"
+    name=${f%%=*}
+    sym=$(echo "$name" | sed 's/[^A-Za-z0-9]/_/g')
+    echo "  { \"$name\", (const char *)${sym}, sizeof ${sym} - 1 },"
   done
   echo '  { NULL, NULL, 0 }'
   echo '};'

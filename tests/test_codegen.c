@@ -73,6 +73,29 @@ TEST_TIMEOUT(codegen_every_schedule_compiles_with_cooperative_flights, 600)
     }
 }
 
+/* volume=sparse for every schedule: PNanoVDB.h, embedded at build time,
+ * compiles under NVRTC (the GPU machines have no libnanovdb-dev), with the
+ * estimators it combines with. */
+TEST_TIMEOUT(codegen_every_schedule_compiles_with_a_sparse_volume, 600)
+{
+    VptConfig cs[16];
+    int n = vpt_config_thesis_set(cs, 16);
+    for (int i = 0; i < n; i++) {
+        cs[i].sparse = 1;
+        cs[i].majorant = i % 3 == 1 ? 8 : 0;
+        cs[i].lookahead = i % 2 ? 4 : 1;
+        cs[i].coop = i % 4 == 3 ? 4 : 0;
+        VptCompileResult cr;
+        char canon[VPT_CONFIG_STR_MAX];
+        vpt_config_format(&cs[i], canon, sizeof canon);
+        CHECK(strstr(canon, ",volume=sparse") != NULL);
+        int rc = compile(&cs[i], 9, 0, &cr);
+        CHECK_MSG(rc == 0, "%s for sm_90: %s", canon, vpt_errmsg());
+        if (rc == 0) CHECK(cr.cubin_size > 4 && memcmp(cr.cubin, "\177ELF", 4) == 0);
+        vpt_compile_result_free(&cr);
+    }
+}
+
 TEST_TIMEOUT(codegen_register_bound_takes_effect, 300)
 {
     /* __launch_bounds__ would silently override --maxrregcount: the bound

@@ -28,6 +28,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_volume_nrrd
 #include "fuzz/fuzz_volume_nrrd.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_volume_nanovdb
+#include "fuzz/fuzz_volume_nanovdb.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_one_pfm
 #include "fuzz/fuzz_pfm.c"
 #undef LLVMFuzzerTestOneInput
@@ -102,6 +105,7 @@ static void replay(const char *target, FuzzOne fn)
 TEST(fuzz_regressions_volume_mitsuba) { replay("volume_mitsuba", fuzz_one_volume_mitsuba); }
 TEST(fuzz_regressions_volume_metaimage) { replay("volume_metaimage", fuzz_one_volume_metaimage); }
 TEST(fuzz_regressions_volume_nrrd) { replay("volume_nrrd", fuzz_one_volume_nrrd); }
+TEST(fuzz_regressions_volume_nanovdb) { replay("volume_nanovdb", fuzz_one_volume_nanovdb); }
 TEST(fuzz_regressions_pfm) { replay("pfm", fuzz_one_pfm); }
 TEST(fuzz_regressions_config) { replay("config", fuzz_one_config); }
 TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_numbers); }
@@ -145,7 +149,8 @@ TEST(fuzz_regressions_cover_every_target)
 {
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
-                                           "mitsuba_xml", "volume_dicom", "scene_args", "estimators"};
+                                           "mitsuba_xml", "volume_dicom", "scene_args", "estimators",
+                                           "volume_nanovdb"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

@@ -240,7 +240,7 @@ static void render_estimator(const VptScene *s, int w, int h, int spp, VptDensit
     VptParams p;
     vpt_params_init(&p, s, &rs);
     VptCpuEstimator e;
-    REQUIRE_MSG(vpt_cpu_estimator_init(&e, s, f, cell, &p) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_cpu_estimator_init(&e, s, f, cell, 0, &p) == 0, "%s", vpt_errmsg());
     VptCpuRenderOptions o = {0, VPT_PROGRESS_OFF, &e};
     REQUIRE_MSG(vpt_cpu_render(s, &p, &o, mean, var, st) == 0, "%s", vpt_errmsg());
     vpt_cpu_estimator_free(&e);
@@ -302,7 +302,7 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
     VptParams p;
     vpt_params_init(&p, s, &rs);
     VptCpuEstimator e;
-    REQUIRE(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_F16, 8, &p) == 0);
+    REQUIRE(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_F16, 8, 0, &p) == 0);
     VptMedium m;
     vpt_cpu_medium_init(&m, s);
     m.density = e.density;
@@ -412,7 +412,7 @@ TEST(config_majorant_and_density_keys)
     vpt_config_format(&c, buf, sizeof buf);
     CHECK(strstr(buf, "majorant") == NULL && strstr(buf, "density") == NULL);
     CHECK(vpt_config_parse("naiveSK,majorant=grid5", &c) != 0);
-    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32, grid64, grid128");
     CHECK(vpt_config_parse("naiveSK,density=f64", &c) != 0);
     CHECK_STR_CONTAINS(vpt_errmsg(), "f32, f16, u16, u8");
     c = vpt_config_default();

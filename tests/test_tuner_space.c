@@ -33,7 +33,7 @@ static size_t brute_count(int (*keep)(const VptConfig *))
                                                 VptConfig x = {(VptRegen)r, (VptReorder)o, (VptKernels)k,
                                                                D_MR[a],     D_PPT[b],      D_BLOCK[c],
                                                                D_GRID[d],   D_THR[e],      (VptSortKey)f,
-                                                               D_LA[g],     D_COOP[h], 0, VPT_DENSITY_F32};
+                                                               D_LA[g],     D_COOP[h], 0, VPT_DENSITY_F32, 0};
                                                 if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
                                             }
     return n;

@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include "tests/test_tools.h"
 
 /* ---------- helpers ---------- */
 
@@ -787,4 +790,48 @@ TEST(volume_scene_refuses_what_host_memory_cannot_hold)
         vpt_scene_destroy(s);
     }
     unsetenv("VPT_MEM_AVAILABLE");
+}
+
+/* ---------- layering (issue 22): the formats never call back into volume.c ---------- */
+
+/* The object files of this build: build/obj beside bin/ (make test), or
+ * build-asan/obj for build-asan/bin (make test SANITIZE=1). */
+static int object_dir(char *out, size_t size)
+{
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    const char *const tries[] = {"%s/../obj/scenes/volume.o", "%s/../build/obj/scenes/volume.o"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, size, tries[i], exe);
+        if (access(out, R_OK) == 0) {
+            out[strlen(out) - strlen("/volume.o")] = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+TEST(volume_formats_never_call_back_into_the_dispatch)
+{
+    char dir[600], cmd[1600], out[4096];
+    if (object_dir(dir, sizeof dir)) SKIP("the build's object files are not beside this test binary");
+    /* every symbol volume.o defines, against every symbol a format's (or the
+     * shared helpers') object file needs */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && t=$(mktemp) && nm -g --defined-only volume.o | awk '{print $3}' | sort > $t && "
+             "for f in volume_*.o; do nm -u $f | awk '{print $2}' | sort | comm -12 - $t | sed \"s/^/$f needs /\"; "
+             "done; rm -f $t; ls volume_*.o | wc -l",
+             dir);
+    REQUIRE(vpt_test_sh(cmd, out, sizeof out) == 0);
+    char *last = strrchr(out, '\n');
+    REQUIRE(last && last != out);
+    *last = '\0';
+    char *count = strrchr(out, '\n');
+    REQUIRE_MSG(!count, "a format calls back into volume.c: %s", out);
+    REQUIRE_MSG(atoi(out) >= 5, "expected the format objects (volume_*.o) in %s, found %s", dir, out);
 }

@@ -7,18 +7,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int majorants[] = {0, 4, 8, 16, 32};
 
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e)
 {
     VptConfig x = *c;
     x.majorant = e->majorant;
     x.density = e->density;
+    x.sparse = e->sparse;
     return x;
 }
 
 static int parse_one(const char *item, VptEstimator *e)
 {
+    /* an optional third part: the volume's representation */
+    char head[64];
+    const char *last = strrchr(item, ':');
+    e->sparse = 0;
+    if (last && last != strchr(item, ':')) {
+        if (strcmp(last + 1, "sparse") && strcmp(last + 1, "dense"))
+            return vpt_fail("estimator '%s': volume '%s' is not dense or sparse", item, last + 1);
+        e->sparse = !strcmp(last + 1, "sparse");
+        size_t hn = (size_t)(last - item);
+        if (hn >= sizeof head) return vpt_fail("estimator '%s': unknown majorant", item);
+        memcpy(head, item, hn);
+        head[hn] = '\0';
+        item = head;
+    }
     const char *colon = strchr(item, ':');
     if (!colon) return vpt_fail("estimator '%s': expected MAJORANT:DENSITY, e.g. grid8:u8", item);
     char m[32];
@@ -27,9 +41,12 @@ static int parse_one(const char *item, VptEstimator *e)
     memcpy(m, item, n);
     m[n] = '\0';
     int cell = -1;
-    for (size_t i = 0; i < sizeof majorants / sizeof majorants[0]; i++)
+    const int *majorants;
+    const int nm = vpt_majorant_cells(&majorants);
+    for (int i = 0; i < nm; i++)
         if (!strcmp(m, vpt_majorant_name(majorants[i]))) cell = majorants[i];
-    if (cell < 0) return vpt_fail("estimator '%s': majorant '%s' is not global, grid4, grid8, grid16 or grid32", item, m);
+    if (cell < 0)
+        return vpt_fail("estimator '%s': majorant '%s' is not global or grid4, grid8, ..., grid128", item, m);
     if (vpt_density_format_parse(colon + 1, &e->density))
         return vpt_fail("estimator '%s': density '%s' is not f32, f16, u16 or u8", item, colon + 1);
     e->majorant = cell;
@@ -41,12 +58,14 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
     if (!text || !*text) return vpt_fail("empty estimator list (all, global, or MAJORANT:DENSITY,...)");
     if (!strcmp(text, "all")) {
         int k = 0;
-        for (size_t i = 0; i < sizeof majorants / sizeof majorants[0]; i++)
-            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f};
+        const int *majorants;
+        const int nm = vpt_majorant_cells(&majorants);
+        for (int i = 0; i < nm; i++)
+            for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) out[k++] = (VptEstimator){majorants[i], (VptDensityFormat)f, 0};
         return k;
     }
     if (!strcmp(text, "global")) {
-        out[0] = (VptEstimator){0, VPT_DENSITY_F32};
+        out[0] = (VptEstimator){0, VPT_DENSITY_F32, 0};
         return 1;
     }
     char buf[512];
@@ -57,12 +76,45 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
         if (k == VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators", VPT_ESTIMATORS_MAX);
         if (parse_one(item, &out[k])) return -1;
         for (int j = 0; j < k; j++)
-            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density)
+            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density && out[j].sparse == out[k].sparse)
                 return vpt_fail("estimator '%s' given twice", item);
         k++;
     }
     if (k == 0) return vpt_fail("empty estimator list (all, global, or MAJORANT:DENSITY,...)");
     return k;
+}
+
+/* Evaluates base with est[i] (cache first) and appends its record; updates
+ * the best objective and estimator. */
+static int screen_one(const VptConfig *base, const VptEstimator *e, VptEvaluateFn fn, void *ctx, VptCache *cache,
+                      VptEvalRecord *recs, size_t *n_recs, double *seconds, double *best_obj, VptEstimator *best)
+{
+    const VptConfig c = vpt_estimator_apply(base, e);
+    VptEvalRecord rec;
+    const VptEvalRecord *hit = cache ? vpt_cache_find(cache, &c, 1) : NULL;
+    if (hit) {
+        rec = *hit;
+    } else {
+        vpt_eval_record_init(&rec, &c, 1);
+        if (fn(ctx, &c, 1, &rec)) return -1;
+        vpt_eval_record_sanitize(&rec, &c, 1);
+        if (cache && vpt_cache_append(cache, &rec)) return -1;
+        if (isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s;
+    }
+    recs[(*n_recs)++] = rec;
+    const double obj = vpt_eval_objective(&rec);
+    if (obj < *best_obj) {
+        *best_obj = obj;
+        *best = *e;
+    }
+    return 0;
+}
+
+static int same_majorant(const VptEstimator *a, const VptEstimator *b) { return a->majorant == b->majorant; }
+
+static int same_texture(const VptEstimator *a, const VptEstimator *b)
+{
+    return a->density == b->density && a->sparse == b->sparse;
 }
 
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
@@ -73,25 +125,30 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
     if (!grown) return vpt_fail("out of memory screening estimators");
     *recs = grown;
     double best_obj = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        const VptConfig c = vpt_estimator_apply(base, &est[i]);
-        VptEvalRecord rec;
-        const VptEvalRecord *hit = cache ? vpt_cache_find(cache, &c, 1) : NULL;
-        if (hit) {
-            rec = *hit;
-        } else {
-            vpt_eval_record_init(&rec, &c, 1);
-            if (fn(ctx, &c, 1, &rec)) return -1;
-            vpt_eval_record_sanitize(&rec, &c, 1);
-            if (cache && vpt_cache_append(cache, &rec)) return -1;
-            if (isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s;
+    if (n <= VPT_ESTIMATORS_SCREEN_ALL) {
+        for (size_t i = 0; i < n; i++)
+            if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
+        return 0;
+    }
+    /* Coordinate descent: from base's own estimator (or the list's first),
+     * screen the members that share the current best's majorant or its
+     * texture (format and volume), move to the fastest, and repeat until it
+     * stays. */
+    unsigned char done[VPT_ESTIMATORS_MAX] = {0};
+    VptEstimator at = {base->majorant, base->density, base->sparse};
+    int in_list = 0;
+    for (size_t i = 0; i < n; i++) in_list |= same_majorant(&est[i], &at) && same_texture(&est[i], &at);
+    if (!in_list) at = est[0];
+    for (;;) {
+        int screened = 0;
+        for (size_t i = 0; i < n && i < VPT_ESTIMATORS_MAX; i++) {
+            if (done[i] || (!same_majorant(&est[i], &at) && !same_texture(&est[i], &at))) continue;
+            done[i] = 1;
+            screened = 1;
+            if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
         }
-        (*recs)[(*n_recs)++] = rec;
-        const double obj = vpt_eval_objective(&rec);
-        if (obj < best_obj) {
-            best_obj = obj;
-            *best = est[i];
-        }
+        if (!screened || !isfinite(best_obj) || (same_majorant(best, &at) && same_texture(best, &at))) break;
+        at = *best;
     }
     return 0;
 }

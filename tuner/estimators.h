@@ -12,11 +12,12 @@
  *   1. searches the schedules for half its budget with the list's first
  *      estimator (the thesis' global majorant, f32, in "all"), stamped onto
  *      every member (VptSearchOptions.majorant/density);
- *   2. screens every estimator on that search's best schedule and takes the
- *      fastest that passes the gate (a quantising format that changes the
- *      image is invalid_output there);
+ *   2. screens the estimators on that search's best schedule (all of a
+ *      short list, by coordinate descent for "all": vpt_estimators_screen)
+ *      and takes the fastest that passes the gate (a quantising format
+ *      that changes the image is invalid_output there);
  *   3. searches the rest of the budget with that estimator;
- *   4. screens every estimator again on the second search's best,
+ *   4. screens the estimators again on the second search's best,
  *      and ranks all records together: the winner is never slower than the
  *      first half's, so an estimator that loses is never picked.
  * Screening on the thesis' default schedule instead (measured at bd564b4 on
@@ -24,10 +25,17 @@
  * global majorant's best: 6.87 ms against 5.63 for a global-only tune.
  * Every screening evaluation goes through the cache like the search's.
  *
- * Estimator lists are written "all", "global" (the thesis' estimator only),
- * or a comma-separated list of MAJORANT:DENSITY pairs, e.g.
- * "global:f32,grid8:u8,grid16:f16" (majorant global|grid4|grid8|grid16|grid32,
- * density f32|f16|u16|u8). */
+ * The volume's representation (`volume`: the density as a dense texture or
+ * a sparse NanoVDB tree, physics/sparse_grid.h) is part of the estimator
+ * too, for the same reason: it changes what a fetch costs, not the schedule.
+ *
+ * Estimator lists are written "all" (every majorant x format, dense: a
+ * sparse volume pays eight software lookups where the texture unit fetches
+ * once, so it is screened only when asked for), "global" (the thesis'
+ * estimator only), or a comma-separated list of
+ * MAJORANT:DENSITY[:VOLUME] items, e.g. "global:f32,grid8:u8,global:f32:sparse"
+ * (majorant global|grid4|...|grid128, density f32|f16|u16|u8,
+ * volume dense (the default) or sparse). */
 #ifndef VPT_TUNER_ESTIMATORS_H
 #define VPT_TUNER_ESTIMATORS_H
 
@@ -40,19 +48,33 @@
 typedef struct {
     int majorant;              /* 0: global; else the grid's cell size */
     VptDensityFormat density;
+    int sparse;                /* volume=sparse */
 } VptEstimator;
 
-#define VPT_ESTIMATORS_MAX 20 /* 5 majorants x 4 formats */
+#define VPT_ESTIMATORS_MAX 56 /* 7 majorants x 4 formats x 2 volumes */
 
 /* Parses a list (see above) into out[0..VPT_ESTIMATORS_MAX); returns how
  * many, or -1 with a message naming the bad item. Duplicates are an error. */
 int vpt_estimators_parse(const char *text, VptEstimator *out);
 
-/* Evaluates base with each of est[0..n) (cache first, new records appended
- * to it), appending every record to *recs (grown with realloc; *n_recs
- * counts them) and adding the evaluator's charged seconds to *seconds.
- * Sets *best to the estimator of the fastest ok record (untouched when none
- * passed). Returns 0, or -1 when the evaluator or the cache failed. */
+/* Lists of at most this many estimators are screened whole. */
+#define VPT_ESTIMATORS_SCREEN_ALL 8
+
+/* Evaluates base with the estimators of est[0..n) (cache first, new records
+ * appended to it), appending every record to *recs (grown with realloc;
+ * *n_recs counts them) and adding the evaluator's charged seconds to
+ * *seconds. Sets *best to the estimator of the fastest ok record (untouched
+ * when none passed). Returns 0, or -1 when the evaluator or the cache failed.
+ *
+ * A list of up to VPT_ESTIMATORS_SCREEN_ALL is screened whole. A longer one
+ * ("all": 7 majorants x 4 formats) by coordinate descent from base's own
+ * estimator: every member sharing its majorant or its format, then the same
+ * around the fastest, until the fastest stays: 10 evaluations when base's
+ * own estimator is the fastest, 13 to 16 typically, instead of 28. Why: the two axes act nearly
+ * independently (a format changes what a fetch moves, a majorant how many
+ * steps there are), and on large volumes one evaluation costs seconds: a
+ * whole screening of a 1024-wide CT on an H100 spent 28 s of a 90 s tune
+ * and did not finish (results/h100/large/). */
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
                           VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
                           VptEstimator *best);

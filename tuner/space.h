@@ -16,6 +16,9 @@
  *   sortkey       position, termination
  *   lookahead     1, 2, 4
  *   coop          0 (off), 2, 4, 8 cooperative flights
+ * The estimator keys of a config (majorant, density, volume) are not
+ * dimensions here: the tune's estimator stage chooses them
+ * (tuner/estimators.h says why).
  * The members of the space are the points of the domains' product that pass
  * vpt_config_check (so the constraints are codegen's, not restated here):
  * grid only varies for persistent kernels, threshold for warp/block

@@ -75,7 +75,8 @@ static json_t *result_json(const VptEvalRecord *r)
         put(cfg, "sortkey", json_string(vpt_sortkey_name(c->sortkey))) ||
         put(cfg, "lookahead", json_integer(c->lookahead)) || put(cfg, "coop", json_integer(c->coop)) ||
         put(cfg, "majorant", json_string(vpt_majorant_name(c->majorant))) ||
-        put(cfg, "density", json_string(vpt_density_name(c->density))))
+        put(cfg, "density", json_string(vpt_density_name(c->density))) ||
+        put(cfg, "volume", json_string(vpt_volume_name(c->sparse))))
         goto fail;
     json_t *times = json_object_get(o, "times");
     if (isfinite(r->compile_s) && put(times, "compilation_time", json_real(r->compile_s * 1e3))) goto fail;

@@ -178,9 +178,9 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
 
 /* The estimator stage (tuner/estimators.h): half the budget searching with
  * the first estimator of the list (the thesis' global majorant, f32, in
- * "all"), every estimator screened on that search's best, the other half
- * searching with the fastest estimator, every estimator screened again on
- * that search's best; all records are ranked together, so the winner is
+ * "all"), the estimators screened on that search's best
+ * (vpt_estimators_screen), the other half searching with the fastest, the
+ * estimators screened again on that search's best; all records are ranked together, so the winner is
  * never slower than the first half's. Screenings are charged to the budget. */
 static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptSearchResult *out)
 {
@@ -205,6 +205,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     }
     free(screened);
     screened = NULL;
+    const size_t first_screening_n = n_screened;
     n_screened = 0;
     if (o->progress)
         fprintf(o->progress, "[tune] estimators screened on the first half's best: %s:%s is the fastest\n",
@@ -212,7 +213,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     /* the second half: what is left of the budget once the last screening
      * (as costly as the first) is set aside */
     const double reserve_s = screen_s;
-    const size_t reserve_n = o->n_estimators;
+    const size_t reserve_n = first_screening_n;
     if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;

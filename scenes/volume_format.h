@@ -1,13 +1,21 @@
-/* Helpers shared by the volume format readers (volume*.c); not a public API.
+/* The interface between vpt_volume_load (volume.c) and the volume formats,
+ * one file each (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c,
+ * volume_dicom.c, ...); not a public API.
+ *
+ * Registration: a format defines one VptVolumeFormat (its name, extensions
+ * and loader) and volume.c lists it in its table of formats. volume.c only
+ * calls the formats; the formats call only the helpers below
+ * (volume_format.c), never volume.c, so data flows one way: adding a format
+ * is one new file and one table row.
  *
  * Every reader follows the same order, so that no bad header can cause an
  * oversized allocation: parse the header, check the shape with vptv_shape
  * (before any data is read or allocated), locate the data bytes, check their
  * exact size, and stream them (inflating them into exactly the expected
- * size) into the float grid with vptv_read_voxels. Messages start with the
- * file's name. */
-#ifndef VPT_SCENES_VOLUME_INTERNAL_H
-#define VPT_SCENES_VOLUME_INTERNAL_H
+ * size) into the float grid with vptv_read_voxels (volume_stream.c).
+ * Messages start with the file's name. */
+#ifndef VPT_SCENES_VOLUME_FORMAT_H
+#define VPT_SCENES_VOLUME_FORMAT_H
 
 #include "scenes/volume.h"
 
@@ -15,6 +23,30 @@
 #include <stdint.h>
 
 #define VPTV_MAX_DIM 65536
+
+/* One volume format. vpt_volume_load picks the first format whose
+ * extensions name the path's (case-insensitive), else the first whose
+ * `claims` accepts it, else headerless raw data. `load` fills *out (the
+ * caller frees it with vpt_volume_free) or fails with a message naming the
+ * path and leaves *out zeroed. */
+typedef struct {
+    const char *name;        /* "MetaImage": for messages and listings */
+    const char *extensions;  /* "mha mhd": blank-separated, without dots */
+    int (*claims)(const char *path, const VptVolumeLoadOptions *opt); /* NULL: extensions only */
+    int (*load)(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out);
+} VptVolumeFormat;
+
+/* A format whose files are read whole and parsed in memory: name (for
+ * messages), dir (resolves detached data files; NULL in memory), the bytes. */
+typedef int (*VptvParseFn)(const char *name, const char *dir, const unsigned char *buf, size_t size,
+                           size_t max_bytes, VptVolume *out);
+
+/* The loader of such a format: reads the file at path whole (at most the
+ * allowed size plus deflate's worst case and a header) and parses it with
+ * `parse`, resolving detached data against the file's directory; the
+ * volume's sha256 is the file's. For formats that cannot stream (a sparse
+ * tree is read whole); the others use vptv_load_streamed (below). */
+int vptv_load_whole(const char *path, const VptVolumeLoadOptions *opt, VptvParseFn parse, VptVolume *out);
 
 /* The checked shape of a volume's data. */
 typedef struct {
@@ -51,6 +83,14 @@ int vptv_check_spacing(const char *name, const char *what, const double *sp, con
  * produce that much from so little: it compresses at most 1032:1. `kind`
  * names the encoding in the message. */
 int vptv_check_inflatable(const char *name, const char *kind, size_t srclen, size_t expected);
+
+/* Inflates src into exactly `expected` bytes at dst, for data held in
+ * memory (a NanoVDB grid); the streamed formats inflate in vptv_read_voxels.
+ * window_bits as for zlib's inflateInit2: 15 (zlib), 16 + 15 (gzip), 32 + 15
+ * (either). A stream that ends early, holds more data, is corrupt or is
+ * followed by anything but further gzip members is an error naming `name`. */
+int vptv_inflate(const char *name, const unsigned char *src, size_t srclen, int window_bits, unsigned char *dst,
+                 size_t expected);
 
 /* ---------- inputs and their voxel data (volume_stream.c) ----------
  *
@@ -158,6 +198,13 @@ int vptv_read_nrrd(VptvInput *in, VptVolume *out);
 /* The in-memory parsers (volume.h): `read` over buf as a memory input. */
 int vptv_parse_memory(VptvReader read, const char *name, const char *dir, const unsigned char *buf, size_t size,
                       size_t max_bytes, VptVolume *out);
+
+/* The loader of a streamed format (its VptVolumeFormat's load): opens the
+ * file, hands `read` its first VPTV_HEAD_MAX bytes (head NULL for the
+ * headerless raw reader: head_bytes 0) and lets it stream the rest; the
+ * volume's sha256 (and data_sha256) are the files'. */
+int vptv_load_streamed(const char *path, const VptVolumeLoadOptions *opt, VptvReader read, size_t head_bytes,
+                       VptVolume *out);
 
 /* For tests: chunks of n bytes (rounded up to 8; 0: the default, 16 MiB),
  * so that small files go through the reading thread and chunk boundaries
