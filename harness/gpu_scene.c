@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/threads.h"
+#include "codegen/config.h"
 #include "physics/majorant_grid.h"
 #include "physics/sparse_grid.h"
 
@@ -55,10 +56,11 @@ void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int cell)
 
 void vpt_gpu_estimators_all(VptGpuEstimators *e)
 {
-    static const int cells[] = {0, 4, 8, 16, 32};
+    const int *cells;
+    const int n = vpt_majorant_cells(&cells); /* the majorants vptune has, 0 (global) among them */
     memset(e, 0, sizeof *e);
     for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++)
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) vpt_gpu_estimators_add(e, (VptDensityFormat)f, cells[c]);
+        for (int c = 0; c < n; c++) vpt_gpu_estimators_add(e, (VptDensityFormat)f, cells[c]);
 }
 
 /* The parts of vpt_gpu_scene_bytes: textures (f32 density, albedo, compact

@@ -351,7 +351,9 @@ TEST(harness_gpu_check_counts_the_estimators)
     CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 9.0 * vox + 8.0 * 128 * 128 * 128);
     VptGpuEstimators all;
     vpt_gpu_estimators_all(&all);
-    const double cells = 8.0 * (256.0 * 256 * 256 + 128.0 * 128 * 128 + 64.0 * 64 * 64 + 32.0 * 32 * 32);
+    /* grids of 4 .. 128-voxel cells (codegen's vpt_majorant_cells), two floats a cell */
+    const double cells =
+        8.0 * (256.0 * 256 * 256 + 128.0 * 128 * 128 + 64.0 * 64 * 64 + 32.0 * 32 * 32 + 16.0 * 16 * 16 + 8.0 * 8 * 8);
     CHECK(vpt_gpu_scene_bytes(n, n, n, &all) == 13.0 * vox + 4 * cells);
     /* 12 GiB free: f32 fits, every estimator (13 GiB and grids) does not */
     const size_t free_b = (size_t)12 << 30, total = (size_t)16 << 30;
