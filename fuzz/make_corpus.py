@@ -301,6 +301,11 @@ def tuner_cache_seeds(bench_rows):
         "bad_cache_second_header": b"\n".join([header, rows[0], header]) + b"\n",
         "bad_cache_status": header + b"\n" + rows[0].replace(b'"ok"', b'"great"') + b"\n",
         "bad_cache_schema": header.replace(b"tune/1", b"tune/9") + b"\n",
+        # the volume of issue 17 (headers before it have none)
+        "cache_header_volume": header[:-1] + b',"volume":{"dims":[1024,1024,432],"format":"i16","bytes":906002432,'
+                               b'"source":"cranium.mhd","sha256":"' + b"ab" * 32 + b'","resample":"up4"}}\n' +
+                               b"\n".join(rows) + b"\n",
+        "bad_cache_volume": header[:-1] + b',"volume":[1024,1024,432]}\n',
         "empty": b"",
     }
     if bench_rows:

@@ -919,10 +919,10 @@ int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat de
     return unexpected(w, t, len, "the roofline probe");
 }
 
-json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const char *scene, const VptEvalResult *r)
+json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const VptEvalResult *r)
 {
     if (!w->have_scene) return NULL;
-    return vpt_eval_result_row(&w->prov, &w->params, &w->spec.settings, scene, r);
+    return vpt_eval_result_row(&w->prov, &w->params, &w->spec.settings, w->spec.scene, r);
 }
 
 int vpt_eval_worker_test(VptEvalWorker *w, VptWorkerTestOp op, int arg, VptWorkerTestEcho *out)

@@ -136,9 +136,9 @@ float *vpt_eval_worker_render(VptEvalWorker *w, const VptConfig *c, VptEvalResul
 int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, VptTimingStats *ms,
                              double *gsteps_per_s, unsigned long long *steps);
 
-/* A result row (vpt_eval_result_row) with the worker's provenance, params
- * and settings. NULL without a scene or out of memory. */
-json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const char *scene, const VptEvalResult *r);
+/* A result row (vpt_eval_result_row) with the worker's provenance, params,
+ * settings and scene. NULL without a scene or out of memory. */
+json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const VptEvalResult *r);
 
 /* ---- test hook: only for workers started with spec->test_mode ----
  * In test mode the child has no evaluator. RUN with fault

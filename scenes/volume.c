@@ -7,6 +7,8 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/progress.h"
+#include "base/threads.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,9 +19,13 @@
 
 /* ---------- headerless raw files and dispatch ---------- */
 
-static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+/* A headerless raw file: --dims and --type give its shape (in->opt); the
+ * data streams in as every format's does (volume_stream.c). */
+static int read_raw(VptvInput *in, VptVolume *out)
 {
-    if (access(path, F_OK) != 0) return vpt_fail_errno("cannot open '%s'", path); /* before asking for --dims */
+    memset(out, 0, sizeof *out);
+    const char *path = in->name;
+    const VptVolumeLoadOptions *opt = in->opt;
     if (!opt || !opt->has_dims || !opt->has_type)
         return vpt_fail("%s: a headerless raw file needs its dimensions and type (--dims X,Y,Z --type "
                         "u8|i8|u16|i16|u32|i32|f32|f64)",
@@ -27,21 +33,18 @@ static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume
     int64_t dims[3] = {opt->dims[0], opt->dims[1], opt->dims[2]};
     VptvShape sh;
     if (vptv_shape(path, "--dims", dims, 3, opt->type, opt->max_bytes, &sh)) return -1;
-    int64_t fsize = vpt_file_size(path);
-    if (fsize < 0) return -1;
-    if ((uint64_t)fsize != (uint64_t)sh.nbytes)
-        return vpt_fail("%s: expected %zu bytes (%dx%dx%d %s), file has %lld", path, sh.nbytes, sh.dims[0],
-                        sh.dims[1], sh.dims[2], vpt_scalar_type_name(opt->type), (long long)fsize);
-    char *data;
-    size_t size;
-    if (vpt_read_file(path, sh.nbytes, &data, &size)) return -1;
-    if (size != sh.nbytes) {
-        free(data);
-        return vpt_fail("%s: expected %zu bytes, read %zu (file changed while reading?)", path, sh.nbytes, size);
-    }
-    int rc = vptv_convert(path, (const unsigned char *)data, &sh, opt->type, opt->big_endian, out);
-    free(data);
-    return rc;
+    if (in->size != (uint64_t)sh.nbytes)
+        return vpt_fail("%s: expected %zu bytes (%dx%dx%d %s), file has %llu", path, sh.nbytes, sh.dims[0],
+                        sh.dims[1], sh.dims[2], vpt_scalar_type_name(opt->type), (unsigned long long)in->size);
+    VptvRange r;
+    vptv_input_range(in, 0, &r);
+    const VptvEncoding enc = {0, 0, opt->big_endian, 1.0f};
+    return vptv_read_voxels(in, path, &r, &sh, opt->type, &enc, out);
+}
+
+static int load_raw(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
+{
+    return vptv_load_streamed(path, opt, read_raw, 0, out);
 }
 
 /* The formats, in the order they are tried (volume_format.h). Adding a
@@ -121,6 +124,7 @@ int vpt_volume_downsample2(VptVolume *v)
             }
     free(v->data);
     v->data = d;
+    v->has_range = 0;
     for (int k = 0; k < 3; k++) {
         if (f[k] == 2) {
             /* origin is voxel 0's centre: the new voxel 0 covers old 0 and 1 */
@@ -139,33 +143,53 @@ int vpt_volume_downsample2(VptVolume *v)
     return 0;
 }
 
+/* One output z-slice of vpt_volume_downsample per item, on every core. */
+typedef struct {
+    const float *src;
+    float *dst;
+    int n[3], m[3], f[3];
+} Down;
+
+static void down_slices(void *arg, size_t lo, size_t hi)
+{
+    const Down *j = arg;
+    const double w = 1.0 / ((double)j->f[0] * j->f[1] * j->f[2]);
+    const size_t sy = (size_t)j->n[0], sz = (size_t)j->n[0] * j->n[1];
+    for (size_t z = lo; z < hi; z++)
+        for (int y = 0; y < j->m[1]; y++)
+            for (int x = 0; x < j->m[0]; x++) {
+                double sum = 0.0;
+                const size_t base = (size_t)x * j->f[0] + (size_t)y * j->f[1] * sy + z * j->f[2] * sz;
+                for (int dz = 0; dz < j->f[2]; dz++)
+                    for (int dy = 0; dy < j->f[1]; dy++)
+                        for (int dx = 0; dx < j->f[0]; dx++) sum += j->src[base + dx + dy * sy + dz * sz];
+                j->dst[(size_t)x + (size_t)j->m[0] * ((size_t)y + (size_t)j->m[1] * z)] = (float)(sum * w);
+            }
+    vpt_progress_update((double)hi / (double)j->m[2]);
+}
+
 int vpt_volume_downsample(VptVolume *v, int factor)
 {
     if (factor < 1) return vpt_fail("downsample: factor %d is not a positive integer", factor);
     if (factor == 1) return 0;
     if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("downsample: empty volume");
-    int n[3] = {v->nx, v->ny, v->nz}, m[3], f[3];
+    Down j = {v->data, NULL, {v->nx, v->ny, v->nz}, {0, 0, 0}, {0, 0, 0}};
+    const int *n = j.n;
     for (int k = 0; k < 3; k++) {
-        f[k] = n[k] >= factor ? factor : n[k];
-        m[k] = n[k] / f[k];
+        j.f[k] = n[k] >= factor ? factor : n[k];
+        j.m[k] = n[k] / j.f[k];
     }
+    const int *m = j.m, *f = j.f;
     size_t count = (size_t)m[0] * m[1] * m[2];
     float *d = vpt_malloc(count * sizeof(float));
     if (!d) return -1;
-    const double w = 1.0 / ((double)f[0] * f[1] * f[2]);
-    const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
-    for (int z = 0; z < m[2]; z++)
-        for (int y = 0; y < m[1]; y++)
-            for (int x = 0; x < m[0]; x++) {
-                double sum = 0.0;
-                const size_t base = (size_t)x * f[0] + (size_t)y * f[1] * sy + (size_t)z * f[2] * sz;
-                for (int dz = 0; dz < f[2]; dz++)
-                    for (int dy = 0; dy < f[1]; dy++)
-                        for (int dx = 0; dx < f[0]; dx++) sum += v->data[base + dx + dy * sy + dz * sz];
-                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = (float)(sum * w);
-            }
+    j.dst = d;
+    vpt_progress_begin("downsampling");
+    vpt_parallel_items((size_t)m[2], 0, down_slices, &j);
+    vpt_progress_end();
     free(v->data);
     v->data = d;
+    v->has_range = 0;
     for (int k = 0; k < 3; k++) {
         if (f[k] == 1) continue;
         /* origin is voxel 0's centre: the new voxel 0 covers old 0 .. f - 1 */
@@ -195,35 +219,30 @@ static void up_axis(int j, int factor, int n, int *i0, int *i1, float *a)
     *a = (float)(xc - i);
 }
 
-int vpt_volume_upsample(VptVolume *v, int factor)
+/* One output z-slice of vpt_volume_upsample per item, on every core. */
+typedef struct {
+    const float *src;
+    float *dst;
+    int n[3], m[3], f[3];
+} Up;
+
+static void up_slices(void *arg, size_t lo, size_t hi)
 {
-    if (factor < 1) return vpt_fail("upsample: factor %d is not a positive integer", factor);
-    if (factor == 1) return 0;
-    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("upsample: empty volume");
-    const int n[3] = {v->nx, v->ny, v->nz};
-    int m[3], f[3];
-    for (int k = 0; k < 3; k++) {
-        f[k] = n[k] > 1 ? factor : 1; /* an axis of one voxel stays one */
-        if (n[k] > 65536 / f[k]) return vpt_fail("upsample: %d x %d voxels exceed 65536 on an axis", n[k], f[k]);
-        m[k] = n[k] * f[k];
-    }
-    const size_t count = (size_t)m[0] * m[1] * m[2];
-    float *d = vpt_malloc(count * sizeof(float));
-    if (!d) return -1;
-    const size_t sy = (size_t)n[0], sz = (size_t)n[0] * n[1];
-    for (int z = 0; z < m[2]; z++) {
+    const Up *j = arg;
+    const size_t sy = (size_t)j->n[0], sz = (size_t)j->n[0] * j->n[1];
+    const float *s = j->src;
+    for (size_t z = lo; z < hi; z++) {
         int z0, z1;
         float az;
-        up_axis(z, f[2], n[2], &z0, &z1, &az);
-        for (int y = 0; y < m[1]; y++) {
+        up_axis((int)z, j->f[2], j->n[2], &z0, &z1, &az);
+        for (int y = 0; y < j->m[1]; y++) {
             int y0, y1;
             float ay;
-            up_axis(y, f[1], n[1], &y0, &y1, &ay);
-            for (int x = 0; x < m[0]; x++) {
+            up_axis(y, j->f[1], j->n[1], &y0, &y1, &ay);
+            for (int x = 0; x < j->m[0]; x++) {
                 int x0, x1;
                 float ax;
-                up_axis(x, f[0], n[0], &x0, &x1, &ax);
-                const float *s = v->data;
+                up_axis(x, j->f[0], j->n[0], &x0, &x1, &ax);
 #define V(X, Y, Z) s[(size_t)(X) + (size_t)(Y)*sy + (size_t)(Z)*sz]
                 const float c00 = V(x0, y0, z0) + ax * (V(x1, y0, z0) - V(x0, y0, z0));
                 const float c10 = V(x0, y1, z0) + ax * (V(x1, y1, z0) - V(x0, y1, z0));
@@ -231,12 +250,36 @@ int vpt_volume_upsample(VptVolume *v, int factor)
                 const float c11 = V(x0, y1, z1) + ax * (V(x1, y1, z1) - V(x0, y1, z1));
 #undef V
                 const float c0 = c00 + ay * (c10 - c00), c1 = c01 + ay * (c11 - c01);
-                d[(size_t)x + (size_t)m[0] * ((size_t)y + (size_t)m[1] * z)] = c0 + az * (c1 - c0);
+                j->dst[(size_t)x + (size_t)j->m[0] * ((size_t)y + (size_t)j->m[1] * z)] = c0 + az * (c1 - c0);
             }
         }
     }
+    vpt_progress_update((double)hi / (double)j->m[2]);
+}
+
+int vpt_volume_upsample(VptVolume *v, int factor)
+{
+    if (factor < 1) return vpt_fail("upsample: factor %d is not a positive integer", factor);
+    if (factor == 1) return 0;
+    if (!v->data || v->nx <= 0 || v->ny <= 0 || v->nz <= 0) return vpt_fail("upsample: empty volume");
+    Up j = {v->data, NULL, {v->nx, v->ny, v->nz}, {0, 0, 0}, {0, 0, 0}};
+    const int *n = j.n;
+    for (int k = 0; k < 3; k++) {
+        j.f[k] = n[k] > 1 ? factor : 1; /* an axis of one voxel stays one */
+        if (n[k] > 65536 / j.f[k]) return vpt_fail("upsample: %d x %d voxels exceed 65536 on an axis", n[k], j.f[k]);
+        j.m[k] = n[k] * j.f[k];
+    }
+    const int *m = j.m, *f = j.f;
+    const size_t count = (size_t)m[0] * m[1] * m[2];
+    float *d = vpt_malloc(count * sizeof(float));
+    if (!d) return -1;
+    j.dst = d;
+    vpt_progress_begin("upsampling");
+    vpt_parallel_items((size_t)m[2], 0, up_slices, &j);
+    vpt_progress_end();
     free(v->data);
     v->data = d;
+    v->has_range = 0;
     for (int k = 0; k < 3; k++) {
         if (f[k] == 1) continue;
         /* the new voxel 0's centre: half a new voxel inside the old voxel 0's face */
@@ -251,6 +294,11 @@ int vpt_volume_upsample(VptVolume *v, int factor)
 
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax)
 {
+    if (v->has_range) {
+        *vmin = v->range_min;
+        *vmax = v->range_max;
+        return;
+    }
     size_t n = v->data && v->nx > 0 && v->ny > 0 && v->nz > 0 ? (size_t)v->nx * v->ny * v->nz : 0;
     float lo = n ? v->data[0] : 0.0f, hi = lo;
     for (size_t i = 1; i < n; i++) {

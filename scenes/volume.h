@@ -10,14 +10,19 @@
  * data must be complete with nothing left over, and NaN or infinite values
  * are rejected with the voxel's index. Error messages start with the file's
  * path and say what is wrong.
+ * Loaders never hold a file's data twice: the header is parsed from the
+ * file's first bytes, and the voxel data (raw or zlib/gzip, in the file or
+ * in a data file the header names) is streamed in chunks into the float
+ * grid, converted on every core (volume_stream.c); the peak is the float
+ * grid plus a few chunk buffers.
  * Lifecycle: a loader fills *out on success (caller calls vpt_volume_free),
  * and leaves *out zeroed on failure. Implementation: volume.c (the table of
  * formats and the dispatch, raw, reshaping), one file per format
  * (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c, volume_dicom.c,
- * volume_nanovdb.c),
- * which register through volume_format.h and share its helpers
- * (volume_format.c); the formats' supported subsets are described at the top
- * of each. */
+ * volume_nanovdb.c), which register through volume_format.h and share its
+ * helpers (volume_format.c) and the streaming of the data
+ * (volume_stream.c); the formats' supported subsets are described at the
+ * top of each. */
 #ifndef VPT_SCENES_VOLUME_H
 #define VPT_SCENES_VOLUME_H
 
@@ -47,6 +52,17 @@ typedef struct {
     int has_bbox;            /* Mitsuba .vol states its world box (only .vol
                                 sets it) */
     float bbox_min[3], bbox_max[3];
+    /* Provenance, set by vpt_volume_load (hashed while the data streams in,
+     * so it costs no second read): the SHA-256 of the file named, and of a
+     * separate data file its header names; "" when not read from a file
+     * (in-memory parsers, DICOM through GDCM). */
+    char sha256[65];
+    char data_sha256[65];
+    /* The values' min and max, found while the loader converted them (so
+     * that a multi-GB grid needs no pass of its own for them); has_range 0
+     * when unknown (DICOM, after resampling, a grid edited by hand). */
+    int has_range;
+    float range_min, range_max;
 } VptVolume;
 
 #define VPT_VOLUME_DEFAULT_MAX_BYTES ((size_t)8 << 30)
@@ -59,6 +75,13 @@ typedef struct {
     int has_type;
     int big_endian;          /* raw files only; default little endian */
     size_t max_bytes;        /* 0: VPT_VOLUME_DEFAULT_MAX_BYTES */
+    /* Called once a header has given the grid's shape, before any voxel is
+     * read or the grid allocated: non-zero refuses the volume (the hook sets
+     * the message). How a caller refuses a volume that will not fit in
+     * memory without loading it first. NULL: none. DICOM series (read whole
+     * by GDCM) are not asked. */
+    int (*admit)(void *ctx, const char *name, const int dims[3], VptScalarType stored);
+    void *admit_ctx;
 } VptVolumeLoadOptions;
 
 /* Loads by extension (case-insensitive): .vol (Mitsuba VOL v3: float32, or
@@ -129,7 +152,8 @@ int vpt_volume_downsample(VptVolume *v, int factor);
  * factor; the box is unchanged. On failure v is unchanged. */
 int vpt_volume_upsample(VptVolume *v, int factor);
 
-/* min and max of the values (NaN-free volumes only: loaders reject NaN). */
+/* min and max of the values (NaN-free volumes only: loaders reject NaN):
+ * the loader's when it has them, else one pass. */
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax);
 
 void vpt_volume_free(VptVolume *v);

@@ -220,6 +220,54 @@ TEST(tuner_cache_header_mismatch_names_the_field)
     vpt_cache_close(old);
 }
 
+/* The header carries the scene's volume; a cache of another grid or file
+ * content under the same scene name is refused, naming the volume; a
+ * header from before volumes were recorded (none) resumes under one that
+ * has it, and the volume's path alone does not matter. */
+TEST(tuner_cache_volume_in_the_header)
+{
+    char path[600];
+    tmp_path(path, sizeof path, "vol.jsonl");
+    static const char *const v1 = "{\"bytes\":906002432,\"dims\":[1024,1024,432],\"format\":\"i16\","
+                                  "\"resample\":\"up4\",\"sha256\":\"aa\",\"source\":\"cranium.mhd\"}";
+    VptTuneProvenance p = td_provenance();
+    snprintf(p.volume, sizeof p.volume, "%s", v1);
+    VptCache *c = vpt_cache_open(path, &p, VPT_CACHE_NOSYNC);
+    REQUIRE_MSG(c, "%s", vpt_errmsg());
+    vpt_cache_close(c);
+    c = vpt_cache_open(path, NULL, VPT_CACHE_READONLY);
+    REQUIRE(c);
+    CHECK_MSG(!strcmp(vpt_cache_provenance(c)->volume, v1), "read back %s", vpt_cache_provenance(c)->volume);
+    vpt_cache_close(c);
+    /* the same volume found at another path: resumed */
+    snprintf(p.volume, sizeof p.volume, "%s", "{\"bytes\":906002432,\"dims\":[1024,1024,432],\"format\":\"i16\","
+                                              "\"resample\":\"up4\",\"sha256\":\"aa\",\"source\":\"../ct/cranium.mhd\"}");
+    c = vpt_cache_open(path, &p, 0);
+    CHECK_MSG(c != NULL, "%s", vpt_errmsg());
+    vpt_cache_close(c);
+    /* other content, another grid: refused */
+    static const char *const others[] = {
+        "{\"dims\":[1024,1024,432],\"format\":\"i16\",\"resample\":\"up4\",\"sha256\":\"bb\"}",
+        "{\"dims\":[512,512,216],\"format\":\"i16\",\"resample\":\"up2\",\"sha256\":\"aa\"}",
+        "{\"dims\":[1024,1024,432],\"format\":\"f32\",\"resample\":\"up4\",\"sha256\":\"aa\"}"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p.volume, sizeof p.volume, "%s", others[i]);
+        c = vpt_cache_open(path, &p, 0);
+        CHECK_MSG(c == NULL, "volume %s accepted", others[i]);
+        vpt_cache_close(c);
+        CHECK_STR_CONTAINS(vpt_errmsg(), "volume: recorded");
+    }
+    /* an old header without a volume resumes under one with it */
+    tmp_path(path, sizeof path, "old.jsonl");
+    VptTuneProvenance old = td_provenance();
+    c = vpt_cache_open(path, &old, VPT_CACHE_NOSYNC);
+    REQUIRE(c);
+    vpt_cache_close(c);
+    c = vpt_cache_open(path, &p, 0);
+    CHECK_MSG(c != NULL, "%s", vpt_errmsg());
+    vpt_cache_close(c);
+}
+
 /* Truncating a valid cache anywhere inside its last row: the row is dropped,
  * the file is cut back to the last complete line, and appending continues. */
 TEST(tuner_cache_truncated_last_line_is_tolerated)

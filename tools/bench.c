@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/parse.h"
 #include "cli/config_best.h"
+#include "cli/gpu_check.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
 #include "codegen/config.h"
@@ -420,6 +421,19 @@ int main(int argc, char **argv)
             sa.scenes[sa.nscenes++] = "manix";
         }
     }
+    /* A large scene that cannot fit on the GPU with the configs' estimators
+     * (and the roofline probe's formats) is refused before it is built or
+     * loaded (cli/gpu_check.h); --config best's are known only later. */
+    VptGpuCheck gpu_check;
+    memset(&gpu_check, 0, sizeof gpu_check);
+    gpu_check.device = eo.device;
+    vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
+    for (int i = 0; i < nconfigs; i++)
+        vpt_gpu_estimators_add(&gpu_check.estimators, configs[i].density, configs[i].majorant);
+    if (!sa.print_scene) {
+        sa.admit = vpt_gpu_check_admit;
+        sa.admit_ctx = &gpu_check;
+    }
     /* Build the scenes before touching the GPU: bad names fail fast. Each
      * scene's own options (which[]) name it in --config best's messages. */
     VptScene *built[MAX_SCENES + 2]; /* the scenes, a --volume and a --scene-file */
@@ -576,6 +590,7 @@ int main(int argc, char **argv)
                 json_object_set_new(row, "schema", json_string("vptune.result/1"));
                 json_object_set_new(row, "time", json_string(when));
                 json_object_set_new(row, "scene", json_string(sc->name));
+                json_object_set_new(row, "volume", vpt_scene_volume_json(sc));
                 json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
                 json_object_set_new(row, "rays", json_string(rays_names[coh]));
                 if (den != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
@@ -599,7 +614,7 @@ int main(int argc, char **argv)
                 break;
             }
             print_row(&r);
-            json_t *row = vpt_eval_worker_result_json(ev, sc->name, &r);
+            json_t *row = vpt_eval_worker_result_json(ev, &r);
             if (!row || vpt_results_append(rf, row)) {
                 vpt_report_error(prog);
                 rc = 1;

@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/parse.h"
 #include "harness/provenance.h"
+#include "cli/gpu_check.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
 #include "scenes/mitsuba_xml.h"
@@ -338,6 +339,18 @@ static int run_replay(Options *o)
 
 static int run_gpu(Options *o)
 {
+    /* A large scene that cannot fit on the GPU with the estimators the tune
+     * may choose is refused before it is built or loaded (cli/gpu_check.h). */
+    VptGpuCheck gpu_check;
+    memset(&gpu_check, 0, sizeof gpu_check);
+    vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
+    if (o->n_estimators < 0) vpt_gpu_estimators_all(&gpu_check.estimators);
+    for (int i = 0; i < o->n_estimators; i++)
+        vpt_gpu_estimators_add(&gpu_check.estimators, o->estimators[i].density, o->estimators[i].majorant);
+    if (!o->scene.print_scene) {
+        o->scene.admit = vpt_gpu_check_admit;
+        o->scene.admit_ctx = &gpu_check;
+    }
     VptMitsubaIntegrator in;
     VptScene *scene = vpt_scene_args_load(&o->scene, NULL, &in);
     if (!scene) {

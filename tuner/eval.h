@@ -92,12 +92,18 @@ typedef struct {
     int width, height, spp;
     uint64_t seed;
     int max_depth, rr_depth;
+    /* The scene's "volume" (harness/evaluator.h: grid, source format, the
+     * file's SHA-256) as compact JSON; "" in caches and rows written before
+     * rows carried it. */
+    char volume[1024];
 } VptTuneProvenance;
 
 /* Compares the fields that decide whether rows may be mixed: GPU UUID,
- * commit, NVRTC version, scene and every workload field (the GPU name and
- * driver are informative only). Returns 0 when they match, else -1 with a
- * message "<field>: recorded '<a>', this run '<b>'". */
+ * commit, NVRTC version, scene, every workload field and, when both sides
+ * name it, the volume's grid, format, SHA-256 and resampling (so a file
+ * that changed under the same name is not resumed; the GPU name, the
+ * driver and the volume's path are informative only). Returns 0 when they
+ * match, else -1 with a message "<field>: recorded '<a>', this run '<b>'". */
 int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTuneProvenance *current);
 
 /* ---- replay ------------------------------------------------------------

@@ -85,6 +85,11 @@ void vpt_gpu_eval_provenance(const VptGpuEval *g, VptTuneProvenance *out)
     out->seed = P->seed;
     out->max_depth = g->rs[1].max_depth;
     out->rr_depth = g->rs[1].rr_depth;
+    json_t *v = vpt_scene_volume_json(g->scene);
+    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (text && strlen(text) < sizeof out->volume) snprintf(out->volume, sizeof out->volume, "%s", text);
+    free(text);
+    json_decref(v);
 }
 
 static double nan_if_zero_reps(const VptEvalResult *r, double v) { return r->time_ms.n > 0 ? v : NAN; }

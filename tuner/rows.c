@@ -61,6 +61,10 @@ json_t *vpt_rows_header_json(const VptTuneProvenance *p)
         put(w, "spp", json_integer(p->spp)) || put(w, "seed", json_integer((json_int_t)p->seed)) ||
         put(w, "max_depth", json_integer(p->max_depth)) || put(w, "rr_depth", json_integer(p->rr_depth)))
         goto fail;
+    if (p->volume[0]) {
+        json_t *v = json_loads(p->volume, 0, NULL);
+        if (!v || put(o, "volume", v)) goto fail;
+    }
     return o;
 fail:
     json_decref(o);
@@ -194,6 +198,18 @@ int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p)
     p->seed = (uint64_t)seed;
     p->max_depth = (int)max_depth;
     p->rr_depth = (int)rr_depth;
+    /* the volume (rows from before it existed have none) */
+    json_t *v = json_object_get(row, "volume");
+    if (v) {
+        if (!json_is_object(v)) return vpt_fail("\"volume\" is not an object");
+        char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+        if (!text) return vpt_fail("out of memory");
+        size_t len = strlen(text);
+        if (len < sizeof p->volume) memcpy(p->volume, text, len + 1);
+        free(text);
+        if (len >= sizeof p->volume)
+            return vpt_fail("\"volume\" is too long (%zu bytes, at most %zu)", len, sizeof p->volume - 1);
+    }
     return 0;
 }
 

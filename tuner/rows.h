@@ -4,7 +4,10 @@
  * Cache rows (schema vptune.tune/1), one JSON object per line:
  *   {"kind":"header","schema":"vptune.tune/1",
  *    "gpu":{"name":..,"uuid":..},"driver":..,"nvrtc":..,"commit":..,"scene":..,
- *    "workload":{"width":..,"height":..,"spp":..,"seed":..,"max_depth":..,"rr_depth":..}}
+ *    "workload":{"width":..,"height":..,"spp":..,"seed":..,"max_depth":..,"rr_depth":..},
+ *    "volume":{"dims":[..],"format":..,"bytes":..,"source":..,...}}
+ * ("volume" since issue 17: headers and result rows without it are read as
+ * before, and are not compared on it)
  *   {"kind":"eval","config":"<canonical>","schedule":"streamingSK","fidelity":1,
  *    "status":"ok","reason":"","cost_s":1.9,"metrics":{"time_ms":..,...},"time":"ISO-8601"}
  * The harness' result rows (vptune.result/1) carry the provenance in every
