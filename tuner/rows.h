@@ -6,7 +6,10 @@
  *    "gpu":{"name":..,"uuid":..},"driver":..,"nvrtc":..,"commit":..,"scene":..,
  *    "workload":{"width":..,"height":..,"spp":..,"seed":..,"max_depth":..,"rr_depth":..}}
  *   {"kind":"eval","config":"<canonical>","schedule":"streamingSK","fidelity":1,
- *    "status":"ok","reason":"","cost_s":1.9,"metrics":{"time_ms":..,...},"time":"ISO-8601"}
+ *    "status":"ok","reason":"","cost_s":1.9,"metrics":{"time_ms":..,...},
+ *    "measured_by":{"gpu":"GPU-..","host":..,"rank":..},"time":"ISO-8601"}
+ *   where "measured_by" is written only by a tune on several GPUs (rank only
+ *   under MPI): a row without it was measured by the header's GPU.
  * The harness' result rows (vptune.result/1) carry the provenance in every
  * row ("gpu" with "driver" inside, "nvrtc", "commit", "scene", "workload")
  * and no cost_s: their cost is compile_s + measure_s. */
