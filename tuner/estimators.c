@@ -4,6 +4,7 @@
 #include "base/error.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,27 +66,26 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
     return k;
 }
 
-int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
-                          VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
-                          VptEstimator *best)
+int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
+                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best)
 {
     VptEvalRecord *grown = realloc(*recs, (*n_recs + n + 1) * sizeof *grown);
     if (!grown) return vpt_fail("out of memory screening estimators");
     *recs = grown;
+    if (vpt_eval_pool_lanes(pool) > 1) { /* on several GPUs, side by side */
+        VptConfig *all = vpt_malloc((n ? n : 1) * sizeof *all);
+        if (!all) return -1;
+        for (size_t i = 0; i < n; i++) all[i] = vpt_estimator_apply(base, &est[i]);
+        vpt_eval_pool_announce(pool, all, n, 1);
+        free(all);
+    }
     double best_obj = INFINITY;
     for (size_t i = 0; i < n; i++) {
         const VptConfig c = vpt_estimator_apply(base, &est[i]);
         VptEvalRecord rec;
-        const VptEvalRecord *hit = cache ? vpt_cache_find(cache, &c, 1) : NULL;
-        if (hit) {
-            rec = *hit;
-        } else {
-            vpt_eval_record_init(&rec, &c, 1);
-            if (fn(ctx, &c, 1, &rec)) return -1;
-            vpt_eval_record_sanitize(&rec, &c, 1);
-            if (cache && vpt_cache_append(cache, &rec)) return -1;
-            if (isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s;
-        }
+        int fresh;
+        if (vpt_eval_pool_get(pool, &c, 1, SIZE_MAX, &rec, &fresh)) return -1;
+        if (fresh && isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s / vpt_eval_pool_gpus(pool);
         (*recs)[(*n_recs)++] = rec;
         const double obj = vpt_eval_objective(&rec);
         if (obj < best_obj) {
@@ -93,5 +93,5 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
             *best = est[i];
         }
     }
-    return 0;
+    return vpt_eval_pool_drain(pool);
 }

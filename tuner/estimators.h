@@ -34,6 +34,7 @@
 #include "codegen/config.h"
 #include "tuner/cache.h"
 #include "tuner/eval.h"
+#include "tuner/pool.h"
 
 #include <stddef.h>
 
@@ -48,14 +49,14 @@ typedef struct {
  * many, or -1 with a message naming the bad item. Duplicates are an error. */
 int vpt_estimators_parse(const char *text, VptEstimator *out);
 
-/* Evaluates base with each of est[0..n) (cache first, new records appended
- * to it), appending every record to *recs (grown with realloc; *n_recs
- * counts them) and adding the evaluator's charged seconds to *seconds.
+/* Evaluates base with each of est[0..n) through the pool (tuner/pool.h:
+ * the cache first, new records appended to it; on several GPUs side by
+ * side), appending every record to *recs (grown with realloc; *n_recs
+ * counts them) and adding the charged seconds of the new ones to *seconds.
  * Sets *best to the estimator of the fastest ok record (untouched when none
  * passed). Returns 0, or -1 when the evaluator or the cache failed. */
-int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
-                          VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
-                          VptEstimator *best);
+int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
+                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best);
 
 /* c with estimator e. */
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);

@@ -173,7 +173,9 @@ typedef struct {
      * search their order 256 ahead, local search each start and
      * neighbourhood, the GA a generation at a time, halving its screenings
      * 256 ahead and each promotion; annealing, one step at a time, announces
-     * nothing. Setting it never changes the search. NULL: no hints. */
+     * nothing. Setting it never changes the search. NULL: no hints. With a
+     * pool (below) the announcements go to the pool instead, whose idle GPUs
+     * evaluate them ahead: the batches of a tune on several GPUs. */
     void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
     void *prefetch_user;
 
@@ -184,6 +186,12 @@ typedef struct {
      * say what was measured. vpt_search_options_init: global, f32. */
     int majorant;
     VptDensityFormat density;
+
+    /* Where records come from when not NULL: a pool of evaluators on several
+     * GPUs (tuner/pool.h; it takes the announcements in place of prefetch,
+     * and a time budget is charged wall time: cost_s over its GPUs). NULL:
+     * the cache, then fn in this thread, as a tune on one GPU. */
+    struct VptEvalPool *pool;
 
     /* Polled between evaluations (e.g. set by a SIGINT handler); NULL: none. */
     const volatile sig_atomic_t *interrupt;
