@@ -13,9 +13,12 @@
 # statically into the programs (so the binaries run on GPU machines that have
 # no -dev packages and no package registry); GDCM reads DICOM series, through
 # a shim library loaded only when a DICOM volume is asked for
-# (scenes/volume_dicom.c); g++ compiles that shim.
+# (scenes/volume_dicom.c); g++ compiles that shim. VPT_DEPS_MPI=1 (what
+# `make MPI=1` sets) adds OpenMPI, for the MPI shim (tuner/mpi_shim.h) and
+# mpirun: optional, since only a tune across processes needs it.
 set -u
 PACKAGES="libpng-dev libjansson-dev libexpat1-dev zlib1g-dev libssl-dev libgdcm-dev g++"
+if [ "${VPT_DEPS_MPI:-0}" = 1 ]; then PACKAGES="$PACKAGES libopenmpi-dev openmpi-bin"; fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: no dpkg-query: not a Debian/Ubuntu system; make sure these (or your system's equivalents) are installed: $PACKAGES" >&2
