@@ -10,7 +10,7 @@
  * allocations at exit are not ours (the same pool and lanes are checked for
  * leaks by test_tuner_pool.c, without MPI). */
 #include "tests/harness/test.h"
-#include "tests/test_tools.h"
+#include "tests/test_tune_runs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,27 +32,6 @@ static void need_mpi(void)
     if (access(shim, R_OK) != 0) SKIP("this build has no MPI (%s missing): make MPI=1", shim);
     if (vpt_test_sh("command -v mpirun", out, sizeof out) != 0) SKIP("mpirun is not installed (openmpi-bin)");
     if (access(FIXTURE, R_OK) != 0) SKIP("%s not found: run from the repository root", FIXTURE);
-}
-
-/* The sorted "(config, fidelity)" keys of a cache file into buf; *dups:
- * how many keys occur twice. */
-static void cache_keys(const char *path, char *buf, size_t size, int *dups)
-{
-    char cmd[1200], n[64];
-    snprintf(cmd, sizeof cmd, "grep -o '\"config\":\"[^\"]*\",\"schedule\":\"[^\"]*\",\"fidelity\":[01]' %s | sort",
-             path);
-    vpt_test_sh(cmd, buf, size);
-    snprintf(cmd, sizeof cmd, "grep -o '\"config\":\"[^\"]*\",\"schedule\":\"[^\"]*\",\"fidelity\":[01]' %s | sort | "
-             "uniq -d | wc -l", path);
-    vpt_test_sh(cmd, n, sizeof n);
-    *dups = atoi(n);
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
 }
 
 /* Every line of a is a line of b (both sorted). */
@@ -78,26 +57,6 @@ static int lines_within(const char *a, const char *b)
     return 1;
 }
 
-/* The report's table: from "rank" to the lines after the finalists. */
-static void table_of(const char *text, char *buf, size_t size)
-{
-    const char *t = strstr(text, "\nrank ");
-    snprintf(buf, size, "%s", t ? t : "(no table)");
-    char *end = strstr(buf, "\nsimulat");
-    if (!end) end = strstr(buf, "\nevaluations measured");
-    if (end) *end = '\0';
-}
-
-static void evaluations_of(const char *text, const char *strategy, char *buf, size_t size)
-{
-    char key[64];
-    snprintf(key, sizeof key, "%s: ", strategy);
-    const char *p = strstr(text, key);
-    snprintf(buf, size, "%s", p ? p : "(none)");
-    char *c = strstr(buf, " (");
-    if (c) *c = '\0';
-}
-
 /* The tune of one process, as the reference: keys, table, count line. */
 typedef struct {
     char keys[1 << 16];
@@ -112,10 +71,10 @@ static void reference(const char *strategy, Reference *ref)
     snprintf(cmd, sizeof cmd, "rm -f %s; %s --replay " FIXTURE " --strategy %s --budget 150evals --seed 3 --cache %s "
              "--quiet", cache, vpt_test_tool("tune"), strategy, cache);
     REQUIRE_MSG(vpt_test_sh(cmd, out, sizeof out) == 0, "%s\n%s", cmd, out);
-    table_of(out, ref->table, sizeof ref->table);
-    evaluations_of(out, strategy, ref->evals, sizeof ref->evals);
+    vpt_test_tune_table(out, ref->table, sizeof ref->table);
+    vpt_test_tune_count(out, strategy, ref->evals, sizeof ref->evals);
     int dups;
-    cache_keys(cache, ref->keys, sizeof ref->keys, &dups);
+    vpt_test_cache_keys(cache, ref->keys, sizeof ref->keys, &dups);
     CHECK_EQ_INT(dups, 0);
 }
 
@@ -124,13 +83,13 @@ static void check_same(const char *what, const char *strategy, const char *cache
 {
     static char keys[1 << 16];
     int dups;
-    cache_keys(cache, keys, sizeof keys, &dups);
+    vpt_test_cache_keys(cache, keys, sizeof keys, &dups);
     CHECK_MSG(dups == 0, "%s: %d configs written twice", what, dups);
     CHECK_MSG(strcmp(keys, ref->keys) == 0, "%s: the cache holds other configs than one process's (%d rows, %d)",
-              what, count_lines(keys), count_lines(ref->keys));
+              what, vpt_test_count_lines(keys), vpt_test_count_lines(ref->keys));
     char table[4096], evals[128];
-    table_of(out, table, sizeof table);
-    evaluations_of(out, strategy, evals, sizeof evals);
+    vpt_test_tune_table(out, table, sizeof table);
+    vpt_test_tune_count(out, strategy, evals, sizeof evals);
     CHECK_MSG(strcmp(table, ref->table) == 0, "%s: other finalists or winner:\n%s\nagainst one process's\n%s", what,
               table, ref->table);
     CHECK_MSG(strcmp(evals, ref->evals) == 0, "%s: '%s' against '%s'", what, evals, ref->evals);
@@ -157,8 +116,8 @@ TEST_TIMEOUT(tuner_mpi_two_ranks_equal_one_process, 300)
         snprintf(check, sizeof check, "grep -c '\"measured_by\":{\"gpu\":\"GPU-[0-9a-f-]*#[01]\",\"host\":\"[^\"]*\","
                  "\"rank\":[01]}' %s", cache);
         vpt_test_sh(check, out, sizeof out);
-        CHECK_MSG(atoi(out) == count_lines(ref.keys), "%s: %s rows name who measured them, of %d", st, out,
-                  count_lines(ref.keys));
+        CHECK_MSG(atoi(out) == vpt_test_count_lines(ref.keys), "%s: %s rows name who measured them, of %d", st, out,
+                  vpt_test_count_lines(ref.keys));
     }
 }
 
@@ -221,10 +180,10 @@ static void kill_and_resume(int victim)
     /* nothing half-written, nothing twice, nothing one process would not have measured */
     static char keys[1 << 16];
     int dups;
-    cache_keys(cache, keys, sizeof keys, &dups);
-    int rows = count_lines(keys);
+    vpt_test_cache_keys(cache, keys, sizeof keys, &dups);
+    int rows = vpt_test_count_lines(keys);
     CHECK_EQ_INT(dups, 0);
-    CHECK_MSG(rows >= 40 && rows < count_lines(ref.keys), "killed with %d rows written (not mid-run)", rows);
+    CHECK_MSG(rows >= 40 && rows < vpt_test_count_lines(ref.keys), "killed with %d rows written (not mid-run)", rows);
     CHECK(lines_within(keys, ref.keys));
     /* the same command resumes, and ends where one process ends */
     snprintf(cmd, sizeof cmd, MPIRUN " -np 2 %s --replay " FIXTURE " --strategy random --budget 150evals --seed 3 "

@@ -3,7 +3,7 @@
  * `tune --replay ... --gpus 0,1,2`, whose simulated GPUs run the same lanes
  * and the same pool as real ones. MPI is tested in test_tuner_mpi.c. */
 #include "tests/harness/test.h"
-#include "tests/test_tools.h"
+#include "tests/test_tune_runs.h"
 #include "tests/test_tuner_double.h"
 
 #include "base/error.h"
@@ -132,6 +132,59 @@ static int cache_has_duplicates(const VptCache *c)
     return 0;
 }
 
+/* A search on lanes of the test double, with its cache (NULL name: none)
+ * and stderr captured (the pool reports lost lanes there). */
+typedef struct {
+    char path[600], err[600];
+    VptCache *cache;
+    VptLanes *lanes;
+    VptEvalPool *pool;
+    VptSearchResult r;
+    int rc;
+} LanesRun;
+
+static void search_on_lanes(const VptSpace *s, DoubleSetup *setup, int n, VptStrategy st, size_t evals,
+                            const char *name, LanesRun *run)
+{
+    memset(run, 0, sizeof *run);
+    VptTuneProvenance prov = td_provenance();
+    snprintf(run->err, sizeof run->err, "%s/%s.err", vpt_test_tmpdir(), name ? name : "run");
+    if (name) {
+        snprintf(run->path, sizeof run->path, "%s/%s.jsonl", vpt_test_tmpdir(), name);
+        run->cache = vpt_cache_open(run->path, &prov, VPT_CACHE_NOSYNC);
+        REQUIRE_MSG(run->cache, "%s", vpt_errmsg());
+    }
+    run->lanes = double_lanes(setup, n);
+    REQUIRE(run->lanes);
+    run->pool = vpt_eval_pool_create(run->lanes, NULL, run->cache);
+    REQUIRE(run->pool);
+    VptSearchOptions o = search_opts(st, evals);
+    o.pool = run->pool;
+    int saved = capture_stderr(run->err);
+    REQUIRE(saved >= 0);
+    run->rc = vpt_search_run(s, NULL, NULL, run->cache, &o, &run->r);
+    restore_stderr(saved);
+}
+
+static void end_lanes_run(LanesRun *run)
+{
+    vpt_eval_pool_destroy(run->pool);
+    vpt_lanes_stop(run->lanes);
+    if (run->cache) vpt_cache_close(run->cache);
+    vpt_search_result_free(&run->r);
+}
+
+/* The same records in the same order. */
+static void check_same_records(const char *what, const VptSearchResult *one, const VptSearchResult *many)
+{
+    CHECK_EQ_INT(many->n_evals, one->n_evals);
+    for (size_t i = 0; i < one->n_evals && i < many->n_evals; i++)
+        CHECK_MSG(vpt_config_equal(&one->evals[i].config, &many->evals[i].config) &&
+                      one->evals[i].fidelity == many->evals[i].fidelity && one->evals[i].status == many->evals[i].status,
+                  "%s: record %zu differs", what, i);
+    CHECK(one->found == many->found && vpt_config_equal(&one->best.config, &many->best.config));
+}
+
 /* A search on three lanes takes the same records, in the same order, and
  * finds the same best as on one GPU: the lanes only evaluate ahead what the
  * strategy announced. */
@@ -142,51 +195,38 @@ TEST(tuner_pool_lanes_search_equals_one_gpu)
     static const VptStrategy strategies[] = {VPT_STRATEGY_RANDOM, VPT_STRATEGY_EXHAUSTIVE, VPT_STRATEGY_GENETIC,
                                              VPT_STRATEGY_HALVING, VPT_STRATEGY_LOCAL, VPT_STRATEGY_ANNEALING};
     for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++) {
-        VptSearchResult one, many;
+        VptSearchResult one;
         run_direct(s, strategies[k], 60, &one);
-        char path[600];
-        snprintf(path, sizeof path, "%s/pool-%zu.jsonl", vpt_test_tmpdir(), k);
-        VptTuneProvenance prov = td_provenance();
-        VptCache *cache = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
         DoubleSetup setup = {.delay_s = 0.001};
-        VptLanes *lanes = double_lanes(&setup, 3);
-        REQUIRE(cache && lanes);
-        VptEvalPool *pool = vpt_eval_pool_create(lanes, NULL, cache);
-        REQUIRE(pool);
-        CHECK_EQ_INT(vpt_eval_pool_lanes(pool), 3);
-        CHECK_EQ_INT(vpt_eval_pool_gpus(pool), 3);
-        VptSearchOptions o = search_opts(strategies[k], 60);
-        o.pool = pool;
-        REQUIRE_MSG(vpt_search_run(s, NULL, NULL, cache, &o, &many) == 0, "%s", vpt_errmsg());
-        CHECK_EQ_INT(many.n_evals, one.n_evals);
-        for (size_t i = 0; i < one.n_evals && i < many.n_evals; i++)
-            CHECK_MSG(vpt_config_equal(&one.evals[i].config, &many.evals[i].config) &&
-                          one.evals[i].fidelity == many.evals[i].fidelity,
-                      "%s: record %zu differs", vpt_strategy_name(strategies[k]), i);
-        CHECK(one.found == many.found && vpt_config_equal(&one.best.config, &many.best.config));
-        CHECK_EQ_INT(many.cached, 0);
-        CHECK_EQ_INT(many.evaluated, many.n_evals);
+        LanesRun run;
+        char name[32];
+        snprintf(name, sizeof name, "pool-%zu", k);
+        search_on_lanes(s, &setup, 3, strategies[k], 60, name, &run);
+        REQUIRE_MSG(run.rc == 0, "%s", vpt_errmsg());
+        CHECK_EQ_INT(vpt_eval_pool_lanes(run.pool), 3);
+        CHECK_EQ_INT(vpt_eval_pool_gpus(run.pool), 3);
+        check_same_records(vpt_strategy_name(strategies[k]), &one, &run.r);
+        CHECK_EQ_INT(run.r.cached, 0);
+        CHECK_EQ_INT(run.r.evaluated, run.r.n_evals);
         /* what the search took is in the cache once, named by its lane */
-        CHECK(!cache_has_duplicates(cache));
-        CHECK(vpt_cache_count(cache) >= many.n_evals);
+        CHECK(!cache_has_duplicates(run.cache));
+        CHECK(vpt_cache_count(run.cache) >= run.r.n_evals);
         if (strategies[k] != VPT_STRATEGY_HALVING) /* halving may leave a screening it announced */
-            CHECK_EQ_INT(vpt_cache_count(cache), many.n_evals);
-        for (size_t i = 0; i < vpt_cache_count(cache); i++) {
-            const VptEvalRecord *r = vpt_cache_record(cache, i);
+            CHECK_EQ_INT(vpt_cache_count(run.cache), run.r.n_evals);
+        for (size_t i = 0; i < vpt_cache_count(run.cache); i++) {
+            const VptEvalRecord *r = vpt_cache_record(run.cache, i);
             CHECK_MSG(strncmp(r->by_gpu, "GPU-double-", 11) == 0 && strcmp(r->by_host, "testhost") == 0 &&
                           r->by_rank == -1,
                       "row %zu measured by '%s' on '%s', rank %d", i, r->by_gpu, r->by_host, r->by_rank);
         }
-        vpt_eval_pool_destroy(pool);
-        vpt_lanes_stop(lanes);
-        vpt_cache_close(cache);
+        end_lanes_run(&run);
         /* and the rows parse back with who measured them */
-        cache = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
+        VptTuneProvenance prov = td_provenance();
+        VptCache *cache = vpt_cache_open(run.path, &prov, VPT_CACHE_NOSYNC);
         REQUIRE_MSG(cache, "%s", vpt_errmsg());
         CHECK(strncmp(vpt_cache_record(cache, 0)->by_gpu, "GPU-double-", 11) == 0);
         vpt_cache_close(cache);
         vpt_search_result_free(&one);
-        vpt_search_result_free(&many);
     }
     vpt_space_destroy(s);
 }
@@ -197,47 +237,27 @@ TEST(tuner_pool_lost_lane_is_reported_and_its_config_requeued)
 {
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
-    VptSearchResult one, many;
+    VptSearchResult one;
     run_direct(s, VPT_STRATEGY_GENETIC, 80, &one);
-    char path[600], err[600];
-    snprintf(path, sizeof path, "%s/lost.jsonl", vpt_test_tmpdir());
-    snprintf(err, sizeof err, "%s/lost.err", vpt_test_tmpdir());
-    VptTuneProvenance prov = td_provenance();
-    VptCache *cache = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
     DoubleSetup setup = {.delay_s = 0.001};
     setup.lane_fails_at[1] = 5;
-    VptLanes *lanes = double_lanes(&setup, 3);
-    REQUIRE(cache && lanes);
-    VptEvalPool *pool = vpt_eval_pool_create(lanes, NULL, cache);
-    REQUIRE(pool);
-    VptSearchOptions o = search_opts(VPT_STRATEGY_GENETIC, 80);
-    o.pool = pool;
-    int saved = capture_stderr(err);
-    REQUIRE(saved >= 0);
-    int rc = vpt_search_run(s, NULL, NULL, cache, &o, &many);
-    restore_stderr(saved);
-    REQUIRE_MSG(rc == 0, "%s", vpt_errmsg());
-    const char *said = slurp(err);
+    LanesRun run;
+    search_on_lanes(s, &setup, 3, VPT_STRATEGY_GENETIC, 80, "lost", &run);
+    REQUIRE_MSG(run.rc == 0, "%s", vpt_errmsg());
+    const char *said = slurp(run.err);
     CHECK_STR_CONTAINS(said, "GPU 1 (GPU-double-1) is lost (test double: GPU 1 fell off the bus) while evaluating");
     CHECK_STR_CONTAINS(said, "that config is queued again");
-    CHECK_EQ_INT(many.n_evals, one.n_evals);
-    CHECK(vpt_config_equal(&one.best.config, &many.best.config));
-    CHECK_EQ_INT(vpt_cache_count(cache), 80);
-    CHECK(!cache_has_duplicates(cache));
-    for (size_t i = 0; i < one.n_evals && i < many.n_evals; i++)
-        CHECK(vpt_config_equal(&one.evals[i].config, &many.evals[i].config) &&
-              one.evals[i].status == many.evals[i].status);
+    check_same_records("a lane lost", &one, &run.r);
+    CHECK_EQ_INT(vpt_cache_count(run.cache), 80);
+    CHECK(!cache_has_duplicates(run.cache));
     char lines[2048];
     FILE *f = fmemopen(lines, sizeof lines, "w");
     REQUIRE(f);
-    vpt_eval_pool_print_lanes(pool, f);
+    vpt_eval_pool_print_lanes(run.pool, f);
     fclose(f);
     CHECK_STR_CONTAINS(lines, "GPU 1 (GPU-double-1): 4 evaluations (lost)");
-    vpt_eval_pool_destroy(pool);
-    vpt_lanes_stop(lanes);
-    vpt_cache_close(cache);
+    end_lanes_run(&run);
     vpt_search_result_free(&one);
-    vpt_search_result_free(&many);
     vpt_space_destroy(s);
 }
 
@@ -247,39 +267,24 @@ TEST(tuner_pool_config_lost_twice_is_a_runtime_failure)
 {
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
-    VptSearchResult one, many;
+    VptSearchResult one;
     run_direct(s, VPT_STRATEGY_RANDOM, 30, &one);
-    char path[600], err[600];
-    snprintf(path, sizeof path, "%s/twice.jsonl", vpt_test_tmpdir());
-    snprintf(err, sizeof err, "%s/twice.err", vpt_test_tmpdir());
-    VptTuneProvenance prov = td_provenance();
-    VptCache *cache = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
     DoubleSetup setup = {.poison = 1, .poisoned = one.evals[5].config};
-    VptLanes *lanes = double_lanes(&setup, 3);
-    REQUIRE(cache && lanes);
-    VptEvalPool *pool = vpt_eval_pool_create(lanes, NULL, cache);
-    VptSearchOptions o = search_opts(VPT_STRATEGY_RANDOM, 30);
-    o.pool = pool;
-    int saved = capture_stderr(err);
-    REQUIRE(saved >= 0);
-    int rc = vpt_search_run(s, NULL, NULL, cache, &o, &many);
-    restore_stderr(saved);
-    REQUIRE_MSG(rc == 0, "%s", vpt_errmsg());
-    CHECK_STR_CONTAINS(slurp(err), "which was lost once before: recorded as a runtime failure");
-    CHECK_EQ_INT(many.n_evals, 30);
-    REQUIRE(many.n_evals > 5);
-    CHECK(vpt_config_equal(&many.evals[5].config, &setup.poisoned));
-    CHECK(many.evals[5].status == VPT_STATUS_RUNTIME);
-    CHECK_STR_CONTAINS(many.evals[5].reason, "evaluation lost twice");
-    for (size_t i = 0; i < many.n_evals; i++)
-        if (i != 5) CHECK(vpt_config_equal(&many.evals[i].config, &one.evals[i].config));
-    CHECK_EQ_INT(vpt_cache_count(cache), 30);
-    CHECK(!cache_has_duplicates(cache));
-    vpt_eval_pool_destroy(pool);
-    vpt_lanes_stop(lanes);
-    vpt_cache_close(cache);
+    LanesRun run;
+    search_on_lanes(s, &setup, 3, VPT_STRATEGY_RANDOM, 30, "twice", &run);
+    REQUIRE_MSG(run.rc == 0, "%s", vpt_errmsg());
+    CHECK_STR_CONTAINS(slurp(run.err), "which was lost once before: recorded as a runtime failure");
+    CHECK_EQ_INT(run.r.n_evals, 30);
+    REQUIRE(run.r.n_evals > 5);
+    CHECK(vpt_config_equal(&run.r.evals[5].config, &setup.poisoned));
+    CHECK(run.r.evals[5].status == VPT_STATUS_RUNTIME);
+    CHECK_STR_CONTAINS(run.r.evals[5].reason, "evaluation lost twice");
+    for (size_t i = 0; i < run.r.n_evals; i++)
+        if (i != 5) CHECK(vpt_config_equal(&run.r.evals[i].config, &one.evals[i].config));
+    CHECK_EQ_INT(vpt_cache_count(run.cache), 30);
+    CHECK(!cache_has_duplicates(run.cache));
+    end_lanes_run(&run);
     vpt_search_result_free(&one);
-    vpt_search_result_free(&many);
     vpt_space_destroy(s);
 }
 
@@ -290,25 +295,13 @@ TEST(tuner_pool_lanes_all_lost_stop_the_search)
     DoubleSetup setup = {0};
     setup.lane_fails_at[0] = 3;
     setup.lane_fails_at[1] = 3;
-    VptLanes *lanes = double_lanes(&setup, 2);
-    REQUIRE(lanes);
-    VptEvalPool *pool = vpt_eval_pool_create(lanes, NULL, NULL);
-    VptSearchOptions o = search_opts(VPT_STRATEGY_RANDOM, 50);
-    o.pool = pool;
-    VptSearchResult r;
-    char err[600];
-    snprintf(err, sizeof err, "%s/all.err", vpt_test_tmpdir());
-    int saved = capture_stderr(err);
-    REQUIRE(saved >= 0);
-    int rc = vpt_search_run(s, NULL, NULL, NULL, &o, &r);
-    restore_stderr(saved);
-    CHECK_EQ_INT(rc, -1);
-    CHECK(r.stop == VPT_STOP_ERROR);
+    LanesRun run;
+    search_on_lanes(s, &setup, 2, VPT_STRATEGY_RANDOM, 50, NULL, &run);
+    CHECK_EQ_INT(run.rc, -1);
+    CHECK(run.r.stop == VPT_STOP_ERROR);
     CHECK_STR_CONTAINS(vpt_errmsg(), "every evaluation lane is lost");
-    CHECK(r.n_evals >= 3 && r.n_evals < 50);
-    vpt_eval_pool_destroy(pool);
-    vpt_lanes_stop(lanes);
-    vpt_search_result_free(&r);
+    CHECK(run.r.n_evals >= 3 && run.r.n_evals < 50);
+    end_lanes_run(&run);
     vpt_space_destroy(s);
 }
 
@@ -374,45 +367,6 @@ TEST(tuner_pool_gpus_argument)
 
 #define FIXTURE "tests/fixtures/tuner/manix_exhaustive.jsonl"
 
-/* The "(config, fidelity)" keys of a cache file, sorted, one per line;
- * *dups counts keys seen twice. */
-static char *cache_keys(const char *path, int *dups, int *rows)
-{
-    char cmd[1200];
-    static char out[1 << 17], sorted[1 << 17];
-    snprintf(cmd, sizeof cmd, "grep -o '\"config\":\"[^\"]*\",\"schedule\":\"[^\"]*\",\"fidelity\":[01]' %s | sort",
-             path);
-    vpt_test_sh(cmd, sorted, sizeof sorted);
-    snprintf(cmd, sizeof cmd, "grep -o '\"config\":\"[^\"]*\",\"schedule\":\"[^\"]*\",\"fidelity\":[01]' %s | sort | "
-             "uniq -d | wc -l", path);
-    vpt_test_sh(cmd, out, sizeof out);
-    *dups = atoi(out);
-    *rows = 0;
-    for (const char *p = sorted; *p; p++) *rows += *p == '\n';
-    return sorted;
-}
-
-/* The table rows of a tune's report (the winner first). */
-static void table_of(const char *out, char *buf, size_t size)
-{
-    const char *t = strstr(out, "\nrank ");
-    snprintf(buf, size, "%s", t ? t : "(no table)");
-    char *end = strstr(buf, "\nsimulat");
-    if (!end) end = strstr(buf, "\nevaluations measured");
-    if (end) *end = '\0';
-}
-
-/* "random: 150 evaluations (0 from the cache), ..." up to the count. */
-static void evaluations_of(const char *out, const char *strategy, char *buf, size_t size)
-{
-    char key[64];
-    snprintf(key, sizeof key, "%s: ", strategy);
-    const char *p = strstr(out, key);
-    snprintf(buf, size, "%s", p ? p : "(none)");
-    char *c = strstr(buf, " (");
-    if (c) *c = '\0';
-}
-
 TEST_TIMEOUT(tuner_pool_tune_gpus_replay_equals_one_process, 300)
 {
     if (access(FIXTURE, R_OK) != 0) SKIP("%s not found: run from the repository root", FIXTURE);
@@ -433,19 +387,20 @@ TEST_TIMEOUT(tuner_pool_tune_gpus_replay_equals_one_process, 300)
         REQUIRE_MSG(vpt_test_sh(cmd, outn, sizeof outn) == 0, "%s\n%s", cmd, outn);
         CHECK_STR_CONTAINS(outn, "simulating on 3 GPUs side by side");
         CHECK_STR_CONTAINS(outn, "GPU 2 (GPU-1d7c4618-15b8-b299-3206-548aeba8ea67#2): ");
-        int d1, dn, r1, rn;
-        char *k1 = strdup(cache_keys(one, &d1, &r1));
-        char *kn = cache_keys(many, &dn, &rn);
+        int d1, dn;
+        static char k1[1 << 16], kn[1 << 16];
+        vpt_test_cache_keys(one, k1, sizeof k1, &d1);
+        vpt_test_cache_keys(many, kn, sizeof kn, &dn);
         CHECK_EQ_INT(d1, 0);
         CHECK_EQ_INT(dn, 0);
-        CHECK_MSG(strcmp(k1, kn) == 0, "%s: the caches hold other configs (%d rows against %d)", st, rn, r1);
-        free(k1);
+        CHECK_MSG(strcmp(k1, kn) == 0, "%s: the caches hold other configs (%d rows against %d)", st,
+                  vpt_test_count_lines(kn), vpt_test_count_lines(k1));
         char t1[4096], tn[4096], e1[128], en[128];
-        table_of(out1, t1, sizeof t1);
-        table_of(outn, tn, sizeof tn);
+        vpt_test_tune_table(out1, t1, sizeof t1);
+        vpt_test_tune_table(outn, tn, sizeof tn);
         CHECK_MSG(strcmp(t1, tn) == 0, "%s: other finalists:\n%s\nagainst\n%s", st, tn, t1);
-        evaluations_of(out1, st, e1, sizeof e1);
-        evaluations_of(outn, st, en, sizeof en);
+        vpt_test_tune_count(out1, st, e1, sizeof e1);
+        vpt_test_tune_count(outn, st, en, sizeof en);
         CHECK_MSG(strcmp(e1, en) == 0, "%s: '%s' against '%s'", st, en, e1);
     }
 }

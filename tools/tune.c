@@ -517,7 +517,14 @@ static int serve(Backend *b, const char *what, int no_gpu)
 /* The lines that say where a tune on several GPUs measures. */
 static void print_lanes(const Backend *b, const char *verb)
 {
-    printf("%s on %d %sGPU%s side by side", verb, b->nall, "", b->nall == 1 ? "" : "s");
+    int gpus = 0;
+    for (int i = 0; i < b->nall; i++) {
+        int first = 1;
+        for (int k = 0; k < i && first; k++) first = strcmp(b->all[k].gpu_uuid, b->all[i].gpu_uuid) != 0;
+        gpus += first;
+    }
+    if (gpus == b->nall) printf("%s on %d GPUs side by side", verb, gpus);
+    else printf("%s with %d evaluators on %d GPU%s", verb, b->nall, gpus, gpus == 1 ? "" : "s");
     if (b->m && vpt_mpi_size(b->m) > 1)
         printf(" (%d MPI ranks, %s)", vpt_mpi_size(b->m), vpt_mpi_library(b->m));
     printf("; the finalists are re-measured on the first:\n");
@@ -567,6 +574,21 @@ static int provenance_of_gpu(void *evaluator, void *arg)
 {
     vpt_gpu_eval_provenance(evaluator, arg);
     return 0;
+}
+
+/* A tune's options: its records come from the pool (one GPU in this thread,
+ * or many), the report to stdout, progress to stderr. */
+static void tune_options(Options *o, const VptSpace *space, VptCache *cache, VptEvalPool *pool, VptTuneOptions *to)
+{
+    vpt_tune_options_init(to);
+    to->space = space;
+    to->cache = cache;
+    search_options(o, &to->search);
+    to->search.pool = pool;
+    to->top_k = o->top;
+    to->progress = o->quiet ? NULL : stderr;
+    to->report = stdout;
+    set_estimators(o, to, o->replay != NULL);
 }
 
 /* The finalists against the two references the issue names, measured now in
@@ -685,17 +707,7 @@ static int run_replay(Options *o, VptMpi *m)
     VptTuneResult res;
     if (rc == 0) {
         VptTuneOptions to;
-        vpt_tune_options_init(&to);
-        to.space = s;
-        to.evaluate = vpt_replay_evaluate;
-        to.evaluate_ctx = r;
-        to.cache = cache;
-        search_options(o, &to.search);
-        set_estimators(o, &to, 1);
-        to.search.pool = b.pool;
-        to.top_k = o->top;
-        to.progress = o->quiet ? NULL : stderr;
-        to.report = stdout;
+        tune_options(o, s, cache, b.pool, &to);
         rc = vpt_tune_run(&to, &res);
     }
     if (rc == 0) {
@@ -832,19 +844,9 @@ static int run_gpu(Options *o, VptMpi *m)
     if (b.lanes) print_lanes(&b, "measuring");
     fflush(stdout);
     VptTuneOptions to;
-    vpt_tune_options_init(&to);
-    to.space = space;
-    to.evaluate = vpt_gpu_eval_evaluate;
-    to.evaluate_ctx = g;
-    to.cache = cache;
-    search_options(o, &to.search);
-    to.search.pool = b.pool;
-    to.top_k = o->top;
-    to.progress = o->quiet ? NULL : stderr;
-    to.report = stdout;
+    tune_options(o, space, cache, b.pool, &to);
     to.remeasure = pool_remeasure;
     to.remeasure_ctx = b.pool;
-    set_estimators(o, &to, 0);
     VptTuneResult res;
     if (vpt_tune_run(&to, &res)) {
         vpt_report_error(prog);
