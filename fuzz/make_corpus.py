@@ -232,6 +232,12 @@ def estimator_seeds():
             "trailing_comma": b"grid4:u16,"}
 
 
+def gpus_seeds():
+    return {"all": b"all", "list": b"0,1,2,3", "one": b"7", "unordered": b"3,0", "twice": b"1,1",
+            "empty_item": b"0,,1", "trailing_comma": b"0,", "out_of_range": b"64", "sign": b"-1", "word": b"ALL",
+            "empty": b"", "long": b"0001"}
+
+
 def number_seeds():
     return {
         "ints": b"0\n1\n-1\n+7\n2147483647\n-2147483648\n9223372036854775807\n-9223372036854775808\n16777216",
@@ -271,6 +277,9 @@ def tuner_cache_seeds(bench_rows):
                 b',"time":"2026-11-21T06:18:38Z"}')
     rows = [ev(b"streamingSK,block=128"), ev(b"naiveSK", fid=0), ev(b"sortingSK,ppt=2", b"timeout"),
             ev(b"regenerationSK-warp,threshold=50", b"compile")]
+    # a tune on several GPUs names who measured each row (tuner/rows.h)
+    by = b',"measured_by":{"gpu":"GPU-437ab01c","host":"node2","rank":1},"time"'
+    measured = [rows[0].replace(b',"time"', by), rows[1].replace(b',"time"', by.replace(b',"rank":1', b''))]
     s = {
         "cache_rows": b"\n".join([header] + rows) + b"\n",
         "cache_header_only": header + b"\n",
@@ -280,6 +289,8 @@ def tuner_cache_seeds(bench_rows):
         "bad_cache_second_header": b"\n".join([header, rows[0], header]) + b"\n",
         "bad_cache_status": header + b"\n" + rows[0].replace(b'"ok"', b'"great"') + b"\n",
         "bad_cache_schema": header.replace(b"tune/1", b"tune/9") + b"\n",
+        "cache_measured_by": b"\n".join([header] + measured) + b"\n",
+        "bad_cache_measured_by": header + b"\n" + measured[0].replace(b'"rank":1', b'"rank":-1') + b"\n",
         "empty": b"",
     }
     if bench_rows:
@@ -504,6 +515,7 @@ def main():
     write(root, "pfm", pfm_seeds())
     write(root, "config", config_seeds())
     write(root, "estimators", estimator_seeds())
+    write(root, "gpus", gpus_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
     write(root, "mitsuba_xml", mitsuba_xml_seeds())
