@@ -71,7 +71,7 @@ for stage in "$@"; do
         2>&1 | tee "$OUT/mpi/np2.log"
       run ./bin/bench --scene manix --thesis --gpus all -o "$OUT/mpi/bench-gpus-all.jsonl" --max-time 3 2>&1 |
         tee "$OUT/mpi/bench-gpus-all.log"
-      run ./bin/vptune-tests tuner_pool tuner_mpi 2>&1 | tee "$OUT/mpi/tests.log" ;;
+      run ./bin/vptune-tests -v tuner_pool tuner_mpi gpu_tune gpu_bench 2>&1 | tee "$OUT/mpi/tests.log" ;;
     *)
       echo "unknown stage $stage" ;;
   esac

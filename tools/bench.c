@@ -725,7 +725,7 @@ int main(int argc, char **argv)
     if (rc == 0 && g.n > 1) {
         VptLaneInfo info[VPT_GPUS_MAX];
         for (int i = 0; i < g.n; i++) info[i] = *vpt_lanes_info(lanes, i);
-        if (vpt_lanes_check_identical(info, g.n)) rc = 2;
+        if (vpt_lanes_check_identical(info, g.n)) rc = 1;
     }
     if (rc) {
         vpt_report_error(prog);
