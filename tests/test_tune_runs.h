@@ -31,6 +31,33 @@ static inline int vpt_test_count_lines(const char *s)
     return n;
 }
 
+/* Whether the sorted key lines of `got` hold every line of `ref` (1) or
+ * not (0); *extra counts the lines only `got` has, *extra_full those of
+ * them at fidelity 1. */
+static inline int vpt_test_keys_cover(const char *ref, const char *got, int *extra, int *extra_full)
+{
+    *extra = *extra_full = 0;
+    const char *a = ref, *b = got;
+    while (*a || *b) {
+        const char *ae = strchr(a, '\n'), *be = strchr(b, '\n');
+        size_t al = *a ? (ae ? (size_t)(ae - a) + 1 : strlen(a)) : 0;
+        size_t bl = *b ? (be ? (size_t)(be - b) + 1 : strlen(b)) : 0;
+        int c = !al ? 1 : !bl ? -1 : strncmp(a, b, al < bl ? al : bl);
+        if (c == 0 && al != bl) c = al < bl ? -1 : 1;
+        if (c == 0) {
+            a += al;
+            b += bl;
+        } else if (c < 0) {
+            return 0; /* a line of ref that got lacks */
+        } else {
+            (*extra)++;
+            if (bl >= 2 && b[bl - 2] == '1') (*extra_full)++;
+            b += bl;
+        }
+    }
+    return 1;
+}
+
 /* The report's table of finalists, from "rank" to the line after it that
  * starts the run's summary. */
 static inline void vpt_test_tune_table(const char *text, char *buf, size_t size)

@@ -393,8 +393,14 @@ TEST_TIMEOUT(tuner_pool_tune_gpus_replay_equals_one_process, 300)
         vpt_test_cache_keys(many, kn, sizeof kn, &dn);
         CHECK_EQ_INT(d1, 0);
         CHECK_EQ_INT(dn, 0);
-        CHECK_MSG(strcmp(k1, kn) == 0, "%s: the caches hold other configs (%d rows against %d)", st,
-                  vpt_test_count_lines(kn), vpt_test_count_lines(k1));
+        /* the same records, each once (halving may screen one or two it
+         * announced beyond where its budget ended: tuner/pool.h) */
+        int extra, extra_full, allowed = strcmp(st, "halving") == 0 ? 6 : 0;
+        CHECK_MSG(vpt_test_keys_cover(k1, kn, &extra, &extra_full),
+                  "%s: the cache lacks configs one process wrote (%d rows against %d)", st, vpt_test_count_lines(kn),
+                  vpt_test_count_lines(k1));
+        CHECK_MSG(extra <= allowed && extra_full == 0, "%s: %d configs one process did not write (%d at fidelity 1)",
+                  st, extra, extra_full);
         char t1[4096], tn[4096], e1[128], en[128];
         vpt_test_tune_table(out1, t1, sizeof t1);
         vpt_test_tune_table(outn, tn, sizeof tn);
