@@ -7,7 +7,10 @@
  *   - otherwise the results cache (when given) is asked first; a cached row
  *     is used as if just measured: it counts as an evaluation and its
  *     recorded cost_s is charged. Only then is the evaluator called, and its
- *     record appended to the cache before the strategy sees it.
+ *     record appended to the cache before the strategy sees it; with a pool
+ *     of several GPUs (VptSearchOptions.pool, tuner/pool.h) the record may
+ *     have been evaluated ahead, and is taken all the same, in the
+ *     strategy's order.
  * Strategies are deterministic functions of the seed and of the records they
  * receive, so a tune interrupted at any point and started again with the
  * same strategy, seed and budget on the same cache retraces its path from
