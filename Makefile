@@ -57,8 +57,22 @@ DICOM_SHIM := $(BIN)/libvptune-dicom.so
 GDCM_INC    = $$(ls -d /usr/include/gdcm-* 2>/dev/null | head -n 1)
 GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
 
+# MPI is optional (tuner/mpi.h): its shim, bin/libvptune-mpi.so, is what
+# `tune` loads when mpirun or srun starts it; the programs themselves never
+# link libmpi. make MPI=1 builds the shim (and scripts/deps.sh installs
+# Debian's OpenMPI first), MPI=0 never; unset, it is built when mpicc is
+# found. Without it, a tune started by an MPI launcher says how to get it.
+MPICC ?= mpicc
+ifeq ($(origin MPI),undefined)
+  MPI := $(if $(shell command -v $(MPICC) 2>/dev/null),1,0)
+  MPI_DEPS :=
+else
+  MPI_DEPS := $(if $(filter 1,$(MPI)),$(BUILD)/deps-mpi.ok)
+endif
+MPI_SHIM := $(if $(filter 1,$(MPI)),$(BIN)/libvptune-mpi.so)
+
 .PHONY: all test install clean tune bench experiments report check-sanitize deps
-all: $(TOOLS) $(TEST_BIN) $(DICOM_SHIM)
+all: $(TOOLS) $(TEST_BIN) $(DICOM_SHIM) $(MPI_SHIM)
 
 # System packages before anything is compiled (scripts/deps.sh): the missing
 # -dev packages are installed when running as root or with passwordless sudo,
@@ -69,6 +83,9 @@ $(DEPS_STAMP): scripts/deps.sh
 	@mkdir -p $(@D) && touch $@
 deps:
 	sh scripts/deps.sh
+$(BUILD)/deps-mpi.ok: scripts/deps.sh
+	@VPT_DEPS_MPI=1 sh scripts/deps.sh
+	@mkdir -p $(@D) && touch $@
 
 $(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -109,6 +126,11 @@ $(DICOM_SHIM): $(BUILD)/obj/scenes/volume_dicom_gdcm.o
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--no-undefined $< $(GDCM_LIBS) -o $@
 
+# Not instrumented under SANITIZE=1 either: OpenMPI is not.
+$(MPI_SHIM): mpi/shim.c tuner/mpi_shim.h | $(DEPS_STAMP) $(MPI_DEPS)
+	@mkdir -p $(@D)
+	$(MPICC) -shared -fPIC -O2 -g -Wall -Wextra -Werror -I. $< -o $@
+
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -123,7 +145,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 
 # The one test command: unit, CPU reference, NVRTC and GPU tests (the latter
 # skip with a reason when no GPU is present). Ends with "N passed, N failed".
-test: $(TEST_BIN) $(TOOLS) $(DICOM_SHIM)
+test: $(TEST_BIN) $(TOOLS) $(DICOM_SHIM) $(MPI_SHIM)
 	./$(TEST_BIN) $(TESTS)
 
 tune: $(TOOLS)
@@ -132,13 +154,13 @@ tune: $(TOOLS)
 bench: $(TOOLS)
 	./$(BIN)/bench --thesis
 
-# The programs, the DICOM shim where they look for it (../lib/vptune), and
+# The programs, the DICOM and MPI shims where they look for them (../lib/vptune), and
 # bash completion where bash-completion loads it on demand.
-install: $(TOOLS) $(DICOM_SHIM)
+install: $(TOOLS) $(DICOM_SHIM) $(MPI_SHIM)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vptune \
 	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(DICOM_SHIM) $(DESTDIR)$(PREFIX)/lib/vptune/
+	install -m 644 $(DICOM_SHIM) $(MPI_SHIM) $(DESTDIR)$(PREFIX)/lib/vptune/
 	for t in render bench tune; do \
 	  install -m 644 scripts/vptune-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 

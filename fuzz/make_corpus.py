@@ -253,6 +253,12 @@ def sequence_seeds():
     }
 
 
+def gpus_seeds():
+    return {"all": b"all", "list": b"0,1,2,3", "one": b"7", "unordered": b"3,0", "twice": b"1,1",
+            "empty_item": b"0,,1", "trailing_comma": b"0,", "out_of_range": b"64", "sign": b"-1", "word": b"ALL",
+            "empty": b"", "long": b"0001"}
+
+
 def number_seeds():
     return {
         "ints": b"0\n1\n-1\n+7\n2147483647\n-2147483648\n9223372036854775807\n-9223372036854775808\n16777216",
@@ -292,6 +298,9 @@ def tuner_cache_seeds(bench_rows):
                 b',"time":"2026-11-21T06:18:38Z"}')
     rows = [ev(b"streamingSK,block=128"), ev(b"naiveSK", fid=0), ev(b"sortingSK,ppt=2", b"timeout"),
             ev(b"regenerationSK-warp,threshold=50", b"compile")]
+    # a tune on several GPUs names who measured each row (tuner/rows.h)
+    by = b',"measured_by":{"gpu":"GPU-437ab01c","host":"node2","rank":1},"time"'
+    measured = [rows[0].replace(b',"time"', by), rows[1].replace(b',"time"', by.replace(b',"rank":1', b''))]
     s = {
         "cache_rows": b"\n".join([header] + rows) + b"\n",
         "cache_header_only": header + b"\n",
@@ -306,6 +315,8 @@ def tuner_cache_seeds(bench_rows):
                                b'"source":"cranium.mhd","sha256":"' + b"ab" * 32 + b'","resample":"up4"}}\n' +
                                b"\n".join(rows) + b"\n",
         "bad_cache_volume": header[:-1] + b',"volume":[1024,1024,432]}\n',
+        "cache_measured_by": b"\n".join([header] + measured) + b"\n",
+        "bad_cache_measured_by": header + b"\n" + measured[0].replace(b'"rank":1', b'"rank":-1') + b"\n",
         "empty": b"",
     }
     if bench_rows:
@@ -536,6 +547,7 @@ def main():
     write(root, "config", config_seeds())
     write(root, "estimators", estimator_seeds())
     write(root, "tuner_sequences", sequence_seeds())
+    write(root, "gpus", gpus_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
     write(root, "mitsuba_xml", mitsuba_xml_seeds())

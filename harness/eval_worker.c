@@ -367,6 +367,15 @@ static _Noreturn void child_main(const VptWorkerSpec *spec, int fd, pid_t parent
         vpt_provenance_fill(&ready.prov, NULL);
     } else {
         VptEvaluatorOptions o = spec->eval;
+        if (spec->visible_devices[0]) {
+            /* Pinned, as a job scheduler pins a process: the driver, loaded
+             * below for the first time in this process, sees one GPU. */
+            if (setenv("CUDA_VISIBLE_DEVICES", spec->visible_devices, 1) != 0) {
+                child_error(&ch, 0, 1, "setting CUDA_VISIBLE_DEVICES failed");
+                _exit(1);
+            }
+            o.device = 0;
+        }
         o.recover_in_process = 0;
         o.progress = child_progress;
         o.progress_ctx = &ch;

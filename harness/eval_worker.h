@@ -70,6 +70,12 @@ typedef struct {
     VptEvaluatorOptions eval;
     const VptScene *scene;       /* NULL: GPU only until vpt_eval_worker_set_scene */
     VptRenderSettings settings;
+    /* "" (the default): the child opens GPU eval.device of the parent's
+     * view. Otherwise the child sets CUDA_VISIBLE_DEVICES to this value
+     * before it loads the driver and opens ordinal 0 of that view (eval.device
+     * is ignored): the worker, and every process it starts, sees only that GPU
+     * (harness/gpu_list.h: vpt_gpu_visible_value makes the value). */
+    char visible_devices[128];
     /* Longest silence while the worker is on the GPU (every phase but
      * compile; each is bounded by the evaluator's own watchdog):
      * 0 means eval.timeout_s (60 s when 0) + 30 s. Opening the GPU at a

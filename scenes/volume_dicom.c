@@ -9,6 +9,7 @@
 #include "scenes/volume_dicom.h"
 
 #include "base/error.h"
+#include "base/plugin.h"
 #include "scenes/volume_dicom_shim.h"
 #include "scenes/volume_format.h"
 
@@ -35,41 +36,10 @@ static struct {
     char error[8192];
 } shim = {PTHREAD_ONCE_INIT, NULL, NULL, "", ""};
 
-static void *try_open(const char *path)
-{
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-        snprintf(shim.path, sizeof shim.path, "%s", path);
-        return h;
-    }
-    size_t n = strlen(shim.error);
-    snprintf(shim.error + n, sizeof shim.error - n, "%s%s", n ? "; " : "", dlerror());
-    return NULL;
-}
-
 static void load_shim(void)
 {
-    void *h = NULL;
-    const char *env = getenv("VPT_DICOM_SHIM");
-    if (env && *env) {
-        h = try_open(env);
-    } else {
-        char exe[4096];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n > 0) {
-            exe[n] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = '\0';
-                char p[4200];
-                snprintf(p, sizeof p, "%s/" SHIM_NAME, exe);
-                if (access(p, F_OK) == 0) h = try_open(p);
-                snprintf(p, sizeof p, "%s/../lib/vptune/" SHIM_NAME, exe);
-                if (!h && access(p, F_OK) == 0) h = try_open(p);
-            }
-        }
-        if (!h && !*shim.error) snprintf(shim.error, sizeof shim.error, SHIM_NAME " is not beside the program nor in ../lib/vptune");
-    }
+    void *h = vpt_plugin_open(SHIM_NAME, "VPT_DICOM_SHIM", RTLD_NOW | RTLD_LOCAL, shim.path, sizeof shim.path,
+                              shim.error, sizeof shim.error);
     if (!h) return;
     AbiFn abi = (AbiFn)(uintptr_t)dlsym(h, "vpt_dicom_shim_abi");
     if (!abi || abi() != VPT_DICOM_SHIM_ABI) {

@@ -26,6 +26,7 @@ void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity)
     r->config = *c;
     r->fidelity = fidelity;
     r->status = VPT_STATUS_OK;
+    r->by_rank = -1;
     for (int i = 0; i < vpt_metric_field_count; i++)
         *(double *)((char *)r + vpt_metric_fields[i].offset) = NAN;
 }
@@ -98,6 +99,8 @@ void vpt_eval_record_sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity
     r->fidelity = fidelity;
     r->reason[VPT_REASON_MAX - 1] = '\0';
     r->time[VPT_TIMESTAMP_MAX - 1] = '\0';
+    r->by_gpu[sizeof r->by_gpu - 1] = '\0';
+    r->by_host[sizeof r->by_host - 1] = '\0';
     if ((int)r->status < 0 || r->status >= VPT_STATUS_COUNT) {
         r->status = VPT_STATUS_RUNTIME;
         snprintf(r->reason, sizeof r->reason, "evaluator returned an unknown status");

@@ -36,6 +36,13 @@ json_t *vpt_rows_record_json(const VptEvalRecord *r)
         double v = METRIC(r, i);
         if (isfinite(v) && put(m, vpt_metric_fields[i].name, json_real(v))) goto fail;
     }
+    if (r->by_gpu[0]) { /* a tune on several GPUs: who measured it */
+        if (put(o, "measured_by", json_object())) goto fail;
+        json_t *by = json_object_get(o, "measured_by");
+        if (put(by, "gpu", json_string(r->by_gpu)) || put(by, "host", json_string(r->by_host)) ||
+            (r->by_rank >= 0 && put(by, "rank", json_integer(r->by_rank))))
+            goto fail;
+    }
     if (put(o, "time", json_string(r->time))) goto fail;
     return o;
 fail:
@@ -139,6 +146,19 @@ int vpt_rows_record_parse(json_t *row, int with_cost, VptEvalRecord *r)
     }
     if (get_string(row, "reason", 0, r->reason, sizeof r->reason)) return -1;
     if (get_string(row, "time", 0, r->time, sizeof r->time)) return -1;
+    json_t *by = json_object_get(row, "measured_by");
+    if (by) {
+        long long rank = -1;
+        if (!json_is_object(by)) return vpt_fail("\"measured_by\" is not an object");
+        if (get_string(by, "gpu", 1, r->by_gpu, sizeof r->by_gpu) ||
+            get_string(by, "host", 1, r->by_host, sizeof r->by_host) ||
+            (json_object_get(by, "rank") && get_int(by, "rank", 0, INT32_MAX, &rank))) {
+            vpt_error_prefix("measured_by");
+            return -1;
+        }
+        if (!r->by_gpu[0]) return vpt_fail("measured_by: \"gpu\" is empty");
+        r->by_rank = (int)rank;
+    }
     json_t *m = json_object_get(row, "metrics");
     if (m && !json_is_object(m)) return vpt_fail("\"metrics\" is not an object");
     for (int i = 0; m && i < vpt_metric_field_count; i++) {

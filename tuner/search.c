@@ -2,8 +2,10 @@
 #include "tuner/search.h"
 
 #include "base/error.h"
+#include "tuner/pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +60,8 @@ void vpt_search_options_init(VptSearchOptions *o)
 typedef struct {
     const VptSpace *space;
     size_t n_members;
-    VptEvaluateFn fn;
-    void *ctx;
+    VptEvalPool *pool;  /* o->pool, or a direct one over fn (tuner/pool.h) */
+    double gpus;        /* an evaluation is charged cost_s / gpus */
     VptCache *cache;
     const VptSearchOptions *o;
     VptRng rng;
@@ -167,25 +169,18 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
         return 0;
     }
     VptConfig stamped = stamp_estimator(e->o, vpt_space_point(e->space, m));
-    const VptConfig *cfg = &stamped;
+    /* the cache, else an evaluation (on one GPU here, or taken from a pool
+     * that evaluated it ahead): tuner/pool.h; either way it is in the cache
+     * before the strategy sees it */
     VptEvalRecord rec;
-    const VptEvalRecord *hit = e->cache ? vpt_cache_find(e->cache, cfg, fidelity) : NULL;
-    if (hit) {
-        rec = *hit;
-        res->cached++;
-    } else {
-        vpt_eval_record_init(&rec, cfg, fidelity);
-        if (e->fn(e->ctx, cfg, fidelity, &rec) != 0) {
-            stop(e, VPT_STOP_ERROR);
-            return 0;
-        }
-        res->evaluated++;
-        vpt_eval_record_sanitize(&rec, cfg, fidelity);
-        if (e->cache && vpt_cache_append(e->cache, &rec)) {
-            stop(e, VPT_STOP_ERROR);
-            return 0;
-        }
+    int fresh;
+    size_t wanted = e->o->max_evals ? e->o->max_evals - res->n_evals : SIZE_MAX;
+    if (vpt_eval_pool_get(e->pool, &stamped, fidelity, wanted, &rec, &fresh)) {
+        stop(e, VPT_STOP_ERROR);
+        return 0;
     }
+    if (fresh) res->evaluated++;
+    else res->cached++;
     if (push_eval(e, &rec)) {
         stop(e, VPT_STOP_ERROR);
         return 0;
@@ -194,7 +189,7 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
     e->memo[fidelity][m] = idx;
     e->visited[fidelity]++;
     e->stalls = 0;
-    res->seconds += rec.cost_s;
+    res->seconds += rec.cost_s / e->gpus;
     *obj = vpt_eval_objective(&rec);
     if (fidelity == 1 && *obj < e->best_obj) {
         e->best_obj = *obj;
@@ -226,7 +221,7 @@ static int visited(const Engine *e, size_t m, int fidelity)
 static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
 {
     const VptSearchOptions *o = e->o;
-    if (!o->prefetch || e->stopped) return;
+    if (!vpt_eval_pool_wants_hints(e->pool) || e->stopped) return;
     size_t left = SIZE_MAX;
     if (o->max_evals) left = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
     VptConfig cfgs[HINT_MAX];
@@ -242,11 +237,11 @@ static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
         cfgs[k++] = *c;
         left--;
         if (k == HINT_MAX) {
-            o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+            vpt_eval_pool_announce(e->pool, cfgs, k, fidelity);
             k = 0;
         }
     }
-    if (k) o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+    if (k) vpt_eval_pool_announce(e->pool, cfgs, k, fidelity);
 }
 
 /* ---- strategies ------------------------------------------------------- */
@@ -751,13 +746,18 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
     Engine e = {
         .space = space,
         .n_members = vpt_space_size(space),
-        .fn = fn,
-        .ctx = ctx,
+        .pool = o->pool,
         .cache = cache,
         .o = o,
         .res = out,
         .best_obj = INFINITY,
     };
+    VptEvalPool *own = NULL;
+    if (!e.pool && !(e.pool = own = vpt_eval_pool_direct(fn, ctx, cache, o->prefetch, o->prefetch_user))) {
+        out->stop = VPT_STOP_ERROR;
+        return -1;
+    }
+    e.gpus = vpt_eval_pool_gpus(e.pool);
     VptSearchOptions local;
     if (o->stall_limit == 0) {
         local = *o;
@@ -769,6 +769,7 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
         e.memo[f] = vpt_malloc(e.n_members * sizeof *e.memo[f]);
         if (!e.memo[f]) {
             free(e.memo[0]);
+            vpt_eval_pool_destroy(own);
             out->stop = VPT_STOP_ERROR;
             return -1;
         }
@@ -786,6 +787,10 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
         stop(&e, VPT_STOP_ERROR);
     }
     if (!e.stopped) stop(&e, VPT_STOP_ERROR); /* every strategy ends through stop() */
+    /* evaluations still in flight on other GPUs are written to the cache
+     * before returning (tuner/pool.h); what was only announced is dropped */
+    if (vpt_eval_pool_drain(e.pool) && out->stop != VPT_STOP_ERROR) out->stop = VPT_STOP_ERROR;
+    vpt_eval_pool_destroy(own);
     free(e.memo[0]);
     free(e.memo[1]);
     return out->stop == VPT_STOP_ERROR ? -1 : 0;

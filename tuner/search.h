@@ -7,7 +7,10 @@
  *   - otherwise the results cache (when given) is asked first; a cached row
  *     is used as if just measured: it counts as an evaluation and its
  *     recorded cost_s is charged. Only then is the evaluator called, and its
- *     record appended to the cache before the strategy sees it.
+ *     record appended to the cache before the strategy sees it; with a pool
+ *     of several GPUs (VptSearchOptions.pool, tuner/pool.h) the record may
+ *     have been evaluated ahead, and is taken all the same, in the
+ *     strategy's order.
  * Strategies are deterministic functions of the seed and of the records they
  * receive, so a tune interrupted at any point and started again with the
  * same strategy, seed and budget on the same cache retraces its path from
@@ -182,7 +185,9 @@ typedef struct {
      * search their order 256 ahead, local search each start and
      * neighbourhood, the GA a generation at a time, halving its screenings
      * 256 ahead and each promotion; annealing, one step at a time, announces
-     * nothing. Setting it never changes the search. NULL: no hints. */
+     * nothing. Setting it never changes the search. NULL: no hints. With a
+     * pool (below) the announcements go to the pool instead, whose idle GPUs
+     * evaluate them ahead: the batches of a tune on several GPUs. */
     void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
     void *prefetch_user;
 
@@ -195,6 +200,12 @@ typedef struct {
      * global f32; in a recorded joint space, tuner/space.h, each its own). */
     int majorant;
     VptDensityFormat density;
+
+    /* Where records come from when not NULL: a pool of evaluators on several
+     * GPUs (tuner/pool.h; it takes the announcements in place of prefetch,
+     * and a time budget is charged wall time: cost_s over its GPUs). NULL:
+     * the cache, then fn in this thread, as a tune on one GPU. */
+    struct VptEvalPool *pool;
 
     /* Polled between evaluations (e.g. set by a SIGINT handler); NULL: none. */
     const volatile sig_atomic_t *interrupt;
