@@ -57,6 +57,7 @@
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_one_tuner_sequences
 #include "fuzz/fuzz_tuner_sequences.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_one_gpus
 #include "fuzz/fuzz_gpus.c"
 #undef LLVMFuzzerTestOneInput

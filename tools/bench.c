@@ -314,7 +314,7 @@ static int bench_lane_evaluate(void *ctx, const VptConfig *c, int fidelity, VptE
     BenchLane *bl = ctx;
     if (vpt_eval_worker_run(bl->w, c, &bl->result)) return -1;
     json_decref(bl->row);
-    bl->row = vpt_eval_worker_result_json(bl->w, bl->scene, &bl->result);
+    bl->row = vpt_eval_worker_result_json(bl->w, &bl->result);
     return bl->row ? 0 : vpt_fail("out of memory building a result row");
 }
 
