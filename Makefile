@@ -62,7 +62,21 @@ GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
 # include Boost's without depending on libboost-dev (scripts/deps.sh lists it).
 OPENVDB_SHIM := $(BIN)/libvptune-openvdb.so
 OPENVDB_LIBS := -lopenvdb -ltbb -lImath -lz
-SHIMS        := $(DICOM_SHIM) $(OPENVDB_SHIM)
+
+# MPI is optional (tuner/mpi.h): its shim, bin/libvptune-mpi.so, is what
+# `tune` loads when mpirun or srun starts it; the programs themselves never
+# link libmpi. make MPI=1 builds the shim (and scripts/deps.sh installs
+# Debian's OpenMPI first), MPI=0 never; unset, it is built when mpicc is
+# found. Without it, a tune started by an MPI launcher says how to get it.
+MPICC ?= mpicc
+ifeq ($(origin MPI),undefined)
+  MPI := $(if $(shell command -v $(MPICC) 2>/dev/null),1,0)
+  MPI_DEPS :=
+else
+  MPI_DEPS := $(if $(filter 1,$(MPI)),$(BUILD)/deps-mpi.ok)
+endif
+MPI_SHIM := $(if $(filter 1,$(MPI)),$(BIN)/libvptune-mpi.so)
+SHIMS    := $(DICOM_SHIM) $(OPENVDB_SHIM) $(MPI_SHIM)
 
 .PHONY: all test install clean tune bench experiments report check-sanitize deps
 all: $(TOOLS) $(TEST_BIN) $(SHIMS)
@@ -76,6 +90,9 @@ $(DEPS_STAMP): scripts/deps.sh
 	@mkdir -p $(@D) && touch $@
 deps:
 	sh scripts/deps.sh
+$(BUILD)/deps-mpi.ok: scripts/deps.sh
+	@VPT_DEPS_MPI=1 sh scripts/deps.sh
+	@mkdir -p $(@D) && touch $@
 
 $(BUILD)/gen/embedded.c: $(EMBEDDED) scripts/embed.sh | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -125,6 +142,11 @@ $(OPENVDB_SHIM): $(BUILD)/obj/scenes/volume_vdb_openvdb.o
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--no-undefined $< $(OPENVDB_LIBS) -o $@
 
+# Not instrumented under SANITIZE=1 either: OpenMPI is not.
+$(MPI_SHIM): mpi/shim.c tuner/mpi_shim.h | $(DEPS_STAMP) $(MPI_DEPS)
+	@mkdir -p $(@D)
+	$(MPICC) -shared -fPIC -O2 -g -Wall -Wextra -Werror -I. $< -o $@
+
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -148,7 +170,7 @@ tune: $(TOOLS)
 bench: $(TOOLS)
 	./$(BIN)/bench --thesis
 
-# The programs, the DICOM and OpenVDB shims where they look for them
+# The programs, the DICOM, OpenVDB and MPI shims where they look for them
 # (../lib/vptune), and bash completion where bash-completion loads it on demand.
 install: $(TOOLS) $(SHIMS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vptune \

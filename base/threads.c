@@ -1,6 +1,7 @@
 #include "base/threads.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 enum { MAX_THREADS = 256, MIN_CHUNK = 4096 };
@@ -48,4 +49,36 @@ void vpt_parallel_for(size_t n, int threads, VptRangeFn fn, void *arg)
         else
             run_chunk(&c[i]);
     }
+}
+
+typedef struct {
+    VptRangeFn fn;
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+} Items;
+
+static void *run_items(void *p)
+{
+    Items *it = p;
+    for (;;) {
+        size_t i = atomic_fetch_add(&it->next, 1);
+        if (i >= it->n) return NULL;
+        it->fn(it->arg, i, i + 1);
+    }
+}
+
+void vpt_parallel_items(size_t n, int threads, VptRangeFn fn, void *arg)
+{
+    if (n == 0) return;
+    int t = threads > 0 ? threads : vpt_cpu_count();
+    if (t > MAX_THREADS) t = MAX_THREADS;
+    if ((size_t)t > n) t = (int)n;
+    Items it = {fn, arg, n, 0};
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS];
+    for (int i = 1; i < t; i++) started[i] = pthread_create(&tid[i], NULL, run_items, &it) == 0;
+    run_items(&it); /* a thread that did not start leaves its items to the others */
+    for (int i = 1; i < t; i++)
+        if (started[i]) pthread_join(tid[i], NULL);
 }

@@ -16,6 +16,13 @@ typedef void (*VptRangeFn)(void *arg, size_t lo, size_t hi);
 
 void vpt_parallel_for(size_t n, int threads, VptRangeFn fn, void *arg);
 
+/* The same for n items of work that are each large (a slab of a grid, a
+ * block of a reduction): no minimum chunk, and items go one at a time to
+ * whichever thread is free, so uneven items balance. fn(arg, i, i + 1) is
+ * called once per item; results written per item are independent of the
+ * thread count. */
+void vpt_parallel_items(size_t n, int threads, VptRangeFn fn, void *arg);
+
 /* The online cores (at least 1). */
 int vpt_cpu_count(void);
 

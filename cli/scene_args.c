@@ -3,9 +3,12 @@
 
 #include "base/error.h"
 #include "base/parse.h"
+#include "base/progress.h"
+#include "harness/results.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vpt_scene_args_init(VptSceneArgs *a)
 {
@@ -135,22 +138,11 @@ int vpt_scene_args_given(const VptSceneArgs *a)
     return a->nscenes || a->volume || a->scene_file;
 }
 
-static int is_builtin(const char *name)
-{
-    for (const char *const *n = vpt_scene_names(); *n; n++)
-        if (!strcmp(*n, name)) return 1;
-    return 0;
-}
-
 static int check_name(const char *flag, const char *name)
 {
-    if (is_builtin(name)) return 0;
-    char list[256] = "";
-    for (const char *const *n = vpt_scene_names(); *n; n++) {
-        if (*list) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, *n, sizeof list - strlen(list) - 1);
-    }
-    return vpt_fail("%s: unknown scene '%s' (built-in scenes: %s)", flag, name, list);
+    if (vpt_scene_builtin_check(name) == 0) return 0;
+    vpt_error_prefix("%s", flag);
+    return -1;
 }
 
 int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene)
@@ -167,13 +159,21 @@ int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene)
     return 0;
 }
 
-VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsubaIntegrator *in)
+static VptScene *load(const VptSceneArgs *a, const char *name, VptMitsubaIntegrator *in)
 {
     if (in) {
         in->max_depth = 0;
         in->rr_depth = -1;
     }
-    if (name || (a->scene && !a->volume && !a->scene_file)) return vpt_scene_builtin(name ? name : a->scene);
+    if (name || (a->scene && !a->volume && !a->scene_file)) {
+        const char *n = name ? name : a->scene;
+        VptScene params;
+        if (a->admit && vpt_scene_builtin_params(n, &params) == 0) {
+            const int dims[3] = {params.nx, params.ny, params.nz};
+            if (a->admit(a->admit_ctx, n, dims)) return NULL;
+        }
+        return vpt_scene_builtin(n);
+    }
     if (a->scene_file) {
         VptMitsubaIntegrator tmp;
         return vpt_scene_from_mitsuba(a->scene_file, in ? in : &tmp);
@@ -189,7 +189,42 @@ VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsub
     vo.upsample = a->upsample;
     vo.transfer = a->transfer;
     vo.like = a->like;
+    vo.admit = a->admit;
+    vo.admit_ctx = a->admit_ctx;
     return vpt_scene_from_volume(a->volume, &vo);
+}
+
+/* bytes as "906 MB" or "3.62 GB" (decimal, as file managers show files). */
+static const char *size_text(double bytes, char buf[32])
+{
+    if (bytes >= 1e9) snprintf(buf, 32, "%.2f GB", bytes / 1e9);
+    else snprintf(buf, 32, "%.0f MB", bytes / 1e6);
+    return buf;
+}
+
+VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsubaIntegrator *in)
+{
+    /* a progress line while it takes long, on a terminal only */
+    vpt_progress_enable(isatty(STDERR_FILENO) ? stderr : NULL);
+    const double t0 = vpt_seconds();
+    VptScene *s = load(a, name, in);
+    const double dt = vpt_seconds() - t0;
+    vpt_progress_enable(NULL);
+    if (!s) return NULL;
+    s->volume.load_s = dt;
+    /* a long load says what it was, terminal or not (a log keeps the time) */
+    if (dt >= 1.0) {
+        char data[32], scene[32];
+        const double voxels = (double)s->nx * s->ny * s->nz;
+        if (s->volume.sha256[0] || s->volume.data_sha256[0] || !strncmp(s->source, "loaded from", 11))
+            fprintf(stderr, "loaded %s: %dx%dx%d %s, %s of voxel data, a %s scene, in %.1f s\n", s->name, s->nx,
+                    s->ny, s->nz, s->volume.format, size_text((double)vpt_scene_volume_bytes(s), data),
+                    size_text(8.0 * voxels, scene), dt);
+        else
+            fprintf(stderr, "built %s: %dx%dx%d, a %s scene, in %.1f s\n", s->name, s->nx, s->ny, s->nz,
+                    size_text(8.0 * voxels, scene), dt);
+    }
+    return s;
 }
 
 int vpt_shell_word_append(char *buf, size_t n, const char *word)
@@ -289,7 +324,13 @@ int vpt_scene_args_print(FILE *fp, const VptScene *s)
 {
     char hex[65];
     if (vpt_scene_digest(s, hex)) return -1;
-    fprintf(fp, "scene %s\nsha256 %s\nsource %s\ngrid %dx%dx%d\n", s->name, hex, s->source, s->nx, s->ny, s->nz);
+    json_t *v = vpt_scene_volume_json(s);
+    char *vtext = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    json_decref(v);
+    if (!vtext) return vpt_fail("out of memory");
+    fprintf(fp, "scene %s\nsha256 %s\nsource %s\ngrid %dx%dx%d\nvolume %s\nload_s %.3f\n", s->name, hex, s->source,
+            s->nx, s->ny, s->nz, vtext, s->volume.load_s);
+    free(vtext);
     return 0;
 }
 

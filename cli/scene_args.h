@@ -39,6 +39,11 @@ typedef struct {
     VptTransfer transfer;
     const char *volume_flag; /* the first volume-only flag given, for messages */
     int print_scene;         /* --print-scene */
+    /* Set by a tool, not by options: asked with a scene's grid before it is
+     * built or its voxels are read (e.g. vpt_gpu_check_admit, the GPU memory
+     * check of cli/gpu_check.h); non-zero refuses it. NULL: none. */
+    int (*admit)(void *ctx, const char *name, const int dims[3]);
+    void *admit_ctx;
 } VptSceneArgs;
 
 #define VPT_SCENE_ARGS_MAX_SCENES 16
@@ -63,7 +68,12 @@ int vpt_scene_args_given(const VptSceneArgs *a);
 /* Builds the scene of --volume (and its flags) or --scene-file, or the
  * built-in scene `name` (NULL: a->scene). A scene file's integrator depths go
  * to *in when in is not NULL (set to 0 / -1 for the other kinds). NULL with a
- * message naming the file or name otherwise. */
+ * message naming the file or name otherwise.
+ * Long loads report themselves on stderr: a progress line while stderr is a
+ * terminal (base/progress.h), and, terminal or not, one line when the load
+ * took a second or more ("loaded big.mhd: 1024x1024x512 i16, 1.07 GB of
+ * voxel data, a 4.29 GB scene, in 2.9 s"); shorter ones (every test's)
+ * print nothing. The time is kept in s->volume.load_s. */
 VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsubaIntegrator *in);
 
 /* The options as shell words ("--volume 'my head.mhd' --like manix
@@ -82,7 +92,11 @@ int vpt_shell_word_append(char *buf, size_t n, const char *word);
 #define VPT_SCENE_ARGS_FILE (-2)
 void vpt_scene_args_only(const VptSceneArgs *a, int which, VptSceneArgs *out);
 
-/* --print-scene: "scene NAME\nsha256 DIGEST\nsource SOURCE\n" for s. */
+/* --print-scene: for s, lines "scene NAME", "sha256 DIGEST" (of the scene,
+ * vpt_scene_digest), "source SOURCE", "grid XxYxZ", "volume {...}" (the
+ * "volume" of its result rows, with the file's own SHA-256) and "load_s S"
+ * (the seconds vpt_scene_args_load took: the time to load, without
+ * rendering, that a large volume's users want to know). */
 int vpt_scene_args_print(FILE *fp, const VptScene *s);
 
 /* The usage lines of the scene options, for a tool's --help. */

@@ -21,6 +21,7 @@ static const char *const sortkey_names[] = {"position", "termination"};
 /* majorant: the global one (0) or a grid of C^3-voxel cells (C) */
 static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128"};
 static const int majorant_cells[] = {0, 4, 8, 16, 32, 64, 128};
+_Static_assert(sizeof majorant_cells / sizeof majorant_cells[0] == VPT_MAJORANT_COUNT, "VPT_MAJORANT_COUNT");
 static const char *const density_names[] = {"f32", "f16", "u16", "u8"};
 /* volume: the density as a dense texture or a sparse NanoVDB tree */
 static const char *const volume_names[] = {"dense", "sparse"};

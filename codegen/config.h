@@ -128,6 +128,7 @@ int vpt_config_check(const VptConfig *c);
 /* The majorant cell sizes a config may name, in order: 0 (global), then the
  * grids' C (4 .. 128; large cells pay on large volumes, where a walk through
  * many small cells costs more than the steps it saves); returns the count. */
+#define VPT_MAJORANT_COUNT 7
 int vpt_majorant_cells(const int **cells);
 
 /* "global", "grid4", ... for a majorant cell size ("?" for none of them);

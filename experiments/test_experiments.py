@@ -7,10 +7,12 @@ needed: the runner's GPU-facing paths are exercised through --dry-run with
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -247,6 +249,93 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("      streamingSK\n", out)
         self.assertNotIn("      naiveSK\n", out)
+
+    def test_configs_from_tuned(self):
+        write(os.path.join(self.root, "experiments", "tunedvs.spec"),
+              "name = tunedvs\ntitle = Tuned\nscenes = manix bucky\nconfigs_from = tuned\nconfigs = naiveSK\n"
+              "workload = width=64 height=32 spp=4 seed=1\n")
+        write(os.path.join(self.root, "results", "h200", "best", "manix.json"),
+              json.dumps({"config": "regenerationSK-warp,threshold=50", "scene": "manix"}))
+        rc, out, err = self.run_("--dry-run", "--gpu", "h100", "--commit", "abc", "tunedvs")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("manix: no results/h100/best/manix.json; measuring h200's tuned config", out)
+        self.assertIn("      regenerationSK-warp, threshold=50\n", out)
+        self.assertIn("bucky: no saved tune in any results/*/best/", out)
+        write(os.path.join(self.root, "results", "h100", "best", "manix.json"),
+              json.dumps({"config": "streamingSK", "scene": "manix"}))
+        rc, out, err = self.run_("--dry-run", "--gpu", "h100", "--commit", "abc", "tunedvs")
+        self.assertIn("      streamingSK\n", out)
+        self.assertNotIn("regenerationSK-warp", out)
+
+    def test_output_folder_and_pool(self):
+        write(os.path.join(self.root, "experiments", "est.spec"),
+              "name = est\ntitle = E\nscenes = manix\nconfigs = naiveSK\noutput = est/table\npool = no\n"
+              "workload = width=64 height=32 spp=4 seed=1\n")
+        specs = vx.load_specs(os.path.join(self.root, "experiments"))
+        self.assertFalse(specs["est"].pooled)
+        self.assertTrue(specs["small"].pooled)
+        rc, out, err = self.run_("--dry-run", "--gpu", "h100", "--commit", "abc", "est")
+        self.assertIn("-o %s" % os.path.join(self.root, "results", "h100", "est", "table.jsonl"), out)
+        for bad in ("output = ../x", "output = a/b/c", "pool = maybe"):
+            write(os.path.join(self.root, "experiments", "est.spec"),
+                  "name = est\ntitle = E\nscenes = manix\nconfigs = naiveSK\n%s\n"
+                  "workload = width=64 height=32 spp=4 seed=1\n" % bad)
+            with self.assertRaises(vx.SpecError, msg=bad):
+                vx.load_specs(os.path.join(self.root, "experiments"))
+
+    def test_deadline_stops_a_running_tool_and_resumes(self):
+        # a bench that writes one row, then hangs in a child process
+        bench = os.path.join(self.root, "bin", "bench")
+        write(bench, "#!/bin/sh\nout=''\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\nmkdir -p \"$(dirname \"$out\")\"\n"
+                     "echo '{\"kind\":\"roofline\",\"commit\":\"abc\",\"scene\":\"manix\",\"rays\":\"random\"}' >> \"$out\"\n"
+                     "sleep 60 &\necho $! > \"$PIDFILE\"\nwait\n")
+        os.chmod(bench, 0o755)
+        pidfile = os.path.join(self.root, "child.pid")
+        t0 = time.monotonic()
+        p = subprocess.run([sys.executable, RUN, "--root", self.root, "--bin", os.path.join(self.root, "bin"),
+                            "--gpu", "h100", "--commit", "abc", "--deadline", "2", "small"],
+                           capture_output=True, text=True, env=dict(os.environ, PIDFILE=pidfile))
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertLess(time.monotonic() - t0, 30)
+        self.assertIn("stopped at the deadline", p.stderr)
+        with open(pidfile) as f:
+            child = int(f.read())
+        for _ in range(50):     # the hanging child went with its group
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            self.fail("the tool's child %d survived the deadline" % child)
+        self.assertEqual(len([r for r in vx.read_rows(self.out) if r.get("kind") == "roofline"]), 1)
+        # nothing starts once the deadline has passed
+        p = subprocess.run([sys.executable, RUN, "--root", self.root, "--bin", os.path.join(self.root, "bin"),
+                            "--gpu", "h100", "--commit", "abc", "--deadline", "0", "small"],
+                           capture_output=True, text=True, env=dict(os.environ, PIDFILE=pidfile))
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertNotIn("$ ", p.stdout)
+
+    def test_parts_cover_every_experiment(self):
+        """experiments.mk's parts run every implemented experiment of this
+        checkout, each in one part (occupancy and estimators: one part per
+        group of scenes, together every scene of the spec)."""
+        with open(os.path.join(HERE, "experiments.mk")) as f:
+            text = f.read().replace("\\\n", " ")
+        parts = {m.group(1): m.group(2).split() for m in re.finditer(r"^PART_(\w+)\s*:=\s*(.*)$", text, re.M)}
+        listed = re.search(r"^EXPERIMENT_PARTS\s*:=\s*(.*)$", text, re.M).group(1).split()
+        self.assertEqual(sorted(listed), sorted(parts))
+        specs = vx.load_specs(HERE)
+        covered = {}
+        for words in parts.values():
+            scenes = [words[i + 1] for i, w in enumerate(words) if w == "--scene"]
+            for w in words:
+                if w in specs:
+                    covered.setdefault(w, []).extend(scenes or specs[w].scenes)
+        for name, sp in specs.items():
+            if sp.implemented:
+                self.assertIn(name, covered, "experiment %s is in no part" % name)
+                self.assertEqual(sorted(covered[name]), sorted(sp.scenes), name)
 
     def test_missing_bench_is_an_error_outside_dry_run(self):
         rc, out, err = self.run_("small")

@@ -229,10 +229,12 @@ SPEC_KINDS = ("bench", "tune", "profile")
 LIST_KEYS = ("configs", "space", "scenes", "strategies", "seeds", "metrics", "sweep", "configs_from")
 SCALAR_KEYS = ("name", "title", "kind", "status", "reason", "thesis_table", "workload", "roofline", "bench_args",
                "output", "cpu_reference", "cpu_workload", "cpu_args", "budget", "command", "kernel",
-               "ncu_args", "description", "report")
+               "ncu_args", "description", "report", "pool")
 WORKLOAD_KEYS = ("width", "height", "spp", "seed", "max_depth", "rr_depth", "tiles")
 WORKLOAD_DEFAULTS = {"max_depth": 0, "rr_depth": -1, "tiles": 1}
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_]*")
+# an output may sit one folder down (estimators/table: results/<gpu>/estimators/table.jsonl)
+OUTPUT_RE = re.compile(r"[a-z0-9][a-z0-9_]*(/[a-z0-9][a-z0-9_]*)?")
 SCENE_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
@@ -264,6 +266,13 @@ class Spec:
     @property
     def output(self):
         return self.values.get("output") or self.name
+
+    @property
+    def pooled(self):
+        """Whether the report pools this output's rows (pool = no: a part of
+        the report reads it itself, and its rows must not compete for the
+        pool's 'fastest configuration')."""
+        return self.values.get("pool", "yes") == "yes"
 
     @property
     def implemented(self):
@@ -325,8 +334,8 @@ def _validate(spec):
     stem = os.path.splitext(os.path.basename(p))[0]
     if name != stem:
         raise SpecError("%s: name '%s' differs from the file name '%s'" % (p, name, stem))
-    if not NAME_RE.fullmatch(name) or not NAME_RE.fullmatch(spec.output):
-        raise SpecError("%s: name and output must be [a-z0-9_]+" % p)
+    if not NAME_RE.fullmatch(name) or not OUTPUT_RE.fullmatch(spec.output):
+        raise SpecError("%s: name must be [a-z0-9_]+, output [a-z0-9_]+ or [a-z0-9_]+/[a-z0-9_]+" % p)
     if not spec.values.get("title"):
         raise SpecError("%s: no 'title'" % p)
     if spec.kind not in SPEC_KINDS:
@@ -335,7 +344,7 @@ def _validate(spec):
         raise SpecError("%s: status must be ready or not_implemented" % p)
     if not spec.implemented and not spec.values.get("reason"):
         raise SpecError("%s: status not_implemented needs a 'reason'" % p)
-    for k in ("roofline", "cpu_reference"):
+    for k in ("roofline", "cpu_reference", "pool"):
         if spec.values.get(k, "no") not in ("yes", "no"):
             raise SpecError("%s: %s must be yes or no" % (p, k))
     if not spec.scenes:
@@ -356,8 +365,8 @@ def _validate(spec):
         if not spec.values.get("configs") and not spec.values.get("space") and not spec.values.get("configs_from"):
             raise SpecError("%s: kind %s needs configs, space or configs_from" % (p, spec.kind))
     for src in spec.values.get("configs_from", []):
-        if not re.fullmatch(r"best:[a-z0-9_]+", src):
-            raise SpecError("%s: configs_from '%s' is not best:EXPERIMENT" % (p, src))
+        if src != "tuned" and not re.fullmatch(r"best:[a-z0-9_]+", src):
+            raise SpecError("%s: configs_from '%s' is not best:EXPERIMENT or tuned" % (p, src))
     if spec.kind == "tune":
         for k in ("strategies", "seeds", "command"):
             if not spec.values.get(k):
@@ -502,15 +511,16 @@ def load_specs(directory):
             s = load_spec(os.path.join(directory, fn))
             specs[s.name] = s
     for s in specs.values():
-        for src in s.values.get("configs_from", []):
-            dep = src.split(":", 1)[1]
+        for dep in dependencies(s):
             if dep not in specs:
                 raise SpecError("%s: configs_from names unknown experiment '%s'" % (s.path, dep))
     return specs
 
 
 def dependencies(spec):
-    return [src.split(":", 1)[1] for src in spec.values.get("configs_from", [])]
+    """The experiments whose results spec's configs_from reads (best:NAME);
+    'tuned' reads results/<gpu>/best/, which no experiment writes."""
+    return [src.split(":", 1)[1] for src in spec.values.get("configs_from", []) if src.startswith("best:")]
 
 
 def run_order(specs):

@@ -235,6 +235,30 @@ def estimator_seeds():
             "sparse": b"global:f32,global:f32:sparse,grid8:u8:dense"}
 
 
+def sequence_seeds():
+    cfg = b'"regen=warp,reorder=none,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,' \
+          b'sortkey=position,lookahead=4"'
+    row = (b'{"kind":"sequence","scene":"manix","tuner":"kernel_tuner 1.5.0","strategy":"mls","seed":3,'
+           b'"configs":[' + cfg + b',"regenerationSK","streamingSK,block=128,majorant=grid8,density=u8"]}')
+    return {
+        "two_runs": row + b"\n" + row.replace(b'"seed":3', b'"seed":4') + b"\n",
+        "other_kinds": b'{"kind":"note","text":"skipped"}\n\n' + row + b"\n",
+        "empty_run": b'{"kind":"sequence","scene":"s","tuner":"t","strategy":"x","seed":0,"configs":[]}\n',
+        "bad_config": row.replace(b"regenerationSK", b"regen=thread,threshold=50"),
+        "bad_seed": row.replace(b'"seed":3', b'"seed":-3'),
+        "bad_json": row[:50],
+        "no_kind": b'{"scene":"manix"}\n',
+        "long_name": row.replace(b'"mls"', b'"' + b"m" * 80 + b'"'),
+        "empty": b"",
+    }
+
+
+def gpus_seeds():
+    return {"all": b"all", "list": b"0,1,2,3", "one": b"7", "unordered": b"3,0", "twice": b"1,1",
+            "empty_item": b"0,,1", "trailing_comma": b"0,", "out_of_range": b"64", "sign": b"-1", "word": b"ALL",
+            "empty": b"", "long": b"0001"}
+
+
 def number_seeds():
     return {
         "ints": b"0\n1\n-1\n+7\n2147483647\n-2147483648\n9223372036854775807\n-9223372036854775808\n16777216",
@@ -274,6 +298,9 @@ def tuner_cache_seeds(bench_rows):
                 b',"time":"2026-11-21T06:18:38Z"}')
     rows = [ev(b"streamingSK,block=128"), ev(b"naiveSK", fid=0), ev(b"sortingSK,ppt=2", b"timeout"),
             ev(b"regenerationSK-warp,threshold=50", b"compile")]
+    # a tune on several GPUs names who measured each row (tuner/rows.h)
+    by = b',"measured_by":{"gpu":"GPU-437ab01c","host":"node2","rank":1},"time"'
+    measured = [rows[0].replace(b',"time"', by), rows[1].replace(b',"time"', by.replace(b',"rank":1', b''))]
     s = {
         "cache_rows": b"\n".join([header] + rows) + b"\n",
         "cache_header_only": header + b"\n",
@@ -283,10 +310,22 @@ def tuner_cache_seeds(bench_rows):
         "bad_cache_second_header": b"\n".join([header, rows[0], header]) + b"\n",
         "bad_cache_status": header + b"\n" + rows[0].replace(b'"ok"', b'"great"') + b"\n",
         "bad_cache_schema": header.replace(b"tune/1", b"tune/9") + b"\n",
+        # the volume of issue 17 (headers before it have none)
+        "cache_header_volume": header[:-1] + b',"volume":{"dims":[1024,1024,432],"format":"i16","bytes":906002432,'
+                               b'"source":"cranium.mhd","sha256":"' + b"ab" * 32 + b'","resample":"up4"}}\n' +
+                               b"\n".join(rows) + b"\n",
+        "bad_cache_volume": header[:-1] + b',"volume":[1024,1024,432]}\n',
+        "cache_measured_by": b"\n".join([header] + measured) + b"\n",
+        "bad_cache_measured_by": header + b"\n" + measured[0].replace(b'"rank":1', b'"rank":-1') + b"\n",
         "empty": b"",
     }
     if bench_rows:
         s["replay_bench_rows"] = b"".join(bench_rows)
+        # a recording committed gzipped (tests/fixtures/tuner/sampled/): the
+        # replay inflates it; cut short, it must be refused
+        gz = gzip.compress(b"".join(bench_rows), 9, mtime=0)
+        s["replay_bench_rows_gzip"] = gz
+        s["replay_bench_rows_gzip_cut"] = gz[:len(gz) // 2]
     return s
 
 
@@ -521,11 +560,14 @@ def main():
     write(root, "pfm", pfm_seeds())
     write(root, "config", config_seeds())
     write(root, "estimators", estimator_seeds())
+    write(root, "tuner_sequences", sequence_seeds())
+    write(root, "gpus", gpus_seeds())
     write(root, "parse_numbers", number_seeds())
     write(root, "results_load", results_seeds())
     write(root, "mitsuba_xml", mitsuba_xml_seeds())
     here = os.path.dirname(os.path.abspath(__file__))
-    bench = os.path.join(here, "..", "results", "h100", "bench-thesis-v1.jsonl")
+    # real bench rows (the tuner's recorded H100 space), not results/: those move
+    bench = os.path.join(here, "..", "tests", "fixtures", "tuner", "manix_exhaustive.jsonl")
     write(root, "tuner_cache", tuner_cache_seeds(bench_result_rows(bench, 3)))
     write(root, "experiment_spec", experiment_spec_seeds(os.path.join(here, "..", "experiments")))
     write(root, "scene_args", scene_args_seeds())

@@ -1,6 +1,12 @@
+/* The compile pool (see compile_pool.h): threads taking requests in order,
+ * each with a worker process it starts on its first cache miss and restarts
+ * when the worker is lost. The messages are compile_protocol.h's, the
+ * worker's side compile_worker.c. */
 #include "harness/compile_pool.h"
 
 #include "base/error.h"
+#include "harness/compile_protocol.h"
+#include "harness/compile_worker.h"
 #include "harness/wire.h"
 
 #include <errno.h>
@@ -16,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,52 +30,7 @@
 
 extern char **environ;
 
-/* NVRTC's front end recurses deeply on template-heavy code (CUB): give the
- * threads that may run it more stack than a thread's default. */
-#define WORKER_STACK_BYTES ((size_t)64 << 20)
 #define MAX_JOBS 256
-
-/* ------------------------------------------------------------ protocol */
-
-/* Bump when a message layout changes: a worker of another build refuses. */
-#define PROTOCOL 1u
-#define WORKER_ENV "VPT_COMPILE_WORKER"
-#define INJECT_ENV "VPT_COMPILE_INJECT"
-#define WORKER_FD 3
-/* Exit status of a program started as a worker of another build. */
-#define EXIT_NOT_OURS 127
-
-enum {
-    MSG_HELLO = 64,   /* worker -> pool: WireHello */
-    MSG_COMPILE = 65, /* pool -> worker: WireRequest, then the strings */
-    MSG_RESULT = 66,  /* worker -> pool: WireResult, then message, log, cubin */
-    MSG_STOP = 67     /* pool -> worker: empty */
-};
-
-typedef struct {
-    uint32_t protocol;
-    int32_t pid;
-    char nvrtc[32];
-} WireHello;
-
-/* Followed by name (when has_name), source, nheaders x (include name,
- * header), noptions x option; each string a u64 length and its bytes. */
-typedef struct {
-    int32_t arch_major, arch_minor;
-    int32_t nheaders, noptions;
-    int32_t has_name;
-    int32_t pad;
-} WireRequest;
-
-typedef struct {
-    int32_t rc;
-    int32_t has_log;
-    double seconds;
-    uint64_t msg_len, log_len, cubin_len;
-} WireResult;
-
-#define REQUEST_MAX ((size_t)256 << 20)
-#define REPLY_MAX ((size_t)640 << 20)
 /* A worker answers its start within this (it loads NVRTC, nothing more). */
 #define HELLO_TIMEOUT_S 120.0
 /* Once an answer begins, the rest follows within this. */
@@ -80,327 +40,29 @@ typedef struct {
 /* An idle worker asked to stop exits within this, or is killed. */
 #define STOP_GRACE_S 10.0
 
-typedef struct {
-    unsigned char *data;
-    size_t len, cap;
-} Buf;
-
-static int buf_put(Buf *b, const void *p, size_t n)
-{
-    if (n > SIZE_MAX - b->len) return vpt_fail("compile request too large");
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
-        unsigned char *d = vpt_realloc(b->data, cap);
-        if (!d) return -1;
-        b->data = d;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-static int buf_str(Buf *b, const char *s)
-{
-    uint64_t n = strlen(s);
-    return buf_put(b, &n, sizeof n) || buf_put(b, s, (size_t)n);
-}
-
-static int encode_request(const VptCompileRequest *req, Buf *b)
-{
-    WireRequest h;
-    memset(&h, 0, sizeof h);
-    h.arch_major = req->arch_major;
-    h.arch_minor = req->arch_minor;
-    h.nheaders = req->nheaders;
-    h.noptions = req->noptions;
-    h.has_name = req->name != NULL;
-    if (buf_put(b, &h, sizeof h) || (req->name && buf_str(b, req->name)) || buf_str(b, req->source)) return -1;
-    for (int i = 0; i < req->nheaders; i++)
-        if (buf_str(b, req->include_names[i]) || buf_str(b, req->headers[i])) return -1;
-    for (int i = 0; i < req->noptions; i++)
-        if (buf_str(b, req->options[i])) return -1;
-    return 0;
-}
-
-typedef struct {
-    const unsigned char *p;
-    size_t left;
-} Reader;
-
-static int take(Reader *r, void *out, size_t n)
-{
-    if (n > r->left) return -1;
-    memcpy(out, r->p, n);
-    r->p += n;
-    r->left -= n;
-    return 0;
-}
-
-/* A NUL-terminated copy of the next string (malloc'd), NULL when the
- * payload is cut short. */
-static char *take_str(Reader *r)
-{
-    uint64_t n;
-    if (take(r, &n, sizeof n) || n > r->left) return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s) return NULL;
-    memcpy(s, r->p, (size_t)n);
-    s[n] = '\0';
-    r->p += n;
-    r->left -= (size_t)n;
-    return s;
-}
-
-/* ------------------------------------------------------------ requests */
-
-static void request_free(VptCompileRequest *r)
-{
-    free((char *)r->name);
-    free((char *)r->source);
-    for (int i = 0; i < r->nheaders; i++) {
-        if (r->headers) free((char *)r->headers[i]);
-        if (r->include_names) free((char *)r->include_names[i]);
-    }
-    free((void *)r->headers);
-    free((void *)r->include_names);
-    for (int i = 0; i < r->noptions; i++)
-        if (r->options) free((char *)r->options[i]);
-    free((void *)r->options);
-    memset(r, 0, sizeof *r);
-}
-
-static int copy_list(int n, const char *const *src, const char *const **dst)
-{
-    *dst = NULL;
-    if (n == 0) return 0;
-    char **d = vpt_calloc((size_t)n, sizeof *d);
-    if (!d) return -1;
-    *dst = (const char *const *)d;
-    for (int i = 0; i < n; i++) {
-        if (!src[i]) return vpt_fail("compile request: entry %d of a list is NULL", i);
-        if (!(d[i] = vpt_strdup(src[i]))) return -1;
-    }
-    return 0;
-}
-
-static int request_copy(const VptCompileRequest *src, VptCompileRequest *dst)
-{
-    memset(dst, 0, sizeof *dst);
-    if (!src->source) return vpt_fail("compile request %s has no source", src->name ? src->name : "(unnamed)");
-    if (src->nheaders < 0 || src->noptions < 0 || (src->nheaders && (!src->headers || !src->include_names)) ||
-        (src->noptions && !src->options))
-        return vpt_fail("compile request %s: bad header or option list", src->name ? src->name : "(unnamed)");
-    dst->arch_major = src->arch_major;
-    dst->arch_minor = src->arch_minor;
-    /* Counts are set before the lists so request_free frees partial copies. */
-    dst->nheaders = src->nheaders;
-    dst->noptions = src->noptions;
-    if ((src->name && !(dst->name = vpt_strdup(src->name))) || !(dst->source = vpt_strdup(src->source)) ||
-        copy_list(src->nheaders, src->headers, &dst->headers) ||
-        copy_list(src->nheaders, src->include_names, &dst->include_names) ||
-        copy_list(src->noptions, src->options, &dst->options)) {
-        request_free(dst);
-        return -1;
-    }
-    return 0;
-}
-
-/* The request a worker received; 0, or -1 when the payload is malformed. */
-static int decode_request(const void *payload, size_t len, VptCompileRequest *req)
-{
-    memset(req, 0, sizeof *req);
-    Reader r = {payload, len};
-    WireRequest h;
-    if (take(&r, &h, sizeof h) || h.nheaders < 0 || h.noptions < 0 || h.nheaders > 4096 || h.noptions > 4096)
-        return -1;
-    req->arch_major = h.arch_major;
-    req->arch_minor = h.arch_minor;
-    req->nheaders = h.nheaders;
-    req->noptions = h.noptions;
-    char **hdr = h.nheaders ? calloc((size_t)h.nheaders, sizeof *hdr) : NULL;
-    char **inc = h.nheaders ? calloc((size_t)h.nheaders, sizeof *inc) : NULL;
-    char **opt = h.noptions ? calloc((size_t)h.noptions, sizeof *opt) : NULL;
-    req->headers = (const char *const *)hdr;
-    req->include_names = (const char *const *)inc;
-    req->options = (const char *const *)opt;
-    if ((h.nheaders && (!hdr || !inc)) || (h.noptions && !opt)) goto bad;
-    if (h.has_name && !(req->name = take_str(&r))) goto bad;
-    if (!(req->source = take_str(&r))) goto bad;
-    for (int i = 0; i < h.nheaders; i++)
-        if (!(inc[i] = take_str(&r)) || !(hdr[i] = take_str(&r))) goto bad;
-    for (int i = 0; i < h.noptions; i++)
-        if (!(opt[i] = take_str(&r))) goto bad;
-    if (r.left) goto bad;
-    return 0;
-bad:
-    request_free(req);
-    return -1;
-}
-
-/* ------------------------------------------------------------ the worker */
-
-typedef enum { FAULT_NONE, FAULT_ABORT, FAULT_SEGV, FAULT_KILL, FAULT_EXIT, FAULT_HANG, FAULT_GARBAGE } Fault;
-
-typedef struct {
-    int fd;
-    Fault fault;
-    const char *fault_text; /* NULL: every request */
-} Worker;
-
-static _Noreturn void worker_die(const char *why)
-{
-    fprintf(stderr, "vptune compile worker %d: %s\n", (int)getpid(), why);
-    _exit(2);
-}
-
-static void worker_parse_inject(Worker *w)
-{
-    const char *v = getenv(INJECT_ENV);
-    if (!v || !*v) return;
-    static const struct { const char *name; Fault f; } faults[] = {
-        {"abort", FAULT_ABORT}, {"segv", FAULT_SEGV}, {"kill", FAULT_KILL},
-        {"exit", FAULT_EXIT},   {"hang", FAULT_HANG}, {"garbage", FAULT_GARBAGE},
-    };
-    const char *at = strchr(v, '@');
-    size_t n = at ? (size_t)(at - v) : strlen(v);
-    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-        if (strlen(faults[i].name) == n && !strncmp(v, faults[i].name, n)) {
-            w->fault = faults[i].f;
-            w->fault_text = at ? at + 1 : NULL;
-            return;
-        }
-    fprintf(stderr, "vptune compile worker %d: ignoring %s=%s (abort, segv, kill, exit, hang or garbage[@TEXT])\n",
-            (int)getpid(), INJECT_ENV, v);
-}
-
-static void worker_inject(const Worker *w, const VptCompileRequest *req)
-{
-    if (w->fault == FAULT_NONE || (w->fault_text && !strstr(req->source, w->fault_text))) return;
-    switch (w->fault) {
-    case FAULT_ABORT:
-        signal(SIGABRT, SIG_DFL);
-        abort();
-    case FAULT_SEGV:
-        /* The default action, not a sanitizer's report: as an NVRTC crash
-         * looks to the pool. */
-        signal(SIGSEGV, SIG_DFL);
-        raise(SIGSEGV);
-        _exit(1);
-    case FAULT_KILL:
-        raise(SIGKILL);
-        _exit(1);
-    case FAULT_EXIT:
-        _exit(3);
-    case FAULT_HANG:
-        for (;;) pause();
-    case FAULT_GARBAGE: {
-        static const char junk[] = "this is no compile result, but long enough to look like a message header";
-        if (write(w->fd, junk, sizeof junk) < 0) _exit(1);
-        for (;;) pause();
-    }
-    case FAULT_NONE:
-        break;
-    }
-}
-
-static void worker_reply(Worker *w, int rc, double seconds, const char *msg, const VptCompileResult *res)
-{
-    WireResult h;
-    memset(&h, 0, sizeof h);
-    h.rc = rc;
-    h.seconds = seconds;
-    h.has_log = res->log != NULL;
-    h.msg_len = msg ? strlen(msg) : 0;
-    h.log_len = res->log ? strlen(res->log) : 0;
-    h.cubin_len = rc == 0 ? res->cubin_size : 0;
-    Buf b = {0};
-    if (buf_put(&b, &h, sizeof h) || buf_put(&b, msg, (size_t)h.msg_len) || buf_put(&b, res->log, (size_t)h.log_len) ||
-        buf_put(&b, res->cubin, (size_t)h.cubin_len))
-        worker_die(vpt_errmsg());
-    if (vpt_wire_send(w->fd, MSG_RESULT, b.data, b.len, NULL, 0, -1)) _exit(1); /* the pool is gone */
-    free(b.data);
-}
-
-static void worker_compile(Worker *w, const void *payload, size_t len)
-{
-    VptCompileRequest req;
-    VptCompileResult res;
-    memset(&res, 0, sizeof res);
-    if (decode_request(payload, len, &req)) {
-        worker_reply(w, -1, 0.0, "compile worker: malformed request", &res);
-        return;
-    }
-    worker_inject(w, &req);
-    vpt_error_clear();
-    int rc = vpt_nvrtc_compile(&req, &res);
-    worker_reply(w, rc ? -1 : 0, res.seconds, rc ? vpt_errmsg() : "", &res);
-    vpt_compile_result_free(&res);
-    request_free(&req);
-}
-
-static void *worker_loop(void *arg)
-{
-    Worker *w = arg;
-    WireHello hello;
-    memset(&hello, 0, sizeof hello);
-    hello.protocol = PROTOCOL;
-    hello.pid = (int32_t)getpid();
-    snprintf(hello.nvrtc, sizeof hello.nvrtc, "%s", vpt_nvrtc_version());
-    if (vpt_wire_send(w->fd, MSG_HELLO, &hello, sizeof hello, NULL, 0, -1)) _exit(1);
-    for (;;) {
-        uint32_t type;
-        void *p;
-        size_t len;
-        VptWireStatus st = vpt_wire_recv(w->fd, REQUEST_MAX, -1, &type, &p, &len);
-        if (st == VPT_WIRE_EOF) _exit(0);
-        if (st != VPT_WIRE_OK) worker_die(vpt_errmsg());
-        if (type == MSG_STOP) _exit(0);
-        if (type != MSG_COMPILE) worker_die("unknown request");
-        worker_compile(w, p, len);
-        free(p);
-    }
-}
-
-/* A worker's life: NVRTC on a thread with a large stack, answering on
- * WORKER_FD until the pool closes it. Never returns, never runs main. */
-static _Noreturn void worker_main(long parent)
-{
-    if (VPT_SYS_TRY(prctl, PR_SET_PDEATHSIG, SIGKILL)) worker_die(vpt_errmsg());
-    if ((long)getppid() != parent) _exit(1); /* the pool's process died before the prctl */
-    signal(SIGPIPE, SIG_IGN);
-    static Worker w;
-    w.fd = WORKER_FD;
-    worker_parse_inject(&w);
-    pthread_attr_t attr;
-    pthread_t t;
-    if (VPT_ERRNO_TRY(pthread_attr_init, &attr) || VPT_ERRNO_TRY(pthread_attr_setstacksize, &attr, WORKER_STACK_BYTES) ||
-        VPT_ERRNO_TRY(pthread_create, &t, &attr, worker_loop, &w) || VPT_ERRNO_TRY(pthread_join, t, NULL))
-        worker_die(vpt_errmsg());
-    _exit(0);
-}
-
 /* Runs before main in every program that links the pool: a program started
  * by the pool as a worker (VPT_COMPILE_WORKER=<protocol>:<parent pid>, its
- * socket on WORKER_FD) becomes one here. */
+ * socket on VPT_COMPILE_WORKER_FD) becomes one here. It lives in this file,
+ * not in compile_worker.c, because a static library's object is linked only
+ * when something refers to it: every program that uses the pool links this
+ * one, and this one refers to the worker. */
 __attribute__((constructor)) static void compile_worker_entry(void)
 {
-    const char *v = getenv(WORKER_ENV);
+    const char *v = getenv(VPT_COMPILE_WORKER_ENV);
     if (!v) return;
     unsigned proto = 0;
     long parent = 0;
     struct stat st;
-    if (sscanf(v, "%u:%ld", &proto, &parent) != 2 || proto != PROTOCOL || fstat(WORKER_FD, &st) != 0 ||
-        !S_ISSOCK(st.st_mode)) {
+    if (sscanf(v, "%u:%ld", &proto, &parent) != 2 || proto != VPT_COMPILE_PROTOCOL ||
+        fstat(VPT_COMPILE_WORKER_FD, &st) != 0 || !S_ISSOCK(st.st_mode)) {
         /* Started by another build's pool, or by hand: never run main in
          * place of a compile worker. */
-        fprintf(stderr, "vptune: %s=%s: not a compile worker of this build (protocol %u); exiting\n", WORKER_ENV, v,
-                PROTOCOL);
-        _exit(EXIT_NOT_OURS);
+        fprintf(stderr, "vptune: %s=%s: not a compile worker of this build (protocol %u); exiting\n",
+                VPT_COMPILE_WORKER_ENV, v, VPT_COMPILE_PROTOCOL);
+        _exit(VPT_COMPILE_EXIT_NOT_OURS);
     }
-    unsetenv(WORKER_ENV);
-    worker_main(parent);
+    unsetenv(VPT_COMPILE_WORKER_ENV);
+    vpt_compile_worker_main(parent);
 }
 
 /* ------------------------------------------------------------ the pool */
@@ -542,8 +204,8 @@ static int await(VptCompilePool *p, Slot *s, double deadline)
     }
 }
 
-/* Builds the workers' environment: ours, without stale WORKER_ENV, plus
- * WORKER_ENV for this process. Taken once, at create, so that a setenv
+/* Builds the workers' environment: ours, without stale VPT_COMPILE_WORKER_ENV, plus
+ * VPT_COMPILE_WORKER_ENV for this process. Taken once, at create, so that a setenv
  * elsewhere later never races with a start. */
 static int make_env(VptCompilePool *p)
 {
@@ -553,11 +215,11 @@ static int make_env(VptCompilePool *p)
     if (!p->envp) return -1;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!strncmp(environ[i], WORKER_ENV "=", sizeof WORKER_ENV)) continue;
+        if (!strncmp(environ[i], VPT_COMPILE_WORKER_ENV "=", sizeof VPT_COMPILE_WORKER_ENV)) continue;
         if (!(p->envp[k++] = vpt_strdup(environ[i]))) return -1;
     }
     char mine[96];
-    snprintf(mine, sizeof mine, "%s=%u:%ld", WORKER_ENV, PROTOCOL, (long)getpid());
+    snprintf(mine, sizeof mine, "%s=%u:%ld", VPT_COMPILE_WORKER_ENV, VPT_COMPILE_PROTOCOL, (long)getpid());
     if (!(p->envp[k] = vpt_strdup(mine))) return -1;
     return 0;
 }
@@ -586,8 +248,8 @@ static int slot_spawn(VptCompilePool *p, Slot *s)
     int sv[2];
     if (VPT_SYS_TRY(socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return -1;
     /* posix_spawn's dup2 onto the same number would leave close-on-exec set. */
-    if (sv[1] == WORKER_FD) {
-        int d = fcntl(sv[1], F_DUPFD_CLOEXEC, WORKER_FD + 1);
+    if (sv[1] == VPT_COMPILE_WORKER_FD) {
+        int d = fcntl(sv[1], F_DUPFD_CLOEXEC, VPT_COMPILE_WORKER_FD + 1);
         if (d < 0) {
             VPT_SYS_FAIL("fcntl(worker socket, F_DUPFD_CLOEXEC)");
             close(sv[0]);
@@ -614,8 +276,8 @@ static int slot_spawn(VptCompilePool *p, Slot *s)
     have_at = 1;
     if (VPT_ERRNO_TRY(posix_spawn_file_actions_addopen, &fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0) ||
         VPT_ERRNO_TRY(posix_spawn_file_actions_adddup2, &fa, STDERR_FILENO, STDOUT_FILENO) ||
-        VPT_ERRNO_TRY(posix_spawn_file_actions_adddup2, &fa, sv[1], WORKER_FD) ||
-        VPT_ERRNO_TRY(posix_spawn_file_actions_addclosefrom_np, &fa, WORKER_FD + 1) ||
+        VPT_ERRNO_TRY(posix_spawn_file_actions_adddup2, &fa, sv[1], VPT_COMPILE_WORKER_FD) ||
+        VPT_ERRNO_TRY(posix_spawn_file_actions_addclosefrom_np, &fa, VPT_COMPILE_WORKER_FD + 1) ||
         VPT_ERRNO_TRY(posix_spawnattr_setsigmask, &at, &none) ||
         VPT_ERRNO_TRY(posix_spawnattr_setsigdefault, &at, &dfl) ||
         VPT_ERRNO_TRY(posix_spawnattr_setpgroup, &at, 0) ||
@@ -648,19 +310,19 @@ out:
     uint32_t type;
     void *msg;
     size_t len;
-    VptWireStatus st = vpt_wire_recv(s->fd, sizeof(WireHello), REPLY_REST_TIMEOUT_S, &type, &msg, &len);
-    WireHello h;
-    if (st == VPT_WIRE_OK && type == MSG_HELLO && len == sizeof h) {
+    VptWireStatus st = vpt_wire_recv(s->fd, sizeof(VptCompileHello), REPLY_REST_TIMEOUT_S, &type, &msg, &len);
+    VptCompileHello h;
+    if (st == VPT_WIRE_OK && type == VPT_COMPILE_MSG_HELLO && len == sizeof h) {
         memcpy(&h, msg, sizeof h);
         free(msg);
         h.nvrtc[sizeof h.nvrtc - 1] = '\0';
-        if (h.protocol == PROTOCOL && !strcmp(h.nvrtc, vpt_nvrtc_version())) {
+        if (h.protocol == VPT_COMPILE_PROTOCOL && !strcmp(h.nvrtc, vpt_nvrtc_version())) {
             atomic_fetch_add(&p->greeted, 1);
             return 0;
         }
         vpt_wire_describe_exit(slot_reap(s, 0.0, 1), how, sizeof how);
         return vpt_fail("compile worker %s speaks protocol %u with NVRTC %s, not %u with %s (stopped: %s)", exe,
-                        h.protocol, h.nvrtc, PROTOCOL, vpt_nvrtc_version(), how);
+                        h.protocol, h.nvrtc, VPT_COMPILE_PROTOCOL, vpt_nvrtc_version(), how);
     }
     free(msg);
     char why[1024];
@@ -670,39 +332,13 @@ out:
     return vpt_fail("compile worker %s gave no hello (%s): %s", exe, why, how);
 }
 
-/* The worker's answer into *out: 0 compiled, -1 failed (message set), -3
- * malformed. */
-static int decode_result(const void *payload, size_t len, VptCompileResult *out)
-{
-    Reader r = {payload, len};
-    WireResult h;
-    if (take(&r, &h, sizeof h) || h.msg_len > r.left || h.log_len > r.left - h.msg_len ||
-        h.cubin_len != r.left - h.msg_len - h.log_len || (h.rc == 0 && h.cubin_len == 0)) {
-        return -3;
-    }
-    out->seconds = h.seconds;
-    out->from_cache = 0;
-    if (h.has_log) {
-        out->log = vpt_malloc((size_t)h.log_len + 1);
-        if (!out->log) return -1;
-        memcpy(out->log, r.p + h.msg_len, (size_t)h.log_len);
-        out->log[h.log_len] = '\0';
-    }
-    if (h.rc != 0) return vpt_fail("%.*s", (int)(h.msg_len < 1000 ? h.msg_len : 1000), (const char *)r.p);
-    out->cubin = vpt_malloc((size_t)h.cubin_len);
-    if (!out->cubin) return -1;
-    memcpy(out->cubin, r.p + h.msg_len + h.log_len, (size_t)h.cubin_len);
-    out->cubin_size = (size_t)h.cubin_len;
-    return 0;
-}
-
 /* A compile in this thread's worker process. 0 compiled, -1 failed (message
  * set; *out holds what is known), -2 no worker could be started. */
 static int remote_compile(VptCompilePool *p, Slot *s, const VptCompileRequest *req, VptCompileResult *out)
 {
     const char *name = req->name ? req->name : "(unnamed program)";
-    Buf b = {0};
-    if (encode_request(req, &b)) {
+    VptCompileBuf b = {0};
+    if (vpt_compile_request_encode(req, &b)) {
         free(b.data);
         return -1;
     }
@@ -722,7 +358,7 @@ static int remote_compile(VptCompilePool *p, Slot *s, const VptCompileRequest *r
             break;
         }
         double t0 = now_s();
-        if (vpt_wire_send(s->fd, MSG_COMPILE, b.data, b.len, NULL, 0, SEND_TIMEOUT_S)) {
+        if (vpt_wire_send(s->fd, VPT_COMPILE_MSG_COMPILE, b.data, b.len, NULL, 0, SEND_TIMEOUT_S)) {
             /* Most likely it died while idle: not this compile's doing. */
             char why[1024];
             snprintf(why, sizeof why, "%s", vpt_errmsg());
@@ -758,10 +394,10 @@ static int remote_compile(VptCompilePool *p, Slot *s, const VptCompileRequest *r
         uint32_t type;
         void *msg;
         size_t len;
-        VptWireStatus st = vpt_wire_recv(s->fd, REPLY_MAX, REPLY_REST_TIMEOUT_S, &type, &msg, &len);
+        VptWireStatus st = vpt_wire_recv(s->fd, VPT_COMPILE_REPLY_MAX, REPLY_REST_TIMEOUT_S, &type, &msg, &len);
         out->seconds = now_s() - t0;
-        if (st == VPT_WIRE_OK && type == MSG_RESULT) {
-            rc = decode_result(msg, len, out);
+        if (st == VPT_WIRE_OK && type == VPT_COMPILE_MSG_RESULT) {
+            rc = vpt_compile_result_decode(msg, len, out);
             free(msg);
             if (rc != -3) {
                 worker_lost = 0;
@@ -809,7 +445,7 @@ static void slot_stop(Slot *s)
 {
     if (s->fd < 0 && s->pid <= 0) return;
     if (s->fd >= 0) {
-        vpt_wire_send(s->fd, MSG_STOP, NULL, 0, NULL, 0, 1.0);
+        vpt_wire_send(s->fd, VPT_COMPILE_MSG_STOP, NULL, 0, NULL, 0, 1.0);
         shutdown(s->fd, SHUT_WR);
     }
     slot_reap(s, STOP_GRACE_S, 0);
@@ -866,7 +502,7 @@ VptCompilePool *vpt_compile_pool_create(VptCubinCache *cache, int jobs)
     }
     pthread_attr_t attr;
     if (VPT_ERRNO_TRY(pthread_attr_init, &attr)) goto fail;
-    int e = pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES);
+    int e = pthread_attr_setstacksize(&attr, VPT_COMPILE_WORKER_STACK_BYTES);
     for (int i = 0; e == 0 && i < jobs; i++) {
         e = pthread_create(&p->slots[i].thread, &attr, pool_thread, &p->slots[i]);
         if (e == 0) p->nthreads = i + 1;
@@ -925,7 +561,7 @@ int vpt_compile_pool_submit(VptCompilePool *p, const VptCompileRequest *req)
 {
     Job *j = vpt_calloc(1, sizeof *j);
     if (!j) return -1;
-    if (request_copy(req, &j->req)) {
+    if (vpt_compile_request_copy(req, &j->req)) {
         free(j);
         return -1;
     }
@@ -951,7 +587,7 @@ int vpt_compile_pool_submit(VptCompilePool *p, const VptCompileRequest *req)
     }
     pthread_mutex_unlock(&p->mu);
     if (ticket < 0) {
-        request_free(&j->req);
+        vpt_compile_request_free(&j->req);
         free(j);
     }
     return ticket;
@@ -983,7 +619,7 @@ int vpt_compile_pool_wait(VptCompilePool *p, int ticket, VptCompileResult *out)
     *out = j->res;
     int rc = j->rc;
     if (rc != 0) vpt_fail("%s", j->err);
-    request_free(&j->req);
+    vpt_compile_request_free(&j->req);
     free(j);
     return rc;
 }
@@ -1007,7 +643,7 @@ void vpt_compile_pool_destroy(VptCompilePool *p)
         Job *j = p->jobs[i];
         if (!j) continue;
         vpt_compile_result_free(&j->res);
-        request_free(&j->req);
+        vpt_compile_request_free(&j->req);
         free(j);
     }
     for (int i = 0; p->envp && p->envp[i]; i++) free(p->envp[i]);

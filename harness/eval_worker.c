@@ -367,6 +367,15 @@ static _Noreturn void child_main(const VptWorkerSpec *spec, int fd, pid_t parent
         vpt_provenance_fill(&ready.prov, NULL);
     } else {
         VptEvaluatorOptions o = spec->eval;
+        if (spec->visible_devices[0]) {
+            /* Pinned, as a job scheduler pins a process: the driver, loaded
+             * below for the first time in this process, sees one GPU. */
+            if (setenv("CUDA_VISIBLE_DEVICES", spec->visible_devices, 1) != 0) {
+                child_error(&ch, 0, 1, "setting CUDA_VISIBLE_DEVICES failed");
+                _exit(1);
+            }
+            o.device = 0;
+        }
         o.recover_in_process = 0;
         o.progress = child_progress;
         o.progress_ctx = &ch;
@@ -919,10 +928,10 @@ int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat de
     return unexpected(w, t, len, "the roofline probe");
 }
 
-json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const char *scene, const VptEvalResult *r)
+json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const VptEvalResult *r)
 {
     if (!w->have_scene) return NULL;
-    return vpt_eval_result_row(&w->prov, &w->params, &w->spec.settings, scene, r);
+    return vpt_eval_result_row(&w->prov, &w->params, &w->spec.settings, w->spec.scene, r);
 }
 
 int vpt_eval_worker_test(VptEvalWorker *w, VptWorkerTestOp op, int arg, VptWorkerTestEcho *out)

@@ -70,6 +70,12 @@ typedef struct {
     VptEvaluatorOptions eval;
     const VptScene *scene;       /* NULL: GPU only until vpt_eval_worker_set_scene */
     VptRenderSettings settings;
+    /* "" (the default): the child opens GPU eval.device of the parent's
+     * view. Otherwise the child sets CUDA_VISIBLE_DEVICES to this value
+     * before it loads the driver and opens ordinal 0 of that view (eval.device
+     * is ignored): the worker, and every process it starts, sees only that GPU
+     * (harness/gpu_list.h: vpt_gpu_visible_value makes the value). */
+    char visible_devices[128];
     /* Longest silence while the worker is on the GPU (every phase but
      * compile; each is bounded by the evaluator's own watchdog):
      * 0 means eval.timeout_s (60 s when 0) + 30 s. Opening the GPU at a
@@ -136,9 +142,9 @@ float *vpt_eval_worker_render(VptEvalWorker *w, const VptConfig *c, VptEvalResul
 int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, VptTimingStats *ms,
                              double *gsteps_per_s, unsigned long long *steps);
 
-/* A result row (vpt_eval_result_row) with the worker's provenance, params
- * and settings. NULL without a scene or out of memory. */
-json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const char *scene, const VptEvalResult *r);
+/* A result row (vpt_eval_result_row) with the worker's provenance, params,
+ * settings and scene. NULL without a scene or out of memory. */
+json_t *vpt_eval_worker_result_json(const VptEvalWorker *w, const VptEvalResult *r);
 
 /* ---- test hook: only for workers started with spec->test_mode ----
  * In test mode the child has no evaluator. RUN with fault

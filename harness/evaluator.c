@@ -694,13 +694,13 @@ json_t *vpt_workload_json(const VptParams *P, const VptRenderSettings *rs)
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-json_t *vpt_eval_result_json(const VptEvaluator *e, const char *scene, const VptEvalResult *r)
+json_t *vpt_eval_result_json(const VptEvaluator *e, const VptEvalResult *r)
 {
-    return vpt_eval_result_row(&e->prov, &e->params, &e->settings, scene, r);
+    return vpt_eval_result_row(&e->prov, &e->params, &e->settings, e->scene, r);
 }
 
 json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const VptRenderSettings *rs,
-                            const char *scene, const VptEvalResult *r)
+                            const VptScene *scene, const VptEvalResult *r)
 {
     char when[64];
     vpt_iso8601_now(when, sizeof when);
@@ -709,7 +709,8 @@ json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const V
     json_object_set_new(row, "kind", json_string("result"));
     json_object_set_new(row, "schema", json_string("vptune.result/1"));
     json_object_set_new(row, "time", json_string(when));
-    json_object_set_new(row, "scene", json_string(scene));
+    json_object_set_new(row, "scene", json_string(scene->name));
+    json_object_set_new(row, "volume", vpt_scene_volume_json(scene));
     json_object_set_new(row, "workload", vpt_workload_json(P, rs));
     json_object_set_new(row, "config", json_string(r->canon));
     json_object_set_new(row, "schedule", json_string(vpt_config_schedule_name(&r->config)));

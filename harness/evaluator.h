@@ -138,13 +138,14 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat densi
                            double *gsteps_per_s, unsigned long long *steps);
 
 /* A result row: {"kind":"result","schema":"vptune.result/1", provenance,
- * "scene", "workload", "config", "schedule", "status", "reason", "metrics"}.
+ * "scene" (its name), "volume" (vpt_scene_volume_json), "workload",
+ * "config", "schedule", "status", "reason", "metrics"}.
  * New reference; NULL only when out of memory. */
-json_t *vpt_eval_result_json(const VptEvaluator *e, const char *scene, const VptEvalResult *r);
+json_t *vpt_eval_result_json(const VptEvaluator *e, const VptEvalResult *r);
 /* The same row from what a process without the session knows: the
  * provenance, the parameter block and the render settings it came from. */
 json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const VptRenderSettings *rs,
-                            const char *scene, const VptEvalResult *r);
+                            const VptScene *scene, const VptEvalResult *r);
 json_t *vpt_workload_json(const VptParams *P, const VptRenderSettings *rs);
 
 #endif

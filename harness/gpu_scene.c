@@ -1,13 +1,19 @@
 #include "harness/gpu_scene.h"
 
 #include "base/error.h"
+#include "base/threads.h"
+#include "codegen/config.h"
 #include "physics/majorant_grid.h"
 #include "physics/sparse_grid.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static int upload_3d(CUarray arr, const void *host, size_t row_bytes, int ny, int nz)
 {
@@ -39,21 +45,150 @@ static int make_texture(CUarray arr, CUtexObject *tex)
     return VPT_CU_TRY(cuTexObjectCreate, tex, &res, &td, NULL);
 }
 
-int vpt_gpu_scene_check_fits(const char *name, int nx, int ny, int nz, size_t free_bytes, size_t total_bytes)
+void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int cell)
+{
+    if ((unsigned)f >= VPT_DENSITY_FORMAT_COUNT) return;
+    e->formats |= 1u << f;
+    int k = 0;
+    while (cell > 0 && (1 << k) < cell) k++;
+    if (cell > 0 && k < VPT_GPU_GRID_LOG2_MAX) e->grids[f] |= 1u << k;
+}
+
+void vpt_gpu_estimators_all(VptGpuEstimators *e)
+{
+    const int *cells;
+    const int n = vpt_majorant_cells(&cells); /* the majorants vptune has, 0 (global) among them */
+    memset(e, 0, sizeof *e);
+    for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++)
+        for (int c = 0; c < n; c++) vpt_gpu_estimators_add(e, (VptDensityFormat)f, cells[c]);
+}
+
+/* The parts of vpt_gpu_scene_bytes: textures (f32 density, albedo, compact
+ * formats) and majorant grids (two floats a cell, as make_grid uploads). */
+static void scene_parts(int nx, int ny, int nz, const VptGpuEstimators *e, double *textures, double *compact,
+                        double *grids)
+{
+    const double nvox = (double)nx * ny * nz;
+    *textures = nvox * (sizeof(float) + 4);
+    *compact = *grids = 0;
+    for (int f = 0; e && f < VPT_DENSITY_FORMAT_COUNT; f++) {
+        if (f != VPT_DENSITY_F32 && (e->formats >> f & 1)) *compact += nvox * (double)vpt_density_format_bytes((VptDensityFormat)f);
+        for (int k = 0; k < VPT_GPU_GRID_LOG2_MAX; k++)
+            if (e->grids[f] >> k & 1) {
+                const double c = (double)(1 << k);
+                *grids += 2.0 * sizeof(float) * ceil(nx / c) * ceil(ny / c) * ceil(nz / c);
+            }
+    }
+}
+
+double vpt_gpu_scene_bytes(int nx, int ny, int nz, const VptGpuEstimators *e)
+{
+    double t, c, g;
+    scene_parts(nx, ny, nz, e, &t, &c, &g);
+    return t + c + g;
+}
+
+/* CUDA arrays are padded and tiled, and a render allocates its buffers. */
+static double with_margin(double need) { return need + need / 32 + 256.0 * 1048576.0; }
+
+int vpt_gpu_scene_check_fits(const char *name, int nx, int ny, int nz, const VptGpuEstimators *e, size_t free_bytes,
+                             size_t total_bytes)
 {
     size_t nvox = (size_t)nx * (size_t)ny * (size_t)nz;
     if (nx <= 0 || ny <= 0 || nz <= 0 || nvox / (size_t)nx / (size_t)ny != (size_t)nz)
         return vpt_fail("scene '%s': grid %dx%dx%d is not a valid size", name, nx, ny, nz);
-    const size_t per_voxel = sizeof(float) + 4; /* density + RGBA8 albedo */
-    if (nvox > SIZE_MAX / per_voxel / 2)
-        return vpt_fail("scene '%s': grid %dx%dx%d is too large for any GPU", name, nx, ny, nz);
-    size_t need = nvox * per_voxel;
-    /* CUDA arrays are padded and tiled: leave a margin. */
-    if (need + need / 4 + ((size_t)64 << 20) > free_bytes)
-        return vpt_fail("scene '%s' (%dx%dx%d voxels) needs about %.0f MiB of GPU memory for its textures, "
-                        "but only %.0f MiB of %.0f MiB are free",
-                        name, nx, ny, nz, need / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
+    double tex, compact, grids;
+    scene_parts(nx, ny, nz, e, &tex, &compact, &grids);
+    const double need = tex + compact + grids;
+    if (with_margin(need) <= (double)free_bytes) return 0;
+    const double MiB = 1048576.0;
+    char parts[160] = "", fit[200] = "";
+    if (compact > 0 || grids > 0)
+        snprintf(parts, sizeof parts, " (f32 density and albedo %.0f MiB, compact density formats %.0f MiB, majorant "
+                                      "grids %.0f MiB)",
+                 tex / MiB, compact / MiB, grids / MiB);
+    if (compact > 0 && with_margin(tex + grids) <= (double)free_bytes)
+        snprintf(fit, sizeof fit, "; without the compact density formats (density=f16|u16|u8) it would need %.0f MiB",
+                 (tex + grids) / MiB);
+    for (int k = 2; k <= 64 && !fit[0]; k++) {
+        const int a = nx >= k ? nx / k : 1, b = ny >= k ? ny / k : 1, c = nz >= k ? nz / k : 1;
+        const double n2 = vpt_gpu_scene_bytes(a, b, c, e);
+        if (with_margin(n2) <= (double)free_bytes)
+            snprintf(fit, sizeof fit, "; downsampled by %d (--downsample %d: %dx%dx%d) it would need %.0f MiB", k, k, a,
+                     b, c, n2 / MiB);
+    }
+    return vpt_fail("scene '%s' (%dx%dx%d voxels) needs about %.0f MiB of GPU memory%s, but only %.0f MiB of %.0f MiB "
+                    "are free%s",
+                    name, nx, ny, nz, need / MiB, parts, free_bytes / MiB, total_bytes / MiB, fit);
+}
+
+int vpt_gpu_memory_probe(int ordinal, size_t *free_bytes, size_t *total_bytes)
+{
+    int fds[2];
+    if (VPT_SYS_TRY(pipe, fds)) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return VPT_SYS_FAIL("fork()");
+    }
+    if (pid == 0) { /* the child: open the GPU, ask, report, leave */
+        close(fds[0]);
+        size_t m[2] = {0, 0};
+        VptGpu g;
+        if (vpt_gpu_open(ordinal, &g) == 0 && vpt_cu.cuMemGetInfo(&m[0], &m[1]) == CUDA_SUCCESS &&
+            write(fds[1], m, sizeof m) == (ssize_t)sizeof m)
+            _exit(0);
+        _exit(1);
+    }
+    close(fds[1]);
+    size_t m[2];
+    ssize_t got;
+    do got = read(fds[0], m, sizeof m);
+    while (got < 0 && errno == EINTR);
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (got != (ssize_t)sizeof m) return vpt_fail("GPU %d: its free memory could not be read (no driver or no such GPU)", ordinal);
+    *free_bytes = m[0];
+    *total_bytes = m[1];
     return 0;
+}
+
+/* The mean of n densities, summed in fixed blocks on every core (a 1024^3
+ * grid is a second of one core) and the blocks' sums in order: the same
+ * value whatever the thread count. */
+#define MEAN_BLOCK ((size_t)1 << 22)
+typedef struct {
+    const float *d;
+    size_t n;
+    double *sums;
+} MeanJob;
+
+static void mean_block(void *arg, size_t lo, size_t hi)
+{
+    MeanJob *j = arg;
+    for (size_t b = lo; b < hi; b++) {
+        double s = 0.0;
+        const size_t end = (b + 1) * MEAN_BLOCK < j->n ? (b + 1) * MEAN_BLOCK : j->n;
+        for (size_t i = b * MEAN_BLOCK; i < end; i++) s += j->d[i];
+        j->sums[b] = s;
+    }
+}
+
+static float mean_density(const float *d, size_t n)
+{
+    const size_t nb = (n + MEAN_BLOCK - 1) / MEAN_BLOCK;
+    double sum = 0.0, *sums = malloc(nb * sizeof *sums);
+    if (!sums) { /* no room for the blocks' sums: one pass */
+        for (size_t i = 0; i < n; i++) sum += d[i];
+        return (float)(sum / (double)n);
+    }
+    MeanJob j = {d, n, sums};
+    vpt_parallel_items(nb, 0, mean_block, &j);
+    for (size_t b = 0; b < nb; b++) sum += sums[b];
+    free(sums);
+    return (float)(sum / (double)n);
 }
 
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
@@ -63,7 +198,7 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
     size_t need = nvox * (sizeof(float) + 4);
     size_t free_b = 0, total_b = 0;
     if (VPT_CU_TRY(cuMemGetInfo, &free_b, &total_b)) return -1;
-    if (vpt_gpu_scene_check_fits(s->name, s->nx, s->ny, s->nz, free_b, total_b)) return -1;
+    if (vpt_gpu_scene_check_fits(s->name, s->nx, s->ny, s->nz, NULL, free_b, total_b)) return -1;
     CUDA_ARRAY3D_DESCRIPTOR d;
     memset(&d, 0, sizeof d);
     d.Width = (size_t)s->nx;
@@ -81,9 +216,7 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
     if (make_texture(out->albedo_array, &out->albedo_tex)) goto fail;
     out->bytes = need;
     out->scene = s;
-    double sum = 0.0;
-    for (size_t i = 0; i < nvox; i++) sum += s->density[i];
-    out->mean_density = (float)(sum / (double)nvox);
+    out->mean_density = mean_density(s->density, nvox);
     return 0;
 fail:
     vpt_error_prefix("uploading scene '%s'", s->name);
@@ -96,8 +229,9 @@ static int check_free(const VptGpuScene *g, size_t need, const char *what)
 {
     size_t free_b = 0, total_b = 0;
     if (VPT_CU_TRY(cuMemGetInfo, &free_b, &total_b)) return -1;
-    if (need + need / 4 + ((size_t)64 << 20) > free_b)
-        return vpt_fail("scene '%s': %s needs about %.0f MiB of GPU memory, but only %.0f MiB of %.0f MiB are free",
+    if (with_margin((double)need) > (double)free_b)
+        return vpt_fail("scene '%s': %s needs about %.0f MiB of GPU memory, but only %.0f MiB of %.0f MiB are free "
+                        "(check the estimators' needs before a run: vpt_gpu_scene_check_fits)",
                         g->scene->name, what, need / 1048576.0, free_b / 1048576.0, total_b / 1048576.0);
     return 0;
 }

@@ -76,11 +76,44 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out);
 int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int sparse, const VptParams *base,
                          VptParams *P, VptGpuMedium *out);
 
-/* The pre-allocation check behind vpt_gpu_scene_create: whether textures for
- * a grid of nx*ny*nz voxels fit in `free_bytes` of GPU memory (with a margin
- * for the arrays' padding); -1 with a message naming the scene, the grid and
- * both sizes when they do not. Pure, so it is tested without a GPU. */
-int vpt_gpu_scene_check_fits(const char *name, int nx, int ny, int nz, size_t free_bytes, size_t total_bytes);
+/* The estimators a run uses, for what its scene takes on the GPU: the
+ * density textures of the formats besides f32 (whose texture, and the
+ * albedo's, every scene has), and the majorant grids per format. Sparse
+ * (NanoVDB) grids are not counted: their size is the active voxels',
+ * known once the tree is built, which checks the free memory then. */
+typedef struct {
+    unsigned formats;                           /* bit f: format f's density texture */
+    unsigned grids[VPT_DENSITY_FORMAT_COUNT];   /* bit k: the grid of 2^k-voxel cells in format f */
+} VptGpuEstimators;
+
+/* Adds the estimator of density format f and majorant cells `cell` (0: the
+ * global majorant, no grid). */
+void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int cell);
+/* Every estimator vptune has (tune --estimators all). */
+void vpt_gpu_estimators_all(VptGpuEstimators *e);
+
+/* Bytes of GPU memory the scene's media take for estimators e (NULL: the
+ * f32 density and the albedo only), without the margin below. */
+double vpt_gpu_scene_bytes(int nx, int ny, int nz, const VptGpuEstimators *e);
+
+/* The pre-allocation check: whether the textures and grids of estimators e
+ * (NULL: f32 density and albedo, what vpt_gpu_scene_create allocates) for
+ * a grid of nx*ny*nz voxels fit in `free_bytes` of GPU memory, with a
+ * margin for the arrays' padding and the render's buffers (1/32 + 256
+ * MiB). -1 with a message naming the scene, the grid, what it needs (and
+ * of what), what is free, and what would fit: without the compact
+ * formats, or the grid downsampled by a factor. Pure, so it is tested
+ * without a GPU; the tools call it before loading a large volume too
+ * (cli/scene_args.h). */
+int vpt_gpu_scene_check_fits(const char *name, int nx, int ny, int nz, const VptGpuEstimators *e, size_t free_bytes,
+                             size_t total_bytes);
+
+/* The free and total memory of GPU `ordinal`, asked by a child process
+ * (driver, context, cuMemGetInfo; a few tenths of a second), so that a
+ * process which must not load CUDA itself (harness/eval_worker.h) can check
+ * a scene before it loads it. -1 with a message when the child could not
+ * tell (no driver, no such GPU). */
+int vpt_gpu_memory_probe(int ordinal, size_t *free_bytes, size_t *total_bytes);
 void vpt_gpu_scene_destroy(VptGpuScene *g);
 
 #endif

@@ -208,3 +208,15 @@ int vpt_results_load(const char *path, VptResultsRowFn fn, void *ctx)
     fclose(fp);
     return rc;
 }
+
+json_t *vpt_scene_volume_json(const VptScene *s)
+{
+    const VptSceneVolume *v = &s->volume;
+    json_t *o = json_pack("{s:[i,i,i], s:s, s:I, s:s}", "dims", s->nx, s->ny, s->nz, "format",
+                          v->format[0] ? v->format : "f32", "bytes", (json_int_t)vpt_scene_volume_bytes(s), "source",
+                          v->source[0] ? v->source : s->name);
+    if (o && v->sha256[0]) json_object_set_new(o, "sha256", json_string(v->sha256));
+    if (o && v->data_sha256[0]) json_object_set_new(o, "data_sha256", json_string(v->data_sha256));
+    if (o && v->resample[0]) json_object_set_new(o, "resample", json_string(v->resample));
+    return o;
+}

@@ -9,6 +9,8 @@
 #ifndef VPT_HARNESS_RESULTS_H
 #define VPT_HARNESS_RESULTS_H
 
+#include "scenes/scene.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
@@ -49,5 +51,14 @@ const char *vpt_results_path(const VptResultsFile *f);
  * naming path:line. Blank lines are skipped. */
 typedef int (*VptResultsRowFn)(json_t *row, size_t line, void *ctx);
 int vpt_results_load(const char *path, VptResultsRowFn fn, void *ctx);
+
+/* A row's "volume": {"dims": [x, y, z], "format": the source data's voxel
+ * type, "bytes": the grid in that type, "source": the built-in scene's name
+ * or the file as given, and for files "sha256" (plus "data_sha256" for a
+ * separate data file, "resample" for a resampled grid)}, so that rows of
+ * grids of different sizes or content can never be taken for each other.
+ * Readers accept rows without it (older rows). NULL only when out of
+ * memory. */
+json_t *vpt_scene_volume_json(const VptScene *s);
 
 #endif

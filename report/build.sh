@@ -2,6 +2,10 @@
 # Builds report/report.pdf from results/ (no GPU needed): generate the LaTeX
 # and gnuplot inputs, draw the figures, typeset. Called by `make report`.
 #   report/build.sh            (REPORT_GPU=h200 picks a results folder)
+# After generating, every \verdict of the prose is checked against the
+# numbers it cites (report/verdicts.py); a disagreement stops the build, since
+# the text would then argue what the data no longer shows. REPORT_VERDICTS=off
+# skips that (report/test_report.py does, for its synthetic numbers).
 # Missing tools are installed with apt-get when running as root; otherwise
 # the script stops naming the Debian packages to install.
 set -eu
@@ -44,6 +48,17 @@ if [ -n "$missing" ]; then
 fi
 
 $PYTHON report/generate.py
+if ! $PYTHON report/verdicts.py > report/verdicts.log; then
+  grep '^FAIL' report/verdicts.log >&2
+  if [ "${REPORT_VERDICTS:-on}" != off ]; then
+    echo "report: a verdict of the prose disagrees with the numbers it cites (report/verdicts.log): revise the" \
+         "sentence in report/report.tex or report/discussion.tex (REPORT_VERDICTS=off builds it anyway," \
+         "each such verdict flagged in red)" >&2
+    exit 1
+  fi
+  echo "report: REPORT_VERDICTS=off: building anyway, the verdicts above flagged in red in the text" >&2
+fi
+tail -1 report/verdicts.log
 (
   cd report/generated
   while read -r fig; do

@@ -16,8 +16,15 @@ Checks, each printed as PASS or FAIL with the reason:
   - every number of report/thesis_tables.json appears in the PDF's text;
   - each experiments/mitsuba run (results/<gpu>/mitsuba.jsonl and
     results/cpu-*/mitsuba.jsonl) shows its scene's Mitsuba and vptune times
-    and their ratio on one line of the Mitsuba table.
+    and their ratio on one line of the Mitsuba table;
+  - every \\verdict of report.tex and discussion.tex agrees with the numbers
+    it cites (report/verdicts.py; --no-verdicts skips this);
+  - the front page names the report's commit (the newest row's, recomputed
+    here from the rows), and every generated float whose rows include another
+    commit (generated/provenance.json) carries the \\othercommit mark.
 Ends with "N passed, N failed"; exits 1 if any check failed.
+
+    python3 report/check_report.py --verdicts-only   only the verdicts (no PDF needed)
 """
 
 import argparse
@@ -32,6 +39,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
+sys.path.insert(0, HERE)
+import verdicts  # noqa: E402
 
 WK_KEYS = ("width", "height", "spp", "seed", "max_depth", "rr_depth")
 
@@ -121,10 +130,21 @@ def main(argv):
     ap = argparse.ArgumentParser(prog="report/check_report.py")
     ap.add_argument("--root", default=os.path.dirname(HERE))
     ap.add_argument("--gpu", default=os.environ.get("REPORT_GPU") or None)
+    ap.add_argument("--no-verdicts", action="store_true", help="skip the verdicts (synthetic numbers)")
+    ap.add_argument("--verdicts-only", action="store_true", help="check only the verdicts")
     args = ap.parse_args(argv)
     root = os.path.abspath(args.root)
     rdir = os.path.join(root, "report")
     c = Checker()
+    if not args.no_verdicts:
+        results, nodata = verdicts.check_report(rdir)
+        for ok, msg in results:
+            c.check(ok, "verdict " + msg)
+        for msg in nodata:
+            print("SKIP  verdict %s" % msg)
+    if args.verdicts_only:
+        print("%d passed, %d failed" % (c.passed, c.failed))
+        return 0 if c.failed == 0 else 1
 
     pdf = os.path.join(rdir, "report.pdf")
     ok = os.path.exists(pdf)
@@ -214,6 +234,27 @@ def main(argv):
         flat = norm(text)
         c.check(g.get("name", "?") in flat, "GPU name '%s' in the PDF" % g.get("name"))
         c.check(str(g.get("driver", "?")) in flat, "driver '%s' in the PDF" % g.get("driver"))
+        commit = prov[-1].get("commit", "?")
+        first_page = norm(text.split("\f", 1)[0])
+        c.check("commit %s" % commit in first_page, "front page names the results' commit %s" % commit,
+                "not on page 1 of the PDF text")
+    # -- floats holding rows of another commit are marked
+    ppath = os.path.join(rdir, "generated", "provenance.json")
+    if c.check(os.path.exists(ppath), "generated/provenance.json exists"):
+        with open(ppath) as f:
+            pv = json.load(f)
+        unmarked = []
+        for name, commits in sorted(pv["floats"].items()):
+            if any(x != pv["commit"] for x in commits):
+                with open(os.path.join(rdir, "generated", name), encoding="utf-8") as f:
+                    body = f.read()
+                if body.count("\\othercommit{") < body.count("\\caption{"):
+                    unmarked.append(name)
+        c.check(not unmarked, "every float with rows of another commit than %s is marked" % pv["commit"],
+                "unmarked: " + ", ".join(unmarked))
+        if prov:
+            c.check(pv["commit"] == prov[-1].get("commit"), "the report's commit is the newest row's (%s)"
+                    % prov[-1].get("commit"), "generated/provenance.json says %s" % pv["commit"])
 
     # -- experiments/mitsuba: each run's times and ratio on its scene's line
     for path in sorted(glob.glob(os.path.join(root, "results", "*", "mitsuba.jsonl"))):

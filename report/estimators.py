@@ -1,10 +1,10 @@
 """The report's estimators part (issue 16): tables, a figure and number
 macros from results/<gpu>/estimators/, nothing else; the argument is prose in
 report.tex, which cites the macros. One module per part of the report
-(generate.py calls `write(out, results_dir, gpu)`).
+(generate.py calls `write(ctx)`).
 
     table.jsonl          every (majorant, density) on every built-in scene,
-                         one schedule (scripts/gpu_estimators.sh)
+                         one schedule (experiments/run estimators)
     <scene>-winners.jsonl  the default tune with every estimator and the
                          thesis-estimator tune, winners re-measured together
                          (scripts/gpu_estimator_tune.sh)
@@ -13,10 +13,13 @@ import json
 import os
 import re
 
+from common import figure_env, gp_header, macro_name, row_noise
+
 SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
 DENSITIES = ["f32", "f16", "u16", "u8"]
 TUNED = ["manix", "artifix", "cranium", "smoke"]
+INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl"]}
 
 
 def _rows(path):
@@ -34,26 +37,38 @@ def _camel(s):
     return "".join(p.capitalize() for p in re.split(r"[^A-Za-z]+", s) if p)
 
 
-def write(out, results_dir, gpu, figure_env, gp_header):
+def write(ctx):
     """Writes tab_estimators.tex, fig_estimators.{tex,gp,dat} and
-    tab_estimator_tunes.tex into out, with macros est<Scene>Speedup etc.
-    Returns the result files read (relative to results/<gpu>)."""
-    base = os.path.join(results_dir, gpu, "estimators")
+    tab_estimator_tunes.tex into ctx.out, with macros est<Scene>Speedup etc.
+    and the numbers the prose's verdicts cite (est<Scene><Majorant>Ms and
+    est<Scene><Majorant>Steps, f32; est<Scene>GlobalUEightMs; digits spelled:
+    estManixGridFourMs). Returns the
+    result files read (relative to results/<gpu>)."""
+    out = ctx.out
+    base = os.path.join(ctx.root, "results", ctx.gpu, "estimators")
     used = []
     # the macros the prose cites, "--" when there is nothing to cite
     macros = {"estTableCommit": "--"}
+    numbers = {}
     for scene in TUNED:
         macros["est%sSpeedup" % _camel(scene)] = "--"
         macros["est%sChosen" % _camel(scene)] = "--"
+    for scene in SCENES:
+        for m in MAJORANTS:
+            numbers[macro_name("est", scene, m, "ms")] = (None, 0.0, "lower")
+            numbers[macro_name("est", scene, m, "steps")] = (None, 0.0, "lower")
+        numbers[macro_name("est", scene, "global", "u8", "ms")] = (None, 0.0, "lower")
     try:
-        _write(out, base, used, macros, figure_env, gp_header)
+        _write(ctx, out, base, used, macros, numbers)
     finally:
         for name, value in macros.items():
             out.macro(name, value)
+        for name, (value, noise, better) in numbers.items():
+            out.number(name, value, lambda x: "%.2f" % x, noise, better)
     return used
 
 
-def _write(out, base, used, macros, figure_env, gp_header):
+def _write(ctx, out, base, used, macros, numbers):
     path = os.path.join(base, "table.jsonl")
     if not os.path.exists(path):
         # the prose's references still resolve, to a float that says why it is empty
@@ -66,7 +81,18 @@ def _write(out, base, used, macros, figure_env, gp_header):
         return
     used.append("estimators/table.jsonl")
     rs = [r for r in _rows(path) if r.get("kind") == "result"]
+    ctx.touch(rs)
     by = {(r["scene"],) + estimator_of(r["config"]): r for r in rs}
+    for (scene, m, d), r in by.items():
+        x = r.get("metrics", {})
+        if scene not in SCENES or r.get("status") != "ok" or m not in MAJORANTS:
+            continue
+        if d == "f32":
+            numbers[macro_name("est", scene, m, "ms")] = (x["time_ms"], row_noise(r), "lower")
+            if x.get("rays"):
+                numbers[macro_name("est", scene, m, "steps")] = (x["steps"] / x["rays"], 0.0, "lower")
+        elif d == "u8" and m == "global":
+            numbers[macro_name("est", scene, "global", "u8", "ms")] = (x["time_ms"], row_noise(r), "lower")
     commits = sorted({r["commit"] for r in rs})
     macros["estTableCommit"] = ", ".join(commits)
     lines = ["\\begin{table}[tbp]\\centering\\small",
@@ -115,10 +141,13 @@ def _write(out, base, used, macros, figure_env, gp_header):
              for k, m in enumerate(MAJORANTS)]
     gp += "plot " + ", ".join(plots) + "\n"
     out.figure("fig_estimators", gp)
+    ctx.begin()
+    ctx.touch(rs)
     out.write("fig_estimators.tex", figure_env(
         "fig_estimators", "Time of each majorant (f32 density) relative to the global majorant, per scene "
         "(Table~\\ref{tab:estimators}; bars cut at 3).", "fig:estimators"))
     # tuned with and without the estimators
+    ctx.begin()
     t = ["\\begin{table}[tbp]\\centering\\small",
          "\\caption{The default 90\\,s tune with every estimator against the same tune with the thesis' "
          "estimator (global majorant, f32); both winners measured again in one session.}\\label{tab:esttunes}",
@@ -132,6 +161,7 @@ def _write(out, base, used, macros, figure_env, gp_header):
         w = [r for r in _rows(p) if r.get("kind") == "result"]
         if len(w) != 2:
             continue
+        ctx.touch(w)
         a, g = w[0]["metrics"]["time_ms"], w[1]["metrics"]["time_ms"]
         est = "%s:%s" % estimator_of(w[0]["config"])
         t.append("%s & %s & %.2f & %.2f & %.2f$\\times$ & \\texttt{%s} \\\\" % (scene, est, a, g, g / a,

@@ -12,4 +12,4 @@ report-check: report
 
 report-clean:
 	rm -rf report/generated report/report.pdf report/report.aux report/report.log report/report.out \
-	       report/report.build.log
+	       report/report.build.log report/verdicts.log

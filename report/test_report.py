@@ -6,7 +6,10 @@ register sweep, compaction against depth, tuner convergence, transfer,
 Nsight Compute profiles, CPU reference), gets rows, so that each optional
 section of the report is generated and typeset once before real data
 arrives. Then check_report.py must pass on the result, and must fail once a
-result changes after the PDF was built.
+result changes after the PDF was built. The synthetic numbers are random, so
+the prose's verdicts are not checked on them (REPORT_VERDICTS=off,
+--no-verdicts); instead the verdict checker has unit tests, and a build
+whose prose states a verdict the numbers contradict must fail.
 
     python3 report/test_report.py            (needs gnuplot and pdflatex for the
                                               build tests; they skip without)
@@ -89,9 +92,9 @@ def make_root(base):
         if f.endswith(".spec") or f == "vptexp.py":
             shutil.copy(os.path.join(ROOT, "experiments", f), os.path.join(root, "experiments"))
     os.makedirs(os.path.join(root, "report"))
-    for f in ("generate.py", "estimators.py", "build.sh", "report.tex", "discussion.tex", "thesis_tables.json",
-              "check_report.py"):
-        shutil.copy(os.path.join(HERE, f), os.path.join(root, "report"))
+    for f in os.listdir(HERE):
+        if f.endswith((".py", ".tex", ".sh", ".json")):
+            shutil.copy(os.path.join(HERE, f), os.path.join(root, "report"))
     os.makedirs(os.path.join(root, "docs", "images"))
     for s in ("manix", "bucky"):      # the others stay placeholders
         png(os.path.join(root, "docs", "images", s + ".png"))
@@ -109,8 +112,7 @@ def make_root(base):
             continue
         if sp.kind == "bench":
             configs, _ = vx.static_configs(sp)
-            for src in sp.get("configs_from", []):
-                dep = specs[src.split(":", 1)[1]]
+            for dep in (specs[n] for n in vx.dependencies(sp)):
                 rows = files.get(dep.output, [])
                 for r in vx.best_configs(rows, scenes=dep.scenes).values():
                     if r["config"] not in configs:
@@ -164,6 +166,7 @@ def make_root(base):
             for scene, control in (("cgg-logo", None), ("ad", None), ("manix", "smooth"), ("bucky", None)):
                 f.write(json.dumps(mitsuba_row(scene, control, backend)) + "\n")
     for name, rows in files.items():
+        os.makedirs(os.path.dirname(os.path.join(out, name + ".jsonl")), exist_ok=True)
         with open(os.path.join(out, name + ".jsonl"), "w") as f:
             for r in rows:
                 f.write(json.dumps(r) + "\n")
@@ -201,13 +204,19 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(gen, "figures.txt")) as fh:
             figs = fh.read().split()
         self.assertEqual(set(figs), {"fig_schedules", "fig_roofline", "fig_occupancy", "fig_simd", "fig_registers",
-                                     "fig_depth", "fig_tuner"})
+                                     "fig_depth", "fig_tuner", "fig_estimators"})
         with open(os.path.join(gen, "macros.tex")) as fh:
             macros = fh.read()
         self.assertIn("\\newcommand{\\gpuName}{Synthetic Test GPU}", macros)
-        # every claim is decided except the one whose variant failed (the launch_limits row)
-        self.assertIn("\\newcommand{\\claimsNoData}{1}", macros)
-        self.assertIn("\\newcommand{\\claimBlockCompaction}{no data}", macros)
+        # the evidence table shows no number where the variant failed (the launch_limits row)
+        with open(os.path.join(gen, "claims.tex")) as fh:
+            self.assertIn("ad --", fh.read())
+        self.assertNotIn("claimsHold", macros)
+        with open(os.path.join(gen, "numbers.json")) as fh:
+            numbers = json.load(fh)
+        self.assertIsNone(numbers["mrAdStreamingMK"]["value"])
+        self.assertEqual(numbers["mrManixThread"]["better"], "higher")
+        self.assertEqual(numbers["tileNaiveskOne"]["better"], "lower")
         with open(os.path.join(gen, "tab_t42.tex")) as fh:
             t42 = fh.read()
         # tiling is implemented: the thesis' times beside ours, from the tiled rows
@@ -252,6 +261,8 @@ class ReportTest(unittest.TestCase):
                    and r["scene"] == "manix" and vx.workload_key(r["workload"]) == wk)
         others = []
         for f in os.listdir(os.path.join(self.root, "results", "testgpu")):
+            if not f.endswith(".jsonl"):
+                continue
             for r in vx.read_rows(os.path.join(self.root, "results", "testgpu", f)):
                 if r.get("kind") == "result" and r["scene"] == "manix" and vx.workload_key(r["workload"]) == wk:
                     others.append(r["metrics"]["mrays_per_s"])
@@ -259,9 +270,11 @@ class ReportTest(unittest.TestCase):
 
     @unittest.skipUnless(have_tools(), "gnuplot, pdflatex or pdftotext missing")
     def test_build_and_check(self):
-        p = subprocess.run(["sh", os.path.join(self.root, "report", "build.sh")], capture_output=True, text=True)
+        p = subprocess.run(["sh", os.path.join(self.root, "report", "build.sh")], capture_output=True, text=True,
+                           env=dict(os.environ, REPORT_VERDICTS="off"))
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        check = [sys.executable, os.path.join(self.root, "report", "check_report.py"), "--root", self.root]
+        check = [sys.executable, os.path.join(self.root, "report", "check_report.py"), "--root", self.root,
+                 "--no-verdicts"]
         p = subprocess.run(check, capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertRegex(p.stdout.strip().splitlines()[-1], r"^\d+ passed, 0 failed$")
@@ -275,6 +288,120 @@ class ReportTest(unittest.TestCase):
         p = subprocess.run(check, capture_output=True, text=True)
         self.assertEqual(p.returncode, 1, p.stdout)
         self.assertIn("FAIL  key numbers of %s" % r["scene"], p.stdout)
+
+
+class VerdictTest(unittest.TestCase):
+    """report/verdicts.py: the parser, the rule, and the build that stops."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, HERE)
+        import verdicts
+        cls.v = verdicts
+
+    def num(self, value, noise=0.0, better="higher"):
+        return {"value": value, "noise": noise, "better": better, "text": "--" if value is None else str(value)}
+
+    def test_parse(self):
+        text = ("A sentence \\verdict[ms]{the \\texttt{grid}}{wins}{B}{\\a}{\\b} and\n"
+                "% \\verdict{commented}{wins}{out}{\\a}{\\b}\n\\verdict{C}{ties}\n{D}{\\c}{\\d}, \\verdict{broken}{wins}")
+        found = self.v.find(text, "x.tex")
+        self.assertEqual(found[0], ("x.tex", 1, "the \\texttt{grid}", "wins", "B", "a", "b"))
+        self.assertEqual(found[1][1:], (3, "C", "ties", "D", "c", "d"))
+        self.assertIsNone(found[2][3])
+        self.assertEqual(len(found), 3)
+
+    def test_rule(self):
+        n = self.num
+        self.assertEqual(self.v.decide(n(103.0), n(100.0))[0], "wins")
+        self.assertEqual(self.v.decide(n(101.0), n(100.0))[0], "ties")           # inside the floor
+        self.assertEqual(self.v.decide(n(103.0, 0.02), n(100.0, 0.02))[0], "ties")   # inside the noise
+        self.assertEqual(self.v.decide(n(97.0), n(100.0))[0], "loses")
+        self.assertEqual(self.v.decide(n(8.0, better="lower"), n(10.0, better="lower"))[0], "wins")
+
+    def test_check(self):
+        numbers = {"a": self.num(200.0), "b": self.num(100.0), "t": self.num(1.0, better="lower"),
+                   "m": self.num(None)}
+        found = [("x", 1, "A", "wins", "B", "a", "b"), ("x", 2, "A", "loses", "B", "a", "b"),
+                 ("x", 3, "A", "wins", "B", "a", "zz"), ("x", 4, "A", "wins", "B", "a", "t"),
+                 ("x", 5, "A", "wins", "B", "a", "m"), ("x", 6, "A", "beats", "B", "a", "b")]
+        results, nodata = self.v.check(found, numbers)
+        self.assertEqual([ok for ok, _ in results], [True, False, False, False, False])
+        self.assertIn("the numbers say wins", results[1][1])
+        self.assertIn("\\zz is not a generated number", results[2][1])
+        self.assertIn("opposite directions", results[3][1])
+        self.assertEqual(len(nodata), 1)
+
+    @unittest.skipUnless(have_tools(), "gnuplot, pdflatex or pdftotext missing")
+    def test_build_stops_on_a_wrong_verdict(self):
+        base = tempfile.mkdtemp(prefix="vpt-report-verdict-")
+        try:
+            root = make_root(base)
+            gen = subprocess.run([sys.executable, os.path.join(root, "report", "generate.py"), "--root", root],
+                                 capture_output=True, text=True)
+            self.assertEqual(gen.returncode, 0, gen.stderr)
+            with open(os.path.join(root, "report", "generated", "numbers.json")) as fh:
+                numbers = json.load(fh)
+            a, b = numbers["mrManixThread"], numbers["mrManixNaiveSK"]
+            truth = self.v.decide(a, b)[0]
+            wrong = "loses" if truth != "loses" else "wins"
+            # report.tex's own verdicts cite random numbers here: out of the way
+            with open(os.path.join(root, "report", "report.tex")) as fh:
+                tex = fh.read()
+            with open(os.path.join(root, "report", "report.tex"), "w") as fh:
+                fh.write(tex.replace("\\verdict[", "\\relax[").replace("\\verdict{", "\\relax{"))
+            with open(os.path.join(root, "report", "discussion.tex"), "w") as fh:
+                fh.write("\\verdict{thread}{%s}{naive}{\\mrManixThread}{\\mrManixNaiveSK}\n" % truth)
+            p = subprocess.run(["sh", os.path.join(root, "report", "build.sh")], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with open(os.path.join(root, "report", "discussion.tex"), "w") as fh:
+                fh.write("\\verdict{thread}{%s}{naive}{\\mrManixThread}{\\mrManixNaiveSK}\n" % wrong)
+            p = subprocess.run(["sh", os.path.join(root, "report", "build.sh")], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("disagrees with the numbers", p.stderr)
+            self.assertIn("the numbers say %s" % truth, p.stderr)
+        finally:
+            shutil.rmtree(base)
+
+
+class CommitMarkTest(unittest.TestCase):
+    """Rows of another commit than the report's are marked in every float
+    that shows them, and check_report.py fails when a mark is missing."""
+
+    @unittest.skipUnless(have_tools(), "gnuplot, pdflatex or pdftotext missing")
+    def test_marks(self):
+        base = tempfile.mkdtemp(prefix="vpt-report-commit-")
+        try:
+            root = make_root(base)
+            # a newer row of another commit: it becomes the report's commit,
+            # and every float of the older rows is marked
+            path = os.path.join(root, "results", "testgpu", "thesis_schedules.jsonl")
+            spec = vx.load_spec(os.path.join(root, "experiments", "roofline.spec"))
+            r = result("manix", vx.canonical("naiveSK"), vx.base_workload(spec, "manix"), t="2027-06-01T00:00:00Z")
+            r["commit"] = "newer0commit"
+            vx.append_row(path, r)
+            p = subprocess.run(["sh", os.path.join(root, "report", "build.sh")], capture_output=True, text=True,
+                               env=dict(os.environ, REPORT_VERDICTS="off"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            gen = os.path.join(root, "report", "generated")
+            with open(os.path.join(gen, "tab_t43.tex")) as fh:
+                self.assertIn("\\othercommit{synthetic}", fh.read())
+            with open(os.path.join(gen, "provenance.json")) as fh:
+                self.assertEqual(json.load(fh)["commit"], "newer0commit")
+            check = [sys.executable, os.path.join(root, "report", "check_report.py"), "--root", root,
+                     "--no-verdicts"]
+            p = subprocess.run(check, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertIn("PASS  front page names the results' commit newer0commit", p.stdout)
+            with open(os.path.join(gen, "tab_t43.tex")) as fh:
+                t = fh.read()
+            with open(os.path.join(gen, "tab_t43.tex"), "w") as fh:
+                fh.write(t.replace("\\othercommit{synthetic}", ""))
+            p = subprocess.run(check, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("unmarked: tab_t43.tex", p.stdout)
+        finally:
+            shutil.rmtree(base)
 
 
 if __name__ == "__main__":

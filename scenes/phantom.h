@@ -1,9 +1,12 @@
 /* Procedural generators behind the built-in scenes (internal to scenes/ and
  * its tests; not part of the public scene API).
  *
- * Every function here is a pure function of its arguments: no global state,
- * no rand(), no threads. Noise comes from an integer hash of the lattice
- * point and a constant seed, so a scene is the same bytes on every call.
+ * Every function here is a pure function of its arguments: no global state
+ * (but for tables made once from constants), no rand(). Noise comes from an
+ * integer hash of the lattice point and a constant seed, so a scene is the
+ * same bytes on every call. The scalable scenes (head<N>, cloud<N>) are
+ * built on several threads, each voxel a pure function of its position and
+ * the grid's voxel size: the bytes do not depend on the thread count.
  *
  * Grids follow scene.h: x fastest (index x + nx * (y + ny * z)); voxel i's
  * centre lies at box_min + (i + 0.5) / n * (box_max - box_min), so grid index
@@ -29,6 +32,68 @@ float vpt_value_noise3(float x, float y, float z, uint32_t seed);
 /* Fractal sum of `octaves` value-noise octaves (lacunarity 2, gain 0.5),
  * normalized to [0, 1]; each octave has its own seed. */
 float vpt_fbm3(float x, float y, float z, int octaves, uint32_t seed);
+
+/* Fast value noise for the scalable scenes, which sample it at billions of
+ * voxels: a periodic lattice of 64^3 hashed values (made once), C1
+ * (smoothstep) interpolation, in [0, 1]. */
+float vpt_lattice_noise3(float x, float y, float z);
+
+/* Band-limited fBm: octaves of lattice noise at frequencies f0, 2 f0, ...
+ * (per world unit; each octave's lattice rotated against the last, so the
+ * 64-periodicity does not show), each `gain` times the last, around 0.5. An octave counts
+ * fully while it has at least 4 voxels of size h per period, fades to
+ * nothing at 2 (the grid's Nyquist limit), and the sum is normalized by
+ * the weight of all `octaves`, whatever h: a coarser grid of the same
+ * scene shows the same low octaves and only loses what it cannot hold
+ * (the same content at every size, without aliasing). */
+float vpt_fbm_band(float x, float y, float z, float f0, int octaves, float gain, float h);
+
+/* ---- the scalable scenes (phantom_head.c, phantom_cloud.c) ----
+ * Grids of any size n^3 in the box [-0.5, 0.5]^3 (scene_builtin.c names
+ * them head<n> and cloud<n>), written straight into the scene's density and
+ * albedo on `threads` threads (<= 0: every core), in bricks: a brick no
+ * solid reaches is filled at once. -1 with a message when out of memory. */
+
+/* Solids binned into the bricks of an n^3 grid of the box [-0.5, 0.5]^3
+ * (phantom_bins.c): brick i (x fastest, nb per axis) is reached by the
+ * solids idx[start[i] .. start[i + 1]), in their order, which are all those
+ * whose box grown by `margin` comes within a voxel of the brick's voxel
+ * centres. Evaluating only those gives the same values as evaluating all,
+ * when a solid cannot change a voxel farther than `margin` from its box. */
+typedef struct {
+    int n, brick, nb;
+    size_t *start;
+    uint32_t *idx;
+} VptBins;
+
+/* -1 with a message when out of memory. */
+int vpt_bins_build(VptBins *b, int n, int brick, const float (*lo)[3], const float (*hi)[3], size_t count,
+                   float margin);
+void vpt_bins_free(VptBins *b);
+
+/* Calls fn once per voxel of the n^3 grid, brick by brick, a slab of bricks
+ * per work item on `threads` threads (<= 0: every core), with the solids
+ * that reach the voxel's brick (ids, nids: none in empty space), the
+ * voxel's centre (x, y, z, world units) and its index (x fastest); reports
+ * progress (base/progress.h). fn writes that index only. */
+typedef void (*VptVoxelFn)(void *ctx, const uint32_t *ids, size_t nids, float x, float y, float z, size_t index);
+void vpt_bins_fill(const VptBins *b, int threads, VptVoxelFn fn, void *ctx);
+
+/* A CT head after manix (phantom_ct.c), with the detail a scan resolves at
+ * full resolution: trabecular bone in the skull's diploe and the vertebrae,
+ * folded cortex with CSF-filled sulci, a contrast-filled arterial tree
+ * branching down to vessels thinner than a voxel at 1024^3, tissue texture.
+ * Hounsfield units through the thesis' CT transfer, normalized over the
+ * scanner's range (-1024 .. 3071) as a 12-bit scan would be. */
+int vpt_phantom_head_scaled(VptScene *s, int threads);
+
+/* A sparse cumulus cloud: towers of billowing puffs eroded by noise, in
+ * [0, 1], most of the box empty (air is exactly 0), grey albedo as smoke. */
+int vpt_phantom_cloud_scaled(VptScene *s, int threads);
+
+/* vpt_scene_builtin on `threads` threads (<= 0: every core), for the tests
+ * that check the bytes do not depend on it. */
+VptScene *vpt_scene_builtin_threads(const char *name, int threads);
 
 /* ---- printed textures (cgg-logo, ad) ---- */
 

@@ -15,6 +15,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Where a scene's grid came from, for the "volume" of result rows
+ * (harness/evaluator.h), so that rows of different grids never mix: with
+ * the grid's size, the voxel type its data came in and its source. */
+typedef struct {
+    char format[16];         /* the voxel type of the source data: "i16", "u8", "f32", ... */
+    char source[256];        /* a built-in scene's name, or the file (or folder) as given */
+    char sha256[65];         /* the file's SHA-256; "" for built-in scenes and DICOM series */
+    char data_sha256[65];    /* of a separate data file its header names; else "" */
+    char resample[24];       /* "up4", "down2"; "" when the grid is the file's */
+    double load_s;           /* seconds the load or build took (set by cli/scene_args.c; reported, not
+                                part of the grid's identity) */
+} VptSceneVolume;
+
+
 typedef struct {
     char name[64];
     char source[256];        /* "procedural stand-in: ..." or the file loaded */
@@ -32,16 +46,35 @@ typedef struct {
     float env[3];
     /* the thesis workload for this scene */
     int width, height, spp;
+    VptSceneVolume volume;   /* not part of vpt_scene_digest */
 } VptScene;
 
-/* Names of the built-in scenes, NULL-terminated: cgg-logo, ad, artifix,
- * manix, smoke, bucky. */
-const char *const *vpt_scene_names(void);
-/* One line per built-in scene (name, grid, what it stands in for). */
-void vpt_scene_print_list(FILE *fp);
+/* Bytes of the volume's grid in its source format (voxels x the format's
+ * size): what result rows report as the volume's size. */
+uint64_t vpt_scene_volume_bytes(const VptScene *s);
 
-/* Builds a built-in scene; deterministic (same bytes every call). Unknown
- * names fail with a message listing the known ones. */
+/* Names of the six thesis scenes, NULL-terminated: cgg-logo, ad, artifix,
+ * manix, smoke, bucky: what "every scene" means (bench --thesis, the tests).
+ * The scalable scenes head<N> and cloud<N> (N = 16 .. 2048: the same
+ * content on an N^3 grid) are built-in too, but not listed here: a loop
+ * over every scene must not build 8 GB grids. */
+const char *const *vpt_scene_names(void);
+/* One line per built-in scene (name, grid, what it stands in for), then
+ * one per scalable scene at 128, 256, 512, 1024 and 2048 with its host
+ * memory. Builds nothing. */
+void vpt_scene_print_list(FILE *fp);
+/* 0 when name is a built-in scene (a thesis scene or head<N>, cloud<N>);
+ * -1 with a message listing the known ones otherwise. Builds nothing. */
+int vpt_scene_builtin_check(const char *name);
+/* A built-in scene's parameters and grid size, without its grids
+ * (density and albedo NULL), e.g. for --like or a memory check before a
+ * large scene is built. -1 with the message of vpt_scene_builtin_check. */
+int vpt_scene_builtin_params(const char *name, VptScene *out);
+
+/* Builds a built-in scene; deterministic (same bytes every call, whatever
+ * the thread count). Unknown names fail with a message listing the known
+ * ones; a scene that cannot fit in host memory (base/memory.h) is refused
+ * before it is allocated, naming a size that would fit. */
 VptScene *vpt_scene_builtin(const char *name);
 
 /* How a loaded volume becomes a medium. */
@@ -61,8 +94,21 @@ typedef struct {
     float density_scale;     /* 0: 100 */
     const char *like;        /* take camera/boundary/scale from this built-in
                                 scene (e.g. "manix", "smoke"); NULL: CT scan defaults */
+    /* Asked with the scene's grid (after resampling) once the file's header
+     * has given it, before any voxel is read: non-zero refuses the volume
+     * (the hook sets the message), e.g. the tools' GPU memory check. The
+     * host memory check (MemAvailable, the cgroup's limit) is built in and
+     * comes first. NULL: none. */
+    int (*admit)(void *ctx, const char *name, const int dims[3]);
+    void *admit_ctx;
 } VptVolumeSceneOptions;
 
+/* Loads, resamples and maps the volume into a scene. Memory: a volume that
+ * cannot fit in host memory is refused once its header is read, before
+ * any voxel is (naming the sizes and a --downsample or --upsample factor
+ * that fits); the loaded float grid becomes the density grid in place, so
+ * the peak is the scene itself (8 bytes a voxel: float density, RGBA8
+ * albedo), or with resampling the larger of that and both grids. */
 VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *opt);
 
 /* Validates grids and parameters and computes density_max. Builders call it;
@@ -78,9 +124,25 @@ void vpt_scene_destroy(VptScene *s);
  * workload do not count. */
 int vpt_scene_digest(const VptScene *s, char hex[65]);
 
-/* The thesis' CT transfer: 100-entry gray -> red -> blue albedo table. */
+/* The thesis' CT transfer: density = smoothstep(0.2, 0.6, normalized
+ * value), albedo from a 100-entry gray -> red -> blue table indexed by the
+ * density. Inline and a table, because a loaded CT maps every one of its
+ * (up to billions of) voxels through them. */
+static inline float vpt_ct_density(float x)
+{
+    float t = (x - 0.2f) / 0.4f;
+    t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+    return t * t * (3.0f - 2.0f * t);
+}
+/* The table's 100 RGBA8 entries (made once, thread-safe). */
+const uint8_t (*vpt_ct_albedo_table(void))[4];
+static inline void vpt_ct_albedo_from(const uint8_t (*table)[4], float density, uint8_t rgba[4])
+{
+    int i = (int)(density * 100.0f);
+    i = i < 0 ? 0 : i > 99 ? 99 : i;
+    for (int k = 0; k < 4; k++) rgba[k] = table[i][k];
+}
 void vpt_ct_albedo(float density, uint8_t rgba[4]);
-float vpt_ct_density(float normalized_value);
 
 /* Most tiles per image axis (thesis table 4.2 goes to 64). */
 #define VPT_MAX_TILES 256

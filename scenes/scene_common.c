@@ -3,11 +3,20 @@
 #include "scenes/scene.h"
 
 #include "base/error.h"
+#include "base/threads.h"
 
 #include <math.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+uint64_t vpt_scene_volume_bytes(const VptScene *s)
+{
+    VptScalarType t;
+    size_t esz = s->volume.format[0] && vpt_scalar_type_parse(s->volume.format, &t) == 0 ? vpt_scalar_type_size(t) : 4;
+    return (uint64_t)s->nx * (uint64_t)s->ny * (uint64_t)s->nz * esz;
+}
 
 void vpt_scene_destroy(VptScene *s)
 {
@@ -17,20 +26,45 @@ void vpt_scene_destroy(VptScene *s)
     free(s);
 }
 
+/* The density pass of vpt_scene_finalize, on every core. */
+typedef struct {
+    const float *d;
+    pthread_mutex_t lock;
+    float max;
+    int bad;
+} Check;
+
+static void check_part(void *arg, size_t lo, size_t hi)
+{
+    Check *c = arg;
+    float mx = 0.0f;
+    int bad = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const float d = c->d[i];
+        bad |= !(d >= 0.0f && d <= 1.0f);
+        mx = d > mx ? d : mx;
+    }
+    pthread_mutex_lock(&c->lock);
+    c->max = mx > c->max ? mx : c->max;
+    c->bad |= bad;
+    pthread_mutex_unlock(&c->lock);
+}
+
 int vpt_scene_finalize(VptScene *s)
 {
     if (s->nx <= 0 || s->ny <= 0 || s->nz <= 0)
         return vpt_fail("scene '%s': grid %dx%dx%d has a non-positive dimension", s->name, s->nx, s->ny, s->nz);
     if (!s->density || !s->albedo) return vpt_fail("scene '%s': missing density or albedo grid", s->name);
     size_t n = (size_t)s->nx * s->ny * s->nz;
-    float mx = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        float d = s->density[i];
-        if (!(d >= 0.0f && d <= 1.0f))
-            return vpt_fail("scene '%s': density %g at voxel %zu is outside [0, 1]", s->name, d, i);
-        if (d > mx) mx = d;
-    }
-    s->density_max = mx;
+    Check c = {s->density, PTHREAD_MUTEX_INITIALIZER, 0.0f, 0};
+    vpt_parallel_for(n, 0, check_part, &c);
+    if (c.bad)
+        for (size_t i = 0; i < n; i++) {
+            float d = s->density[i];
+            if (!(d >= 0.0f && d <= 1.0f))
+                return vpt_fail("scene '%s': density %g at voxel %zu is outside [0, 1]", s->name, d, i);
+        }
+    s->density_max = c.max;
     if (!(s->density_scale > 0.0f) || !isfinite(s->density_scale))
         return vpt_fail("scene '%s': density scale %g must be positive", s->name, s->density_scale);
     for (int k = 0; k < 3; k++)
@@ -91,7 +125,18 @@ static void dg_f32(Digest *d, float f)
 
 static void dg_f32s(Digest *d, const float *f, size_t n)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* the floats' bytes are already in the order the digest wants: hash
+     * them in place (a grid of a billion voxels is hashed at SHA-256's own
+     * speed, not one call per value) */
+    if (d->n) {
+        EVP_DigestUpdate(d->md, d->buf, d->n);
+        d->n = 0;
+    }
+    EVP_DigestUpdate(d->md, f, n * sizeof *f);
+#else
     for (size_t i = 0; i < n; i++) dg_f32(d, f[i]);
+#endif
 }
 
 int vpt_scene_digest(const VptScene *s, char hex[65])
@@ -108,7 +153,11 @@ int vpt_scene_digest(const VptScene *s, char hex[65])
     dg_u32(&d, (uint32_t)s->ny);
     dg_u32(&d, (uint32_t)s->nz);
     dg_f32s(&d, s->density, n);
-    dg_bytes(&d, s->albedo, 4 * n);
+    if (d.n) {
+        EVP_DigestUpdate(d.md, d.buf, d.n);
+        d.n = 0;
+    }
+    EVP_DigestUpdate(d.md, s->albedo, 4 * n); /* bytes: no byte order */
     dg_f32(&d, s->density_scale);
     dg_f32s(&d, s->box_min, 3);
     dg_f32s(&d, s->box_max, 3);
@@ -172,25 +221,28 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
     p->cam_up = vpt_scale(up, tx * (float)p->height / (float)p->width);
 }
 
-float vpt_ct_density(float x)
-{
-    /* smoothstep(0.2, 0.6, x) */
-    float t = (x - 0.2f) / 0.4f;
-    t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
-    return t * t * (3.0f - 2.0f * t);
-}
-
 /* The thesis' transfer function: a 100-entry table from gray (low density)
  * through red to blue (high density), indexed by the density. Entries
  * 0..49 blend gray -> red, 50..99 red -> blue. */
-void vpt_ct_albedo(float density, uint8_t rgba[4])
+static uint8_t ct_table[100][4];
+static pthread_once_t ct_once = PTHREAD_ONCE_INIT;
+
+static void make_ct_table(void)
 {
     static const float gray[3] = {0.80f, 0.80f, 0.80f}, red[3] = {0.90f, 0.15f, 0.10f},
                        blue[3] = {0.10f, 0.20f, 0.90f};
-    int i = (int)(density * 100.0f);
-    i = i < 0 ? 0 : i > 99 ? 99 : i;
-    const float *a = i < 50 ? gray : red, *b = i < 50 ? red : blue;
-    float t = (float)(i < 50 ? i : i - 50) / 49.0f;
-    for (int k = 0; k < 3; k++) rgba[k] = (uint8_t)lrintf(255.0f * (a[k] + (b[k] - a[k]) * t));
-    rgba[3] = 255;
+    for (int i = 0; i < 100; i++) {
+        const float *a = i < 50 ? gray : red, *b = i < 50 ? red : blue;
+        float t = (float)(i < 50 ? i : i - 50) / 49.0f;
+        for (int k = 0; k < 3; k++) ct_table[i][k] = (uint8_t)lrintf(255.0f * (a[k] + (b[k] - a[k]) * t));
+        ct_table[i][3] = 255;
+    }
 }
+
+const uint8_t (*vpt_ct_albedo_table(void))[4]
+{
+    pthread_once(&ct_once, make_ct_table);
+    return (const uint8_t(*)[4])ct_table;
+}
+
+void vpt_ct_albedo(float density, uint8_t rgba[4]) { vpt_ct_albedo_from(vpt_ct_albedo_table(), density, rgba); }

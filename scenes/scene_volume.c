@@ -21,8 +21,11 @@
 #include "scenes/scene.h"
 
 #include "base/error.h"
+#include "base/memory.h"
+#include "base/threads.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +67,9 @@ static void ct_defaults(VptScene *s)
 
 static int copy_like(VptScene *s, const char *like)
 {
-    VptScene *b = vpt_scene_builtin(like);
-    if (!b) return -1;
+    /* the parameters only: --like head1024 must not build a 1024^3 grid */
+    VptScene params, *b = &params;
+    if (vpt_scene_builtin_params(like, b)) return -1;
     memcpy(s->cam_pos, b->cam_pos, sizeof s->cam_pos);
     memcpy(s->cam_target, b->cam_target, sizeof s->cam_target);
     memcpy(s->cam_up, b->cam_up, sizeof s->cam_up);
@@ -82,7 +86,6 @@ static int copy_like(VptScene *s, const char *like)
     s->width = b->width;
     s->height = b->height;
     s->spp = b->spp;
-    vpt_scene_destroy(b);
     return 0;
 }
 
@@ -106,70 +109,174 @@ static const char *basename_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Host memory a resampled volume's scene holds at its peak: the resampled
- * float grid beside the loaded one, then the scene's float density and
- * RGBA8 albedo grids (12 bytes a voxel beside the grid); a file's albedo
- * grid (12 bytes a voxel) is resampled and held likewise. */
-static double scene_bytes(const VptVolume *v, int down, int up, size_t *voxels)
+/* The grid a resampling factor makes of n voxels along one axis (as
+ * vpt_volume_downsample and vpt_volume_upsample do). */
+static double resampled(int n, int down, int up)
 {
-    double n = 1;
-    const int d[3] = {v->nx, v->ny, v->nz};
-    for (int k = 0; k < 3; k++) n *= up > 1 && d[k] > 1 ? (double)d[k] * up : down > 1 ? (double)(d[k] / (d[k] >= down ? down : d[k])) : d[k];
-    *voxels = (size_t)n;
-    const double per_voxel = v->albedo ? 24.0 : 12.0, resampled = v->albedo ? 16.0 : 4.0;
-    return n * per_voxel + (up > 1 ? n * resampled : 0.0);
+    if (up > 1) return n > 1 ? (double)n * up : n;
+    if (down > 1) return n >= down ? (double)(n / down) : 1;
+    return n;
 }
 
-/* The memory this process may still take: MemAvailable, lowered to the
- * cgroup's limit when one is set; $VPT_MEM_AVAILABLE (bytes) overrides both
- * (for tests). 0 when unknown. */
-static double host_memory_available(void)
+/* Host memory the scene of a dims[] volume holds at its peak: the loaded
+ * float grid (the data streams into it), beside it the resampled grid when
+ * there is one, and at the end the scene's float density (the grid itself,
+ * transformed in place) and RGBA8 albedo. A file's albedo grid (albedo
+ * non-zero: 3 floats a voxel) is loaded and resampled beside the values, and
+ * held until the scene's RGBA8 albedo is made of it. *voxels: the scene's. */
+static double scene_bytes(const int dims[3], int down, int up, int albedo, size_t *voxels)
 {
-    const char *env = getenv("VPT_MEM_AVAILABLE");
-    if (env && *env) return strtod(env, NULL);
-    double avail = 0;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "MemAvailable:", 13)) avail = strtod(line + 13, NULL) * 1024.0;
-        fclose(f);
+    double src = 1, dst = 1;
+    for (int k = 0; k < 3; k++) {
+        src *= dims[k];
+        dst *= resampled(dims[k], down, up);
     }
-    f = fopen("/sys/fs/cgroup/memory.max", "r");
-    if (f) {
-        char line[64];
-        if (fgets(line, sizeof line, f) && strncmp(line, "max", 3)) {
-            double lim = strtod(line, NULL);
-            if (lim > 0 && (avail == 0 || lim < avail)) avail = lim;
-        }
-        fclose(f);
-    }
-    return avail;
+    *voxels = (size_t)dst;
+    const double grid = albedo ? 16.0 : 4.0; /* bytes a voxel of the loaded grids */
+    const double loading = grid * src + (down > 1 || up > 1 ? grid * dst : 0.0);
+    const double scene = (albedo ? 20.0 : 8.0) * dst;
+    return loading > scene ? loading : scene;
 }
 
-/* Refuses, before allocating, a resampled scene that would not fit in host
- * memory, naming the size, what is available and a factor that would fit
- * (the caller names the file). */
-static int host_memory_check(const VptVolume *v, int down, int up)
+/* Refuses, before allocating, a scene that would not fit in host memory,
+ * naming the size, what is available and a factor that would fit (the
+ * caller names the file). */
+static int host_memory_check(const int dims[3], int down, int up, int albedo)
 {
     size_t voxels, nv;
-    const double need = scene_bytes(v, down, up, &voxels), avail = host_memory_available();
+    const double need = scene_bytes(dims, down, up, albedo, &voxels), avail = vpt_memory_available();
     if (avail <= 0 || need <= avail) return 0;
-    char fit[128] = "";
+    char fit[128] = "", a[32], b[32], c[32];
     for (int u = up - 1; u >= 1 && !fit[0]; u--) {
-        double b = scene_bytes(v, 1, u, &nv);
-        if (b <= avail)
-            snprintf(fit, sizeof fit, "; %s would need %.2f GiB", u > 1 ? "a smaller --upsample" : "no --upsample",
-                     b / 1073741824.0);
-        if (fit[0] && u > 1) snprintf(fit, sizeof fit, "; --upsample %d would need %.2f GiB", u, b / 1073741824.0);
+        double bytes = scene_bytes(dims, 1, u, albedo, &nv);
+        if (bytes > avail) continue;
+        if (u > 1) snprintf(fit, sizeof fit, "; --upsample %d would need %s", u, vpt_memory_text(bytes, c));
+        else snprintf(fit, sizeof fit, "; no --upsample would need %s", vpt_memory_text(bytes, c));
     }
     for (int f = (down > 1 ? down : 1) + 1; f <= 64 && !fit[0]; f++) {
-        double b = scene_bytes(v, f, 1, &nv);
-        if (b <= avail) snprintf(fit, sizeof fit, "; --downsample %d would need %.2f GiB", f, b / 1073741824.0);
+        double bytes = scene_bytes(dims, f, 1, albedo, &nv);
+        if (bytes <= avail) snprintf(fit, sizeof fit, "; --downsample %d would need %s", f, vpt_memory_text(bytes, c));
     }
-    return vpt_fail("%dx%dx%d voxels resampled to %zu voxels need about %.2f GiB of host memory, but only %.2f GiB "
-                    "are available%s",
-                    v->nx, v->ny, v->nz, voxels, need / 1073741824.0, avail / 1073741824.0, fit);
+    const char *what = up > 1 || down > 1 ? "resampled to" : "as a scene of";
+    return vpt_fail("%dx%dx%d voxels %s %zu voxels need about %s of host memory (8 bytes a voxel: float density, "
+                    "RGBA8 albedo%s), but only %s are available%s",
+                    dims[0], dims[1], dims[2], what, voxels, vpt_memory_text(need, a),
+                    albedo ? "; 12 more for the file's albedo grid until the scene's is made of it" : "",
+                    vpt_memory_text(avail, b), fit);
+}
+
+/* The loader's admit hook: the host check, then the caller's hook with the
+ * scene's grid. */
+typedef struct {
+    const VptVolumeSceneOptions *opt;
+    int down, up;
+    int asked;
+} Admit;
+
+static int admit_volume(void *ctx, const char *name, const int dims[3], VptScalarType stored, int albedo)
+{
+    (void)stored;
+    Admit *a = ctx;
+    a->asked = 1;
+    if (host_memory_check(dims, a->down, a->up, albedo)) {
+        vpt_error_prefix("%s", name);
+        return -1;
+    }
+    if (!a->opt->admit) return 0;
+    int grid[3];
+    for (int k = 0; k < 3; k++) grid[k] = (int)resampled(dims[k], a->down, a->up);
+    return a->opt->admit(a->opt->admit_ctx, name, grid);
+}
+
+/* ---- the transfer, in place and on every core ---- */
+
+/* A scanner's integer values (up to 16 bits, not resampled) take few
+ * distinct values: the transfer then maps each through a table made with
+ * the very same arithmetic, a lookup instead of a division per voxel. */
+#define LUT_MAX 65536
+
+typedef struct {
+    float *v;            /* values in, densities out */
+    uint8_t *albedo;
+    VptTransfer tf;
+    const uint8_t (*ct)[4]; /* the CT albedo table */
+    double lo, range;
+    pthread_mutex_t lock;
+    float min, max;      /* the range pass */
+    int integral;        /* ... and whether every value is an integer */
+    int bad;             /* the identity check: a value outside [0, 1] */
+    float *lut;          /* NULL, or density per value lo + j */
+    uint8_t (*lut_rgba)[4];
+} Transfer;
+
+static void range_part(void *arg, size_t lo, size_t hi)
+{
+    Transfer *t = arg;
+    float a = t->v[lo], b = a;
+    int integral = 1;
+    for (size_t i = lo; i < hi; i++) {
+        const float x = t->v[i];
+        a = x < a ? x : a;
+        b = x > b ? x : b;
+        integral &= x == (float)(int32_t)x; /* values beyond int32 fail it too: fine */
+    }
+    pthread_mutex_lock(&t->lock);
+    t->min = a < t->min ? a : t->min;
+    t->max = b > t->max ? b : t->max;
+    t->integral &= integral;
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* The transfer of one value x (not IDENTITY): its density, and its albedo. */
+static float transfer_one(const Transfer *t, float x, uint8_t rgba[4])
+{
+    double r = t->range > 0.0 ? ((double)x - t->lo) / t->range : 1.0;
+    float n = r < 0.0 ? 0.0f : r > 1.0 ? 1.0f : (float)r;
+    if (t->tf == VPT_TF_CT) {
+        float d = vpt_ct_density(n);
+        vpt_ct_albedo_from(t->ct, d, rgba);
+        return d;
+    }
+    memset(rgba, 255, 4);
+    return n;
+}
+
+static void transfer_part(void *arg, size_t lo, size_t hi)
+{
+    Transfer *t = arg;
+    int bad = 0;
+    if (t->tf == VPT_TF_IDENTITY) {
+        for (size_t i = lo; i < hi; i++) bad |= !(t->v[i] >= 0.0f && t->v[i] <= 1.0f);
+        memset(t->albedo + 4 * lo, 255, 4 * (hi - lo));
+    } else if (t->lut) {
+        const int32_t base = (int32_t)t->min;
+        for (size_t i = lo; i < hi; i++) {
+            const int32_t j = (int32_t)t->v[i] - base;
+            t->v[i] = t->lut[j];
+            memcpy(t->albedo + 4 * i, t->lut_rgba[j], 4);
+        }
+    } else {
+        for (size_t i = lo; i < hi; i++) t->v[i] = transfer_one(t, t->v[i], t->albedo + 4 * i);
+    }
+    if (bad) {
+        pthread_mutex_lock(&t->lock);
+        t->bad = 1;
+        pthread_mutex_unlock(&t->lock);
+    }
+}
+
+/* A file's albedo grid (3 floats in [0, 1] a voxel) into the scene's RGBA8
+ * albedo, rounded, in place of the transfer's colour (its alpha stays). */
+typedef struct {
+    const float *src;
+    uint8_t *rgba;
+} FileAlbedo;
+
+static void file_albedo_part(void *arg, size_t lo, size_t hi)
+{
+    const FileAlbedo *a = arg;
+    for (size_t i = lo; i < hi; i++)
+        for (size_t c = 0; c < 3; c++) a->rgba[4 * i + c] = (uint8_t)lrintf(255.0f * a->src[3 * i + c]);
 }
 
 VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *opt)
@@ -206,8 +313,15 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
     } else {
         ct_defaults(s);
     }
-    if (vpt_volume_load(path, &opt->load, &v)) goto fail;
-    if (host_memory_check(&v, down, up) || vpt_volume_downsample(&v, down) || vpt_volume_upsample(&v, up)) {
+    Admit admit = {opt, down, up, 0};
+    VptVolumeLoadOptions lo = opt->load;
+    lo.admit = admit_volume;
+    lo.admit_ctx = &admit;
+    if (vpt_volume_load(path, &lo, &v)) goto fail;
+    const int dims[3] = {v.nx, v.ny, v.nz};
+    /* DICOM series are read whole by GDCM, before anyone could be asked */
+    if (!admit.asked && admit_volume(&admit, path, dims, v.stored, v.albedo != NULL)) goto fail_vol;
+    if (vpt_volume_downsample(&v, down) || vpt_volume_upsample(&v, up)) {
         vpt_error_prefix("%s", path);
         goto fail_vol;
     }
@@ -215,57 +329,83 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
     /* The resampling is part of the scene's name: rows, caches and the tuner's
      * resume key on it, and a row of the 2x-upsampled head must never be taken
      * for one of the head itself. */
-    char resampled[24] = "";
-    if (down > 1) snprintf(resampled, sizeof resampled, "@down%d", down);
-    if (up > 1) snprintf(resampled, sizeof resampled, "@up%d", up);
-    snprintf(s->name, sizeof s->name, "%.*s%s", (int)(sizeof s->name - 1 - strlen(resampled)), basename_of(path),
-             resampled);
-    snprintf(s->source, sizeof s->source, "loaded from %s%s", path, resampled);
+    char resampled_as[24] = "";
+    if (down > 1) snprintf(resampled_as, sizeof resampled_as, "@down%d", down);
+    if (up > 1) snprintf(resampled_as, sizeof resampled_as, "@up%d", up);
+    snprintf(s->name, sizeof s->name, "%.*s%s", (int)(sizeof s->name - 1 - strlen(resampled_as)), basename_of(path),
+             resampled_as);
+    snprintf(s->source, sizeof s->source, "loaded from %s%s", path, resampled_as);
+    VptSceneVolume *sv = &s->volume;
+    snprintf(sv->format, sizeof sv->format, "%s", vpt_scalar_type_name(v.stored));
+    snprintf(sv->source, sizeof sv->source, "%s", path);
+    memcpy(sv->sha256, v.sha256, sizeof sv->sha256);
+    memcpy(sv->data_sha256, v.data_sha256, sizeof sv->data_sha256);
+    if (resampled_as[0]) snprintf(sv->resample, sizeof sv->resample, "%s", resampled_as + 1);
     s->nx = v.nx;
     s->ny = v.ny;
     s->nz = v.nz;
-    size_t n = (size_t)v.nx * v.ny * v.nz;
-    s->density = vpt_malloc(n * sizeof *s->density);
+    const size_t n = (size_t)v.nx * v.ny * v.nz;
     s->albedo = vpt_malloc(n * 4);
-    if (!s->density || !s->albedo) goto fail_vol;
+    if (!s->albedo) goto fail_vol;
 
-    float lo, hi;
-    vpt_volume_range(&v, &lo, &hi);
+    Transfer t;
+    memset(&t, 0, sizeof t);
+    pthread_mutex_init(&t.lock, NULL);
+    t.v = v.data;
+    t.albedo = s->albedo;
+    /* the loader found the range while converting (integer types of the
+     * file, not resampled, are integral by construction): no pass here */
+    if (v.has_range) {
+        t.min = v.range_min;
+        t.max = v.range_max;
+        t.integral = v.stored != VPT_SCALAR_F32 && v.stored != VPT_SCALAR_F64 && !v.has_bbox;
+    } else {
+        t.min = t.max = v.data[0];
+        t.integral = 1;
+        vpt_parallel_for(n, 0, range_part, &t);
+    }
     VptTransfer tf = opt->transfer;
     if (tf == VPT_TF_AUTO) {
         int floats = v.stored == VPT_SCALAR_F32 || v.stored == VPT_SCALAR_F64 || v.has_bbox;
-        tf = floats && lo >= 0.0f && hi <= 1.0f ? VPT_TF_IDENTITY : VPT_TF_CT;
+        tf = floats && t.min >= 0.0f && t.max <= 1.0f ? VPT_TF_IDENTITY : VPT_TF_CT;
     }
-    if (tf == VPT_TF_IDENTITY) {
-        for (size_t i = 0; i < n; i++) {
-            float d = v.data[i];
-            if (!(d >= 0.0f && d <= 1.0f)) {
-                vpt_fail("%s: value %g at voxel %zu (x %zu, y %zu, z %zu) is outside [0, 1], which the identity "
-                         "transfer needs (use the linear or CT transfer)",
-                         path, d, i, i % (size_t)v.nx, i / (size_t)v.nx % (size_t)v.ny, i / ((size_t)v.nx * v.ny));
-                goto fail_vol;
-            }
-            s->density[i] = d;
-            memset(s->albedo + 4 * i, 255, 4);
-        }
-    } else {
-        double range = (double)hi - (double)lo;
-        for (size_t i = 0; i < n; i++) {
-            double x = range > 0.0 ? ((double)v.data[i] - lo) / range : 1.0;
-            float t = x < 0.0 ? 0.0f : x > 1.0 ? 1.0f : (float)x;
-            if (tf == VPT_TF_CT) {
-                s->density[i] = vpt_ct_density(t);
-                vpt_ct_albedo(s->density[i], s->albedo + 4 * i);
-            } else {
-                s->density[i] = t;
-                memset(s->albedo + 4 * i, 255, 4);
-            }
+    t.tf = tf;
+    t.ct = vpt_ct_albedo_table();
+    t.lo = t.min;
+    t.range = (double)t.max - (double)t.min;
+    if (tf != VPT_TF_IDENTITY && t.integral && t.range < LUT_MAX && n > LUT_MAX) {
+        const size_t m = (size_t)t.range + 1;
+        t.lut = vpt_malloc(m * sizeof *t.lut);
+        t.lut_rgba = t.lut ? vpt_malloc(m * sizeof *t.lut_rgba) : NULL;
+        for (size_t j = 0; t.lut_rgba && j < m; j++) t.lut[j] = transfer_one(&t, t.min + (float)j, t.lut_rgba[j]);
+        if (!t.lut_rgba) { /* no table: the slow way */
+            free(t.lut);
+            t.lut = NULL;
         }
     }
+    vpt_parallel_for(n, 0, transfer_part, &t);
+    free(t.lut);
+    free(t.lut_rgba);
+    pthread_mutex_destroy(&t.lock);
+    if (t.bad) {
+        for (size_t i = 0; i < n; i++) {
+            const float d = v.data[i];
+            if (d >= 0.0f && d <= 1.0f) continue;
+            vpt_fail("%s: value %g at voxel %zu (x %zu, y %zu, z %zu) is outside [0, 1], which the identity "
+                     "transfer needs (use the linear or CT transfer)",
+                     path, d, i, i % (size_t)v.nx, i / (size_t)v.nx % (size_t)v.ny, i / ((size_t)v.nx * v.ny));
+            break;
+        }
+        goto fail_vol;
+    }
+    /* the grid is the densities now: the scene takes it over */
+    s->density = v.data;
+    v.data = NULL;
 
-    if (v.albedo)
-        for (size_t i = 0; i < n; i++)
-            for (int c = 0; c < 3; c++) s->albedo[4 * i + (size_t)c] = (uint8_t)lrintf(255.0f * v.albedo[3 * i + (size_t)c]);
+    if (v.albedo) {
+        FileAlbedo fa = {v.albedo, s->albedo};
+        vpt_parallel_for(n, 0, file_albedo_part, &fa);
+    }
 
     if (!opt->like && !v.has_bbox) aspect_box(s, &v);
     if (v.has_bbox) {

@@ -10,14 +10,21 @@
  * data must be complete with nothing left over, and NaN or infinite values
  * are rejected with the voxel's index. Error messages start with the file's
  * path and say what is wrong.
+ * Loaders never hold a file's data twice: the header is parsed from the
+ * file's first bytes, and the voxel data (raw or zlib/gzip, in the file or
+ * in a data file the header names) is streamed in chunks into the float
+ * grid, converted on every core (volume_stream.c); the peak is the float
+ * grid plus a few chunk buffers. .nvdb and .vdb files are the exception: a
+ * sparse tree is read whole (OpenVDB reads a .vdb itself) and densified
+ * into the grid, and into the albedo grid when the file has one.
  * Lifecycle: a loader fills *out on success (caller calls vpt_volume_free),
  * and leaves *out zeroed on failure. Implementation: volume.c (the table of
  * formats and the dispatch, raw, reshaping), one file per format
  * (volume_mitsuba.c, volume_metaimage.c, volume_nrrd.c, volume_dicom.c,
- * volume_nanovdb.c, volume_vdb.c),
- * which register through volume_format.h and share its helpers
- * (volume_format.c); the formats' supported subsets are described at the top
- * of each. */
+ * volume_nanovdb.c, volume_vdb.c), which register through volume_format.h
+ * and share its helpers (volume_format.c) and the streaming of the data
+ * (volume_stream.c); the formats' supported subsets are described at the
+ * top of each. */
 #ifndef VPT_SCENES_VOLUME_H
 #define VPT_SCENES_VOLUME_H
 
@@ -51,6 +58,17 @@ typedef struct {
                                 floats (r, g, b, linear, in [0, 1]) a voxel,
                                 interleaved, same order as data (.nvdb and .vdb:
                                 a Vec3f grid named "albedo") */
+    /* Provenance, set by vpt_volume_load (hashed while the data streams in,
+     * so it costs no second read): the SHA-256 of the file named, and of a
+     * separate data file its header names; "" when not read from a file
+     * (in-memory parsers, DICOM through GDCM). */
+    char sha256[65];
+    char data_sha256[65];
+    /* The values' min and max, found while the loader converted them (so
+     * that a multi-GB grid needs no pass of its own for them); has_range 0
+     * when unknown (DICOM, after resampling, a grid edited by hand). */
+    int has_range;
+    float range_min, range_max;
 } VptVolume;
 
 #define VPT_VOLUME_DEFAULT_MAX_BYTES ((size_t)8 << 30)
@@ -63,6 +81,16 @@ typedef struct {
     int has_type;
     int big_endian;          /* raw files only; default little endian */
     size_t max_bytes;        /* 0: VPT_VOLUME_DEFAULT_MAX_BYTES */
+    /* Called once a header has given the grid's shape, before any voxel is
+     * read or the grid allocated: non-zero refuses the volume (the hook sets
+     * the message). How a caller refuses a volume that will not fit in
+     * memory without loading it first. albedo: non-zero when the file has an
+     * albedo grid, which loads beside the values (VptVolume.albedo, 12 bytes
+     * a voxel). NULL: none. DICOM series (read whole by GDCM) are not asked;
+     * .nvdb and .vdb files are asked once the file (read whole: a sparse tree
+     * does not stream) has given the box, before it is densified. */
+    int (*admit)(void *ctx, const char *name, const int dims[3], VptScalarType stored, int albedo);
+    void *admit_ctx;
 } VptVolumeLoadOptions;
 
 /* Loads by extension (case-insensitive): .vol (Mitsuba VOL v3: float32, or
@@ -137,7 +165,8 @@ int vpt_volume_downsample(VptVolume *v, int factor);
  * factor; the box is unchanged. On failure v is unchanged. */
 int vpt_volume_upsample(VptVolume *v, int factor);
 
-/* min and max of the values (NaN-free volumes only: loaders reject NaN). */
+/* min and max of the values (NaN-free volumes only: loaders reject NaN):
+ * the loader's when it has them, else one pass. */
 void vpt_volume_range(const VptVolume *v, float *vmin, float *vmax);
 
 void vpt_volume_free(VptVolume *v);

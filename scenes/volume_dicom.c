@@ -1,7 +1,7 @@
 /* DICOM volumes through the GDCM shim: see volume_dicom.h.
  *
  * The shim (bin/libvptune-dicom.so, built from volume_dicom_gdcm.cc) is
- * loaded with dlopen on first use (vptv_shim_load: $VPT_DICOM_SHIM when set,
+ * loaded with dlopen on first use (vpt_plugin_load: $VPT_DICOM_SHIM when set,
  * else beside the running program, else ../lib/vptune/ relative to it, where
  * `make install` puts it). Loading it late keeps GDCM's shared libraries out
  * of the programs, which must run on GPU machines without GDCM; there only a
@@ -9,6 +9,7 @@
 #include "scenes/volume_dicom.h"
 
 #include "base/error.h"
+#include "base/plugin.h"
 #include "scenes/volume_dicom_shim.h"
 #include "scenes/volume_format.h"
 
@@ -24,17 +25,17 @@
 typedef int (*ReadFn)(const char *, size_t, VptDicomVolume *);
 typedef int (*ReadMemFn)(const char *, const unsigned char *, size_t, size_t, VptDicomVolume *);
 
-static VptvShimLib shim = {.file = SHIM_NAME,
-                           .env = "VPT_DICOM_SHIM",
-                           .abi_symbol = "vpt_dicom_shim_abi",
-                           .abi = VPT_DICOM_SHIM_ABI,
-                           .symbols = {"vpt_dicom_read", "vpt_dicom_read_memory", NULL}};
+static VptPlugin shim = {.file = SHIM_NAME,
+                         .env = "VPT_DICOM_SHIM",
+                         .abi_symbol = "vpt_dicom_shim_abi",
+                         .abi = VPT_DICOM_SHIM_ABI,
+                         .symbols = {"vpt_dicom_read", "vpt_dicom_read_memory", NULL}};
 #define shim_read ((ReadFn)shim.fn[0])
 #define shim_read_memory ((ReadMemFn)shim.fn[1])
 
 static int need_shim(const char *path)
 {
-    if (vptv_shim_load(&shim) == 0) return 0;
+    if (vpt_plugin_load(&shim) == 0) return 0;
     return vpt_fail("%s: DICOM volumes are read through GDCM, and its shim could not be loaded (%s). On Debian or "
                     "Ubuntu: apt-get install libgdcm3.0 (to run) or libgdcm-dev (to build), then make; or convert "
                     "the series to a .mha file on a machine that has it",
@@ -43,7 +44,7 @@ static int need_shim(const char *path)
 
 const char *vpt_volume_dicom_shim_path(void)
 {
-    return vptv_shim_load(&shim) == 0 ? shim.path : NULL;
+    return vpt_plugin_load(&shim) == 0 ? shim.path : NULL;
 }
 
 /* A folder is a DICOM series unless raw options say otherwise (files named

@@ -8,12 +8,10 @@
 #include "base/file.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdint.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,8 +154,8 @@ int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndim
         return vpt_fail("%s: %lldx%lldx%lld voxels need %zu bytes, more than the %zu allowed", name,
                         (long long)dims[0], (long long)dims[1], (long long)(ndims == 3 ? dims[2] : 1), count * big,
                         max_bytes);
-    /* While converting, the stored data and the float grid are both held. */
-    size_t need = vptv_sat_add(count * esz, count * sizeof(float)), phys = vptv_physical_memory();
+    /* The data streams into the float grid: the grid is what is held. */
+    size_t need = count * sizeof(float), phys = vptv_physical_memory();
     if (need > phys)
         return vpt_fail("%s: %lldx%lldx%lld voxels need %zu bytes of memory to load, more than this machine's %zu "
                         "bytes of physical memory",
@@ -168,72 +166,6 @@ int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndim
     shape->dims[2] = ndims == 3 ? (int)dims[2] : 1;
     shape->count = count;
     shape->nbytes = count * esz;
-    return 0;
-}
-
-static uint64_t load_uint(const unsigned char *p, size_t n, int big_endian)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) v |= (uint64_t)p[big_endian ? n - 1 - i : i] << (8 * i);
-    return v;
-}
-
-static int bad_value(const char *name, double v, size_t i, const VptvShape *s)
-{
-    size_t x = i % (size_t)s->dims[0], y = i / (size_t)s->dims[0] % (size_t)s->dims[1],
-           z = i / ((size_t)s->dims[0] * (size_t)s->dims[1]);
-    return vpt_fail("%s: %s value %g at voxel %zu (x %zu, y %zu, z %zu)", name,
-                    isfinite(v) ? "out-of-float-range" : "non-finite", v, i, x, y, z);
-}
-
-int vptv_convert(const char *name, const unsigned char *src, const VptvShape *shape, VptScalarType t,
-                 int big_endian, VptVolume *out)
-{
-    memset(out, 0, sizeof *out);
-    float *d = vpt_malloc(shape->count * sizeof(float));
-    if (!d) {
-        vpt_error_prefix("%s", name);
-        return -1;
-    }
-    size_t n = shape->count, esz = vpt_scalar_type_size(t);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t u = load_uint(src + i * esz, esz, big_endian);
-        float f;
-        switch (t) {
-        case VPT_SCALAR_U8: f = (float)(uint8_t)u; break;
-        case VPT_SCALAR_I8: f = (float)(int8_t)(uint8_t)u; break;
-        case VPT_SCALAR_U16: f = (float)(uint16_t)u; break;
-        case VPT_SCALAR_I16: f = (float)(int16_t)(uint16_t)u; break;
-        case VPT_SCALAR_U32: f = (float)(uint32_t)u; break;
-        case VPT_SCALAR_I32: f = (float)(int32_t)(uint32_t)u; break;
-        case VPT_SCALAR_F32: {
-            uint32_t b = (uint32_t)u;
-            memcpy(&f, &b, sizeof f);
-            if (!isfinite(f)) {
-                free(d);
-                return bad_value(name, f, i, shape);
-            }
-            break;
-        }
-        default: { /* VPT_SCALAR_F64 */
-            double g;
-            memcpy(&g, &u, sizeof g);
-            if (!isfinite(g) || fabs(g) > (double)FLT_MAX) {
-                free(d);
-                return bad_value(name, g, i, shape);
-            }
-            f = (float)g;
-            break;
-        }
-        }
-        d[i] = f;
-    }
-    out->nx = shape->dims[0];
-    out->ny = shape->dims[1];
-    out->nz = shape->dims[2];
-    out->data = d;
-    out->stored = t;
-    for (int k = 0; k < 3; k++) out->spacing[k] = 1.0f;
     return 0;
 }
 
@@ -331,47 +263,6 @@ int vptv_data_path(const char *name, const char *dir, const char *file, char *ou
     return 0;
 }
 
-int vptv_read_data(const char *name, const char *path, size_t cap, unsigned char **data, size_t *size)
-{
-    char *d;
-    if (vpt_read_file(path, cap, &d, size)) {
-        vpt_error_prefix("%s: data file", name);
-        return -1;
-    }
-    *data = (unsigned char *)d;
-    return 0;
-}
-
-int vptv_read_range(const char *name, const char *path, uint64_t off, size_t len, unsigned char **data)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return vpt_fail_errno("%s: cannot open data file '%s'", name, path);
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return vpt_fail("%s: data file '%s' is not a regular file", name, path);
-    }
-    if (off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - off) {
-        fclose(fp);
-        return vpt_fail("%s: data file '%s' has %lld bytes, fewer than the %llu needed", name, path,
-                        (long long)st.st_size, (unsigned long long)(off + len));
-    }
-    unsigned char *d = vpt_malloc(len ? len : 1);
-    if (!d) {
-        fclose(fp);
-        return -1;
-    }
-    size_t got = 0;
-    if (fseeko(fp, (off_t)off, SEEK_SET) == 0) got = fread(d, 1, len, fp);
-    fclose(fp);
-    if (got != len) {
-        free(d);
-        return vpt_fail("%s: error reading data file '%s' (read %zu of %zu bytes)", name, path, got, len);
-    }
-    *data = d;
-    return 0;
-}
-
 size_t vptv_next_line(const char *name, const unsigned char *buf, size_t size, size_t pos, int lineno, char *line)
 {
     const unsigned char *nl = memchr(buf + pos, '\n', size - pos);
@@ -418,71 +309,12 @@ int vptv_load_whole(const char *path, const VptVolumeLoadOptions *opt, VptvParse
     if (vpt_read_file(path, cap, &data, &size)) return -1;
     char dir[4096];
     vpt_dirname(path, dir, sizeof dir);
-    int rc = parse(path, dir, (const unsigned char *)data, size, max_bytes, out);
+    int rc = parse(path, dir, (const unsigned char *)data, size, opt, out);
+    /* the file's SHA-256, as the streamed formats give theirs */
+    unsigned char sum[32];
+    unsigned int len = 0;
+    if (rc == 0 && EVP_Digest(data, size, sum, &len, EVP_sha256(), NULL) == 1 && len == 32)
+        for (int i = 0; i < 32; i++) snprintf(out->sha256 + 2 * i, 3, "%02x", sum[i]);
     free(data);
     return rc;
-}
-
-/* ---------- shims ---------- */
-
-static void *shim_try(const char *path, VptvShimLib *s)
-{
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-        snprintf(s->path, sizeof s->path, "%s", path);
-        return h;
-    }
-    const size_t n = strlen(s->error);
-    snprintf(s->error + n, sizeof s->error - n, "%s%s", n ? "; " : "", dlerror());
-    return NULL;
-}
-
-static void *shim_open(VptvShimLib *s)
-{
-    void *h = NULL;
-    const char *at = getenv(s->env);
-    if (at && *at) return shim_try(at, s);
-    char exe[4096];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-    if (slash) {
-        *slash = '\0';
-        char p[4400];
-        snprintf(p, sizeof p, "%s/%s", exe, s->file);
-        if (access(p, F_OK) == 0) h = shim_try(p, s);
-        snprintf(p, sizeof p, "%s/../lib/vptune/%s", exe, s->file);
-        if (!h && access(p, F_OK) == 0) h = shim_try(p, s);
-    }
-    if (!h && !*s->error) snprintf(s->error, sizeof s->error, "%s is not beside the program nor in ../lib/vptune", s->file);
-    return h;
-}
-
-static int shim_load_once(VptvShimLib *s)
-{
-    void *h = shim_open(s);
-    if (!h) return -1;
-    int (*version)(void) = (int (*)(void))(uintptr_t)dlsym(h, s->abi_symbol);
-    const int got = version ? version() : -1;
-    if (got != s->abi) {
-        snprintf(s->error, sizeof s->error, "%s is of another version (ABI %d, expected %d): rebuild and reinstall",
-                 s->path, got, s->abi);
-        dlclose(h);
-        return -1;
-    }
-    for (int k = 0; k < VPTV_SHIM_MAX_FNS && s->symbols[k]; k++)
-        if (!(s->fn[k] = (void (*)(void))(uintptr_t)dlsym(h, s->symbols[k]))) {
-            snprintf(s->error, sizeof s->error, "%s lacks %s", s->path, s->symbols[k]);
-            return -1;
-        }
-    return 0;
-}
-
-int vptv_shim_load(VptvShimLib *s)
-{
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    if (!s->state) s->state = shim_load_once(s) ? -1 : 1;
-    const int ok = s->state == 1;
-    pthread_mutex_unlock(&lock);
-    return ok ? 0 : -1;
 }

@@ -11,8 +11,9 @@
  * Every reader follows the same order, so that no bad header can cause an
  * oversized allocation: parse the header, check the shape with vptv_shape
  * (before any data is read or allocated), locate the data bytes, check their
- * exact size (or inflate them into exactly the expected size), and convert
- * with vptv_convert. Messages start with the file's name. */
+ * exact size, and stream them (inflating them into exactly the expected
+ * size) into the float grid with vptv_read_voxels (volume_stream.c).
+ * Messages start with the file's name. */
 #ifndef VPT_SCENES_VOLUME_FORMAT_H
 #define VPT_SCENES_VOLUME_FORMAT_H
 
@@ -40,13 +41,16 @@ typedef struct {
 } VptVolumeFormat;
 
 /* A format whose files are read whole and parsed in memory: name (for
- * messages), dir (resolves detached data files; NULL in memory), the bytes. */
+ * messages), dir (resolves detached data files; NULL in memory), the bytes,
+ * the load options (max_bytes and the admit hook; NULL: none). */
 typedef int (*VptvParseFn)(const char *name, const char *dir, const unsigned char *buf, size_t size,
-                           size_t max_bytes, VptVolume *out);
+                           const VptVolumeLoadOptions *opt, VptVolume *out);
 
 /* The loader of such a format: reads the file at path whole (at most the
  * allowed size plus deflate's worst case and a header) and parses it with
- * `parse`, resolving detached data against the file's directory. */
+ * `parse`, resolving detached data against the file's directory; the
+ * volume's sha256 is the file's. For formats that cannot stream (a sparse
+ * tree is read whole); the others use vptv_load_streamed (below). */
 int vptv_load_whole(const char *path, const VptVolumeLoadOptions *opt, VptvParseFn parse, VptVolume *out);
 
 /* The checked shape of a volume's data. */
@@ -67,8 +71,9 @@ size_t vptv_physical_memory(void);
 
 /* Checks dims (each in [1, 65536], `what` names the header key), the products
  * for overflow, that both the stored data and the float grid fit in
- * max_bytes, and that the two together fit in this machine's physical memory
- * (vptv_physical_memory); fills *shape. ndims is 2 (nz = 1) or 3. */
+ * max_bytes, and that the float grid fits in this machine's physical memory
+ * (vptv_physical_memory; the data is streamed into it, never held whole);
+ * fills *shape. ndims is 2 (nz = 1) or 3. */
 int vptv_shape(const char *name, const char *what, const int64_t *dims, int ndims, VptScalarType t,
                size_t max_bytes, VptvShape *shape);
 
@@ -84,30 +89,143 @@ int vptv_check_spacing(const char *name, const char *what, const double *sp, con
  * names the encoding in the message. */
 int vptv_check_inflatable(const char *name, const char *kind, size_t srclen, size_t expected);
 
-/* Converts shape->nbytes bytes of `t` (little or big endian) to floats,
- * rejecting NaN, infinities and doubles beyond the float range with the
- * voxel's index. Fills out's grid fields (spacing 1, origin 0, no bbox);
- * leaves *out zeroed on failure. */
-int vptv_convert(const char *name, const unsigned char *src, const VptvShape *shape, VptScalarType t,
-                 int big_endian, VptVolume *out);
-
-/* Inflates src into exactly `expected` bytes at dst. window_bits as for
- * zlib's inflateInit2: 15 (zlib), 16 + 15 (gzip), 32 + 15 (either).
- * A stream that ends early, holds more data, is corrupt or is followed by
- * anything but further gzip members is an error naming `name`. */
+/* Inflates src into exactly `expected` bytes at dst, for data held in
+ * memory (a NanoVDB grid); the streamed formats inflate in vptv_read_voxels.
+ * window_bits as for zlib's inflateInit2: 15 (zlib), 16 + 15 (gzip), 32 + 15
+ * (either). A stream that ends early, holds more data, is corrupt or is
+ * followed by anything but further gzip members is an error naming `name`. */
 int vptv_inflate(const char *name, const unsigned char *src, size_t srclen, int window_bits, unsigned char *dst,
                  size_t expected);
+
+/* ---------- inputs and their voxel data (volume_stream.c) ----------
+ *
+ * A format reader parses its header from bytes in memory and then streams
+ * its voxel data, wherever it lies, into the float grid: the data is never
+ * held twice. Data comes from a VptvInput (the file named, or the buffer of
+ * the in-memory parsers the fuzz targets call) or from a data file the
+ * header names, through a VptvRange; vptv_read_voxels reads it in chunks
+ * on one thread (inflating zlib/gzip data there) while the others convert
+ * the previous chunk, and files are hashed (SHA-256) as they are read, for
+ * the provenance result rows carry. */
+
+/* A regular file read front to back through a buffer; every byte read,
+ * skipped ones included, goes through SHA-256. Reads never go backwards. */
+typedef struct VptvFile VptvFile;
+
+/* Opens path (a regular file); `name` starts its messages. */
+int vptv_file_open(const char *name, const char *path, VptvFile **out);
+uint64_t vptv_file_size(const VptvFile *f);
+/* The first n bytes (n <= size), read apart from the stream: the stream
+ * still starts at 0. */
+int vptv_file_head(VptvFile *f, unsigned char *buf, size_t n);
+/* Up to n bytes; fewer only at the end of the file. */
+int vptv_file_read(VptvFile *f, void *buf, size_t n, size_t *got);
+/* Reads the rest of the file and gives its SHA-256 as 64 hex digits. */
+int vptv_file_finish(VptvFile *f, char hex[65]);
+void vptv_file_close(VptvFile *f);
+
+/* How much of a file vpt_volume_load reads for the header: headers must end
+ * within it (real ones are a few kB). */
+#define VPTV_HEAD_MAX ((size_t)1 << 20)
+
+/* What a format reader parses. */
+typedef struct {
+    const char *name;                /* starts every message */
+    const char *dir;                 /* resolves data files a header names; NULL: none can be read */
+    const unsigned char *buf;        /* the input's first `len` bytes (all of them for memory input) */
+    size_t len;
+    uint64_t size;                   /* the whole input */
+    VptvFile *file;                  /* the file behind buf; NULL for memory input */
+    size_t max_bytes;                /* 0: the default */
+    const VptVolumeLoadOptions *opt; /* the admit hook; NULL: none */
+    VptvFile *data_file;             /* a data file the header named, once opened */
+    char data_path[4096];
+} VptvInput;
+
+/* A memory input (the in-memory parsers'). */
+void vptv_input_memory(VptvInput *in, const char *name, const char *dir, const unsigned char *buf, size_t size,
+                       size_t max_bytes);
+/* After a header parse that ended at data_off: a file input whose header
+ * runs past the bytes read for it is an error. */
+int vptv_input_header_end(const VptvInput *in, size_t data_off);
+/* On success: the SHA-256 of the input file and of its data file into out
+ * (both read to their ends); then, either way, closes the data file. */
+int vptv_input_finish(VptvInput *in, int ok, VptVolume *out);
+
+/* Bytes [pos, end) of memory or of a file, read in order. */
+typedef struct {
+    const unsigned char *mem; /* memory input */
+    VptvFile *file;           /* or a file (positioned at or before pos) */
+    uint64_t pos, end;
+} VptvRange;
+
+/* The input from offset off to its end. */
+void vptv_input_range(VptvInput *in, uint64_t off, VptvRange *r);
+/* Opens the data file at path (closed and hashed by vptv_input_finish) and
+ * gives all of it; the message names the header (`in->name`). */
+int vptv_input_data_file(VptvInput *in, const char *path, VptvRange *r);
+uint64_t vptv_range_left(const VptvRange *r);
+/* Skips n bytes (n <= left). */
+int vptv_range_skip(VptvRange *r, uint64_t n);
+/* Skips `lines` lines ('\n'-terminated); fails naming `where` when the
+ * range ends first. */
+int vptv_range_skip_lines(VptvRange *r, const char *where, int64_t lines);
+
+/* How vptv_read_voxels finds the voxels in a range. */
+typedef struct {
+    int window_bits;     /* 0: raw bytes (the range holds exactly shape->nbytes);
+                            else inflated as by zlib's inflateInit2: 15 zlib,
+                            16 + 15 gzip, 32 + 15 either */
+    uint64_t skip;       /* inflated bytes to drop before the voxels (NRRD byte skip) */
+    int big_endian;
+    float scale;         /* each value times this (0 or 1: as stored) */
+} VptvEncoding;
+
+/* Reads the voxels of `shape` and type t from r into a new float grid in
+ * out (spacing 1, origin 0, no bbox; zeroed on failure). Before allocating
+ * it asks in->opt's admit hook. Rejects NaN, infinities and doubles beyond
+ * the float range with the voxel's index. Compressed data must inflate to
+ * exactly skip + shape->nbytes bytes: a stream that ends early, holds more
+ * data, is corrupt or is followed by anything but further gzip members is
+ * an error naming `where`. */
+int vptv_read_voxels(VptvInput *in, const char *where, VptvRange *r, const VptvShape *shape, VptScalarType t,
+                     const VptvEncoding *enc, VptVolume *out);
+
+/* ---------- the format readers ---------- */
+
+/* Each reads one format from an input (volume_mitsuba.c, volume_metaimage.c,
+ * volume_nrrd.c): the header from in->buf, the voxels streamed. */
+typedef int (*VptvReader)(VptvInput *in, VptVolume *out);
+int vptv_read_mitsuba(VptvInput *in, VptVolume *out);
+int vptv_read_metaimage(VptvInput *in, VptVolume *out);
+int vptv_read_nrrd(VptvInput *in, VptVolume *out);
+
+/* The .nvdb parser (volume_nanovdb.c; vpt_volume_parse_nanovdb with the
+ * load options): asks opt's admit hook once the density's box is known,
+ * before densifying. The .vdb loader (volume_vdb.c) hands it the NanoVDB
+ * bytes the OpenVDB shim made. opt NULL: the default cap, no hook. */
+int vptv_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, const VptVolumeLoadOptions *opt,
+                       VptVolume *out);
+
+/* The in-memory parsers (volume.h): `read` over buf as a memory input. */
+int vptv_parse_memory(VptvReader read, const char *name, const char *dir, const unsigned char *buf, size_t size,
+                      size_t max_bytes, VptVolume *out);
+
+/* The loader of a streamed format (its VptVolumeFormat's load): opens the
+ * file, hands `read` its first VPTV_HEAD_MAX bytes (head NULL for the
+ * headerless raw reader: head_bytes 0) and lets it stream the rest; the
+ * volume's sha256 (and data_sha256) are the files'. */
+int vptv_load_streamed(const char *path, const VptVolumeLoadOptions *opt, VptvReader read, size_t head_bytes,
+                       VptVolume *out);
+
+/* For tests: chunks of n bytes (rounded up to 8; 0: the default, 16 MiB),
+ * so that small files go through the reading thread and chunk boundaries
+ * land anywhere. Not thread-safe: set it before loading. */
+void vptv_set_chunk_bytes(size_t n);
 
 /* Resolves a data file named in a header: absolute, or relative to dir.
  * dir NULL (in-memory parsing) is an error. */
 int vptv_data_path(const char *name, const char *dir, const char *file, char *out, size_t outsz);
-
-/* Reads a detached data file whole; it must be a regular file of at most
- * cap bytes. The message names the header (`name`) and the data file. */
-int vptv_read_data(const char *name, const char *path, size_t cap, unsigned char **data, size_t *size);
-
-/* Reads len bytes at offset off of a regular file (caller frees *data). */
-int vptv_read_range(const char *name, const char *path, uint64_t off, size_t len, unsigned char **data);
 
 /* a + b, saturating at SIZE_MAX. */
 size_t vptv_sat_add(size_t a, size_t b);
@@ -126,31 +244,6 @@ int vptv_split(char *s, char **tok, int max);
 /* Copies s (length n) with non-printable bytes as '?' and at most 60
  * characters, for quoting file content in messages. */
 const char *vptv_quote(const char *s, char out[64]);
-
-/* A shim: a shared library of this project wrapping a C++ library that the
- * programs must not link (GDCM, OpenVDB: Debian ships them as shared
- * libraries only, and the GPU machines have neither), loaded with dlopen the
- * first time a format needs it, so that only that format fails where the
- * library is missing. A format defines one VptvShimLib (static, its first
- * five fields set, the rest zero) and calls vptv_shim_load before each use:
- * the first call looks for the library `file` at $env when that is set, else
- * beside the running program, else in ../lib/vptune/ relative to it (where
- * `make install` puts it), checks its version (the function abi_symbol, int
- * (void), must return abi: a stale install is refused) and looks up its
- * functions into fn[]; later calls return the first one's answer. 0 when
- * every function is there, else -1 with the reasons (dlerror's text
- * included) in error. Thread-safe. */
-#define VPTV_SHIM_MAX_FNS 4
-typedef struct {
-    const char *file, *env, *abi_symbol;
-    int abi;
-    const char *symbols[VPTV_SHIM_MAX_FNS + 1]; /* NULL-terminated */
-    void (*fn[VPTV_SHIM_MAX_FNS])(void);        /* cast to their types by the format */
-    int state;                                  /* 0 not tried, 1 loaded, -1 failed */
-    char path[4096];                            /* where it was found */
-    char error[8192];                           /* why not */
-} VptvShimLib;
-int vptv_shim_load(VptvShimLib *s);
 
 /* Case-insensitive equality. */
 int vptv_ieq(const char *a, const char *b);

@@ -144,16 +144,15 @@ static int read_header(Header *h, const unsigned char *buf, size_t size, size_t 
     return vpt_fail("%s: not a MetaImage header: no ElementDataFile key (it must be the last key)", h->name);
 }
 
-int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned char *buf, size_t size,
-                               size_t max_bytes, VptVolume *out)
+int vptv_read_metaimage(VptvInput *in, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
+    const char *name = in->name;
     Header h = {.name = name};
     size_t data_off = 0;
-    unsigned char *file_data = NULL;
     char q[64];
     int rc = -1;
-    if (read_header(&h, buf, size, &data_off)) goto done;
+    if (read_header(&h, in->buf, in->len, &data_off) || vptv_input_header_end(in, data_off)) goto done;
 
     if (h.val[K_OBJECTTYPE] && !vptv_ieq(h.val[K_OBJECTTYPE], "Image")) {
         vpt_fail("%s: ObjectType = '%s' is not Image", name, vptv_quote(h.val[K_OBJECTTYPE], q));
@@ -209,7 +208,7 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
     int64_t dims[3];
     if (parse_ints(&h, K_DIMSIZE, nd, dims)) goto done;
     VptvShape sh;
-    if (vptv_shape(name, "DimSize", dims, nd, t, max_bytes, &sh)) goto done;
+    if (vptv_shape(name, "DimSize", dims, nd, t, in->max_bytes, &sh)) goto done;
 
     /* geometry */
     double sp[3] = {1, 1, 1}, org[3] = {0, 0, 0}, m[9];
@@ -242,14 +241,12 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
         goto done;
     }
     const char *df = h.val[K_ELEMENTDATAFILE];
-    const unsigned char *data;
-    size_t avail;
+    VptvRange r;
     char where[4200];
     if (vptv_ieq(df, "LOCAL")) {
         /* HeaderSize describes separate data files; LOCAL data starts right
          * after the ElementDataFile line. */
-        data = buf + data_off;
-        avail = size - data_off;
+        vptv_input_range(in, data_off, &r);
         snprintf(where, sizeof where, "%s", name);
     } else {
         if (!strncasecmp(df, "LIST", 4) && (df[4] == '\0' || df[4] == ' ' || df[4] == '\t')) {
@@ -261,36 +258,32 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
             goto done;
         }
         char path[4096];
-        if (vptv_data_path(name, dir, df, path, sizeof path)) goto done;
+        if (vptv_data_path(name, in->dir, df, path, sizeof path) || vptv_input_data_file(in, path, &r)) goto done;
         snprintf(where, sizeof where, "%s: data file %s", name, path);
-        int64_t fs = vpt_file_size(path);
-        if (fs < 0) {
-            vpt_error_prefix("%s: data file", name);
-            goto done;
-        }
+        const uint64_t fs = r.end;
         /* The data is the file after HeaderSize bytes, or with HeaderSize =
          * -1 its last (compressed) data size bytes. */
         uint64_t off = 0, len;
         if (header_size >= 0) {
-            if ((uint64_t)header_size > (uint64_t)fs) {
-                vpt_fail("%s: HeaderSize %lld is beyond the end of the file (%lld bytes)", where,
-                         (long long)header_size, (long long)fs);
+            if ((uint64_t)header_size > fs) {
+                vpt_fail("%s: HeaderSize %lld is beyond the end of the file (%llu bytes)", where,
+                         (long long)header_size, (unsigned long long)fs);
                 goto done;
             }
             off = (uint64_t)header_size;
-            len = (uint64_t)fs - off;
+            len = fs - off;
         } else {
             if (compressed && !has_csize) {
                 vpt_fail("%s: HeaderSize = -1 with compressed data needs CompressedDataSize", name);
                 goto done;
             }
             len = compressed ? csize : sh.nbytes;
-            if (len > (uint64_t)fs) {
-                vpt_fail("%s: truncated: expected %llu data bytes, file has %lld", where, (unsigned long long)len,
-                         (long long)fs);
+            if (len > fs) {
+                vpt_fail("%s: truncated: expected %llu data bytes, file has %llu", where, (unsigned long long)len,
+                         (unsigned long long)fs);
                 goto done;
             }
-            off = (uint64_t)fs - len;
+            off = fs - len;
         }
         if (!compressed && len != sh.nbytes) {
             vpt_fail(len < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %llu"
@@ -308,54 +301,52 @@ int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned
                      where, (unsigned long long)len, sh.nbytes);
             goto done;
         }
-        if (vptv_read_range(name, path, off, (size_t)len, &file_data)) goto done;
-        data = file_data;
-        avail = (size_t)len;
+        if (vptv_range_skip(&r, off)) goto done;
     }
 
+    const uint64_t avail = vptv_range_left(&r);
+    VptvEncoding enc = {0, 0, msb2, 1.0f};
     if (!compressed) {
         if (avail != sh.nbytes) {
-            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %zu"
-                                       : "%s: wrong size: expected %zu data bytes, file has %zu",
-                     where, sh.nbytes, avail);
+            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %llu"
+                                       : "%s: wrong size: expected %zu data bytes, file has %llu",
+                     where, sh.nbytes, (unsigned long long)avail);
             goto done;
         }
-        if (vptv_convert(name, data, &sh, t, msb2, out)) goto done;
     } else {
-        if (has_csize && csize != (uint64_t)avail) {
-            vpt_fail("%s: CompressedDataSize = %llu, but the data has %zu bytes", where, (unsigned long long)csize,
-                     avail);
+        if (has_csize && csize != avail) {
+            vpt_fail("%s: CompressedDataSize = %llu, but the data has %llu bytes", where, (unsigned long long)csize,
+                     (unsigned long long)avail);
             goto done;
         }
         if (avail == 0) {
             vpt_fail("%s: truncated: no compressed data", where);
             goto done;
         }
-        if (vptv_check_inflatable(where, "compressed", avail, sh.nbytes)) goto done;
-        unsigned char *raw = vpt_malloc(sh.nbytes);
-        if (!raw) goto done;
-        if (vptv_inflate(where, data, avail, 32 + 15, raw, sh.nbytes)) {
-            free(raw);
+        if (vptv_check_inflatable(where, "compressed", avail > SIZE_MAX ? SIZE_MAX : (size_t)avail, sh.nbytes))
             goto done;
-        }
-        int c = vptv_convert(name, raw, &sh, t, msb2, out);
-        free(raw);
-        if (c) goto done;
+        enc.window_bits = 32 + 15;
     }
+    if (vptv_read_voxels(in, where, &r, &sh, t, &enc, out)) goto done;
     for (int k = 0; k < nd; k++) {
         out->spacing[k] = (float)sp[k];
         out->origin[k] = (float)org[k];
     }
     rc = 0;
 done:
-    free(file_data);
     header_free(&h);
     return rc;
 }
 
+int vpt_volume_parse_metaimage(const char *name, const char *dir, const unsigned char *buf, size_t size,
+                               size_t max_bytes, VptVolume *out)
+{
+    return vptv_parse_memory(vptv_read_metaimage, name, dir, buf, size, max_bytes, out);
+}
+
 static int load_metaimage(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
-    return vptv_load_whole(path, opt, vpt_volume_parse_metaimage, out);
+    return vptv_load_streamed(path, opt, vptv_read_metaimage, VPTV_HEAD_MAX, out);
 }
 
 const VptVolumeFormat vpt_volume_format_metaimage = {"MetaImage", "mha mhd", NULL, load_metaimage};

@@ -84,26 +84,29 @@ static int parse_bbox(const char *name, const unsigned char *buf, VptvShape *sh,
     return vptv_check_spacing(name, "bounding box / resolution", sp, sh, 3);
 }
 
-int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+int vptv_read_mitsuba(VptvInput *in, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
+    const char *name = in->name;
     VptScalarType t;
     int32_t chan;
     VptvShape sh;
-    if (parse_header(name, buf, size, max_bytes, &t, &chan, &sh)) return -1;
+    if (parse_header(name, in->buf, in->len, in->max_bytes, &t, &chan, &sh)) return -1;
     if (chan != 1)
         return vpt_fail("%s: %d channels per voxel; only 1-channel (scalar) volumes are supported", name, (int)chan);
     float bmin[3], bmax[3];
-    if (parse_bbox(name, buf, &sh, bmin, bmax)) return -1;
-    size_t have = size - VOL_HEADER;
+    if (parse_bbox(name, in->buf, &sh, bmin, bmax)) return -1;
+    const uint64_t have = in->size - VOL_HEADER;
     if (have < sh.nbytes)
-        return vpt_fail("%s: truncated: expected %zu data bytes, file has %zu", name, sh.nbytes, have);
+        return vpt_fail("%s: truncated: expected %zu data bytes, file has %llu", name, sh.nbytes,
+                        (unsigned long long)have);
     if (have > sh.nbytes)
-        return vpt_fail("%s: %zu bytes after the expected %zu data bytes (wrong resolution?)", name,
-                        have - sh.nbytes, sh.nbytes);
-    if (vptv_convert(name, buf + VOL_HEADER, &sh, t, 0, out)) return -1;
-    if (t == VPT_SCALAR_U8)
-        for (size_t i = 0; i < sh.count; i++) out->data[i] *= 1.0f / 255.0f;
+        return vpt_fail("%s: %llu bytes after the expected %zu data bytes (wrong resolution?)", name,
+                        (unsigned long long)(have - sh.nbytes), sh.nbytes);
+    VptvRange r;
+    vptv_input_range(in, VOL_HEADER, &r);
+    const VptvEncoding enc = {0, 0, 0, t == VPT_SCALAR_U8 ? 1.0f / 255.0f : 1.0f};
+    if (vptv_read_voxels(in, name, &r, &sh, t, &enc, out)) return -1;
     out->has_bbox = 1;
     for (int k = 0; k < 3; k++) {
         out->bbox_min[k] = bmin[k];
@@ -113,6 +116,11 @@ int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t 
         out->origin[k] = bmin[k] + 0.5f * out->spacing[k];
     }
     return 0;
+}
+
+int vpt_volume_parse_mitsuba(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+{
+    return vptv_parse_memory(vptv_read_mitsuba, name, NULL, buf, size, max_bytes, out);
 }
 
 /* Writes a float32 VOL file of `channels` interleaved channels to fp. */
@@ -160,17 +168,10 @@ static int save_vol(const char *path, const int n[3], int channels, const float 
     return vpt_outfile_commit(f);
 }
 
-/* The .vol loader: a whole file, no detached data (dir unused). */
-static int parse_in_dir(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes,
-                        VptVolume *out)
-{
-    (void)dir;
-    return vpt_volume_parse_mitsuba(name, buf, size, max_bytes, out);
-}
-
+/* The .vol loader: the 48-byte header, then the data streamed. */
 static int load_mitsuba(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
-    return vptv_load_whole(path, opt, parse_in_dir, out);
+    return vptv_load_streamed(path, opt, vptv_read_mitsuba, VOL_HEADER, out);
 }
 
 const VptVolumeFormat vpt_volume_format_mitsuba = {"Mitsuba VOL", "vol", NULL, load_mitsuba};

@@ -259,10 +259,11 @@ static int read_albedo(const char *name, const unsigned char *buf, const Pick *p
     return 0;
 }
 
-int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+int vptv_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, const VptVolumeLoadOptions *opt,
+                       VptVolume *out)
 {
     memset(out, 0, sizeof *out);
-    max_bytes = vptv_max_bytes(max_bytes);
+    const size_t max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0);
     if (size == 0) return vpt_fail("%s: file is empty", name);
     Pick pick, albedo;
     memset(&pick, 0, sizeof pick);
@@ -291,6 +292,8 @@ int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t 
         vptv_check_spacing(name, "the voxel size", info.voxel_size, &sh, 3) ||
         check_placement(name, pick.name, &info, lo, origin))
         goto done;
+    /* the box is known: the caller may refuse it before it is densified */
+    if (opt && opt->admit && opt->admit(opt->admit_ctx, name, sh.dims, VPT_SCALAR_F32, albedo.stored != 0)) goto done;
     if (!(data = vpt_malloc(sh.count * sizeof(float)))) goto done;
     if (vpt_sparse_grid_densify(name, grid, lo, sh.dims, data)) goto done;
     if (albedo.stored && read_albedo(name, buf, &albedo, &info, lo, &sh, max_bytes, &alb)) goto done;
@@ -313,11 +316,19 @@ done:
     return rc;
 }
 
-static int parse_in_dir(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes,
-                        VptVolume *out)
+int vpt_volume_parse_nanovdb(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
+{
+    VptVolumeLoadOptions opt;
+    memset(&opt, 0, sizeof opt);
+    opt.max_bytes = max_bytes;
+    return vptv_parse_nanovdb(name, buf, size, &opt, out);
+}
+
+static int parse_in_dir(const char *name, const char *dir, const unsigned char *buf, size_t size,
+                        const VptVolumeLoadOptions *opt, VptVolume *out)
 {
     (void)dir;
-    return vpt_volume_parse_nanovdb(name, buf, size, max_bytes, out);
+    return vptv_parse_nanovdb(name, buf, size, opt, out);
 }
 
 static int load_nanovdb(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)

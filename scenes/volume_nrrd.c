@@ -176,16 +176,18 @@ static int is_value_kind(const char *k)
              vptv_ieq(k, "none"));
 }
 
-int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes,
-                          VptVolume *out)
+int vptv_read_nrrd(VptvInput *in, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
+    const char *name = in->name;
+    const size_t max_bytes = in->max_bytes;
     Header h = {.name = name};
     size_t data_off = 0;
-    unsigned char *file_data = NULL, *inflated = NULL;
     char q[64], tb[VPTV_LINE_MAX], *tok[MAXAX + 1];
     int rc = -1;
-    if (read_header(&h, buf, size, &data_off)) goto done;
+    /* the header must end (a blank line, or the end of a detached header)
+     * within what was read of it */
+    if (read_header(&h, in->buf, in->len, &data_off) || vptv_input_header_end(in, data_off)) goto done;
     static const int required[] = {F_TYPE, F_DIMENSION, F_SIZES, F_ENCODING};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!h.val[required[i]]) {
@@ -335,8 +337,7 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
     }
 
     /* locate the data: after the blank line, or the whole data file */
-    const unsigned char *data;
-    size_t avail;
+    VptvRange r;
     char where[4200];
     const char *df = h.val[F_DATAFILE];
     if (df) {
@@ -349,52 +350,36 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
             goto done;
         }
         char path[4096];
-        if (vptv_data_path(name, dir, df, path, sizeof path)) goto done;
+        if (vptv_data_path(name, in->dir, df, path, sizeof path) || vptv_input_data_file(in, path, &r)) goto done;
         snprintf(where, sizeof where, "%s: data file %s", name, path);
-        /* Room for the data (compressed no worse than deflate's stored
-         * blocks), skipped bytes, and up to about a megabyte of skipped
-         * lines; byte skip is at most max_bytes (checked above). */
-        size_t cap = vptv_sat_add(sh.nbytes, sh.nbytes / 64 + ((size_t)1 << 20));
-        if (!gz && byte_skip > 0) cap = vptv_sat_add(cap, (size_t)byte_skip);
-        size_t fsize;
-        if (vptv_read_data(name, path, cap, &file_data, &fsize)) goto done;
-        data = file_data;
-        avail = fsize;
     } else {
         snprintf(where, sizeof where, "%s", name);
-        data = buf + data_off;
-        avail = size - data_off;
+        vptv_input_range(in, data_off, &r);
     }
-    for (int64_t i = 0; i < line_skip; i++) {
-        const unsigned char *nl = avail ? memchr(data, '\n', avail) : NULL;
-        if (!nl) {
-            vpt_fail("%s: line skip %lld goes past the end of the data", where, (long long)line_skip);
-            goto done;
-        }
-        avail -= (size_t)(nl + 1 - data);
-        data = nl + 1;
-    }
+    if (vptv_range_skip_lines(&r, where, line_skip)) goto done;
+    uint64_t avail = vptv_range_left(&r);
+    VptvEncoding coding = {0, 0, big && esz > 1, 1.0f};
     if (!gz) {
         if (byte_skip < 0) {
             if (avail < sh.nbytes) {
-                vpt_fail("%s: truncated: expected %zu data bytes, file has %zu", where, sh.nbytes, avail);
+                vpt_fail("%s: truncated: expected %zu data bytes, file has %llu", where, sh.nbytes,
+                         (unsigned long long)avail);
                 goto done;
             }
-            data += avail - sh.nbytes;
-            avail = sh.nbytes;
+            if (vptv_range_skip(&r, avail - sh.nbytes)) goto done;
         } else {
             if ((uint64_t)byte_skip > avail) {
-                vpt_fail("%s: byte skip %lld goes past the end of the data (%zu bytes)", where, (long long)byte_skip,
-                         avail);
+                vpt_fail("%s: byte skip %lld goes past the end of the data (%llu bytes)", where, (long long)byte_skip,
+                         (unsigned long long)avail);
                 goto done;
             }
-            data += byte_skip;
-            avail -= (size_t)byte_skip;
+            if (vptv_range_skip(&r, (uint64_t)byte_skip)) goto done;
         }
+        avail = vptv_range_left(&r);
         if (avail != sh.nbytes) {
-            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %zu"
-                                       : "%s: wrong size: expected %zu data bytes, file has %zu",
-                     where, sh.nbytes, avail);
+            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %llu"
+                                       : "%s: wrong size: expected %zu data bytes, file has %llu",
+                     where, sh.nbytes, (unsigned long long)avail);
             goto done;
         }
     } else {
@@ -403,27 +388,36 @@ int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char
             goto done;
         }
         size_t total = vptv_sat_add(sh.nbytes, (size_t)byte_skip);
-        if (vptv_check_inflatable(where, "gzip", avail, total)) goto done;
-        if (!(inflated = vpt_malloc(total))) goto done;
-        if (vptv_inflate(where, data, avail, 16 + 15, inflated, total)) goto done;
-        data = inflated + byte_skip;
+        if (vptv_check_inflatable(where, "gzip", avail > SIZE_MAX ? SIZE_MAX : (size_t)avail, total)) goto done;
+        /* not a gzip stream of this image: more than deflate's stored blocks would take */
+        if (avail > vptv_sat_add(total, total / 64 + ((size_t)1 << 20))) {
+            vpt_fail("%s: %llu bytes of gzip data for %zu bytes of voxels: not a gzip stream of this image", where,
+                     (unsigned long long)avail, total);
+            goto done;
+        }
+        coding.window_bits = 16 + 15;
+        coding.skip = (uint64_t)byte_skip;
     }
-    if (vptv_convert(name, data, &sh, t, big && esz > 1, out)) goto done;
+    if (vptv_read_voxels(in, where, &r, &sh, t, &coding, out)) goto done;
     for (int k = 0; k < nd; k++) {
         out->spacing[k] = (float)sp[k];
         out->origin[k] = (float)org[k];
     }
     rc = 0;
 done:
-    free(file_data);
-    free(inflated);
     header_free(&h);
     return rc;
 }
 
+int vpt_volume_parse_nrrd(const char *name, const char *dir, const unsigned char *buf, size_t size, size_t max_bytes,
+                          VptVolume *out)
+{
+    return vptv_parse_memory(vptv_read_nrrd, name, dir, buf, size, max_bytes, out);
+}
+
 static int load_nrrd(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
-    return vptv_load_whole(path, opt, vpt_volume_parse_nrrd, out);
+    return vptv_load_streamed(path, opt, vptv_read_nrrd, VPTV_HEAD_MAX, out);
 }
 
 const VptVolumeFormat vpt_volume_format_nrrd = {"NRRD", "nrrd nhdr", NULL, load_nrrd};

@@ -6,6 +6,8 @@
 #   scripts/gpu_session.sh test bench sanitize      (SAN_TOOLS="memcheck racecheck" to choose tools)
 #   scripts/gpu_session.sh roofline tiling profile  (best vs roofline; thesis 4.2; Nsight Compute)
 #   FIXTURE_SCENES="ad cgg-logo" scripts/gpu_session.sh fixture   (configs: tests/fixtures/tuner/space.configs)
+#   MPI_BUDGET=60s scripts/gpu_session.sh mpi       (issue 18: a tune as one process, with --gpus all, and as
+#                                                   two MPI ranks; carry .mpi from scripts/openmpi_carry.sh)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -40,7 +42,7 @@ for stage in "$@"; do
         done
       done 2>&1 | tee "$OUT/sanitize.log" ;;
     roofline)
-      run scripts/gpu_best_vs_roofline.sh "$OUT/best_vs_roofline.jsonl" 2>&1 | tee "$OUT/best_vs_roofline.log" ;;
+      run experiments/run --results "$OUT/results" best_vs_roofline 2>&1 | tee "$OUT/best_vs_roofline.log" ;;
     tiling)
       run experiments/run --results "$OUT/results" t42_tiling 2>&1 | tee "$OUT/t42_tiling.log" ;;
     profile)
@@ -53,6 +55,23 @@ for stage in "$@"; do
     fixture)
       run scripts/gpu_fixture.sh "${FIXTURE_CONFIGS:-tests/fixtures/tuner/space.configs}" "$OUT/exhaustive" ${FIXTURE_SCENES:-ad cgg-logo} \
         2>&1 | tee "$OUT/fixture.log" ;;
+    mpi)
+      # The same tune three ways on this machine's GPUs: one process; --gpus
+      # all (one process, one worker per GPU; with one GPU exactly the first
+      # way); and mpirun -np 2 (two ranks: on one GPU they take turns, on two
+      # each has its own). OpenMPI is the carried runtime when .mpi is there.
+      [ -x .mpi/usr/bin/mpirun ] && eval "$(scripts/openmpi_carry.sh .mpi)"
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+      mkdir -p "$OUT/mpi"
+      b=${MPI_BUDGET:-60s}
+      run ./bin/tune --scene manix --budget "$b" --cache "$OUT/mpi/one.jsonl" --no-save 2>&1 | tee "$OUT/mpi/one.log"
+      run ./bin/tune --scene manix --budget "$b" --cache "$OUT/mpi/gpus-all.jsonl" --no-save --gpus all 2>&1 |
+        tee "$OUT/mpi/gpus-all.log"
+      run mpirun --oversubscribe -np 2 ./bin/tune --scene manix --budget "$b" --cache "$OUT/mpi/np2.jsonl" --no-save \
+        2>&1 | tee "$OUT/mpi/np2.log"
+      run ./bin/bench --scene manix --thesis --gpus all -o "$OUT/mpi/bench-gpus-all.jsonl" --max-time 3 2>&1 |
+        tee "$OUT/mpi/bench-gpus-all.log"
+      run ./bin/vptune-tests -v tuner_pool tuner_mpi gpu_tune gpu_bench 2>&1 | tee "$OUT/mpi/tests.log" ;;
     *)
       echo "unknown stage $stage" ;;
   esac

@@ -13,19 +13,68 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_GPU = "h100"   # the GPU of blocks that name none, and of the figures
 SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 SCHEDULES = ["naiveSK", "naiveMK", "regenerationSK-thread", "regenerationSK-warp", "regenerationSK-block",
              "streamingSK", "streamingMK", "streamingSK-morton", "sortingSK"]
 
 
+# What each table reads, relative to results/ ({gpu}: the block's GPU
+# folder). The tables open results files only through inputs(), and
+# scripts/results_index.py counts these as the files' readers: a file no
+# table, report part or test declares fails its check.
+INPUTS = {
+    "thesis": ["{gpu}/thesis_schedules.jsonl"],
+    "roofline": ["{gpu}/best_vs_roofline.jsonl", "*/best/*.json"],
+    "registers": ["{gpu}/t44_registers.jsonl"],
+    "fixtures": [],   # tests/fixtures/tuner/, not results/
+    "mitsuba": ["*/mitsuba.jsonl"],
+    "estimator_tunes": ["{gpu}/estimators/*-winners.jsonl"],
+    "estimators": ["{gpu}/estimators/table.jsonl"],
+    "estimators.svg": ["{gpu}/estimators/table.jsonl"],
+    "tuner_compare": ["cpu-*/kernel_tuner/*.jsonl", "cpu-*/kernel_tuner/machine.txt"],
+}
+
+
+def inputs(name, gpu, pattern=None):
+    """The results files table name reads for gpu (absolute paths, sorted);
+    pattern picks those of one declared pattern."""
+    out = []
+    for p in INPUTS[name]:
+        if pattern is None or p == pattern:
+            out += sorted(glob.glob(os.path.join(ROOT, "results", p.format(gpu=gpu))))
+    return out
+
+
+def one(name, gpu, pattern):
+    """The one file of a declared pattern without wildcards."""
+    assert pattern in INPUTS[name], (name, pattern)
+    return os.path.join(ROOT, "results", pattern.format(gpu=gpu))
+
+
+def blocks(text):
+    """[(table name, gpu or None)] of README's generated blocks, in order."""
+    return [(m.group(1), m.group(2)) for m in MARK.finditer(text)]
+
+
+MEASUREMENTS = ("result", "roofline", "cpu_reference", "profile", "mitsuba_compare")
+
+
 def rows(path):
+    """A results file's rows of its newest commit (that of its newest
+    measurement): a file an experiment resumed at a new commit also holds
+    the old commit's rows, and a table never mixes the two."""
     out = []
     with open(path) as f:
         for line in f:
             line = line.strip()
             if line:
                 out.append(json.loads(line))
-    return out
+    measured = [r for r in out if r.get("kind") in MEASUREMENTS and r.get("commit")]
+    if not measured:
+        return out
+    newest = max(measured, key=lambda r: r.get("time") or "")["commit"]
+    return [r for r in out if r.get("kind") not in MEASUREMENTS or r.get("commit") == newest]
 
 
 def provenance(rs):
@@ -50,7 +99,7 @@ def thesis_values():
 
 
 def table_thesis(gpu):
-    rs = [r for r in rows(os.path.join(ROOT, "results", gpu, "thesis_schedules.jsonl")) if r.get("kind") == "result"]
+    rs = [r for r in rows(one("thesis", gpu, "{gpu}/thesis_schedules.jsonl")) if r.get("kind") == "result"]
     by = {}
     for r in rs:
         by[(r["schedule"], r["scene"])] = r
@@ -80,7 +129,7 @@ def table_thesis(gpu):
 
 
 def table_roofline(gpu):
-    rs = rows(os.path.join(ROOT, "results", gpu, "best_vs_roofline.jsonl"))
+    rs = rows(one("roofline", gpu, "{gpu}/best_vs_roofline.jsonl"))
     roof = {(r["scene"], r["rays"]): r["metrics"]["gsteps_per_s"] for r in rs if r.get("kind") == "roofline"}
     res = [r for r in rs if r.get("kind") == "result" and r["status"] == "ok"]
     dflt = {r["scene"]: r for r in res if r["config"].startswith("regen=thread,reorder=none,kernels=single,maxrregcount=0,"
@@ -93,8 +142,8 @@ def table_roofline(gpu):
     # where each scene's tuned configuration was saved: results/<folder>/best/<scene>.json with the same config
     source = {}
     for scene, r in tuned.items():
-        found = [f.split(os.sep)[-3] for f in sorted(glob.glob(os.path.join(ROOT, "results", "*", "best", scene + ".json")))
-                 if json.load(open(f))["config"] == r["config"]]
+        found = [f.split(os.sep)[-3] for f in inputs("roofline", gpu, "*/best/*.json")
+                 if os.path.basename(f) == scene + ".json" and json.load(open(f))["config"] == r["config"]]
         key = gpu if gpu in found else (found[0] if found else None)
         source.setdefault(key, []).append(scene)
     origin = ("" if list(source) == [gpu] else "; " + "; ".join(
@@ -130,7 +179,7 @@ def table_roofline(gpu):
 
 
 def table_registers(gpu):
-    path = os.path.join(ROOT, "results", gpu, "t44_registers.jsonl")
+    path = one("registers", gpu, "{gpu}/t44_registers.jsonl")
     rs = [r for r in rows(path) if r.get("kind") == "result" and r["status"] == "ok"]
     lines = ["Bounded registers (thesis table 4.4) on manix, %s; 400x400, 100 spp. The thesis found full "
              "occupancy through `maxrregcount` much slower on Kepler; here:" % provenance(rs), "",
@@ -168,7 +217,7 @@ def table_mitsuba(gpu):
     """experiments/mitsuba's rows of every folder (the GPU's, results/cpu-*/):
     the newest per (scene, control)."""
     blocks = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "results", "*", "mitsuba.jsonl"))):
+    for path in inputs("mitsuba", gpu):
         newest = {}
         for r in rows(path):
             if r.get("kind") != "mitsuba_compare":
@@ -234,7 +283,7 @@ def table_estimator_tunes(gpu):
     notes = []
     for key, label in ESTIMATOR_SCENES:
         path = os.path.join(ROOT, "results", gpu, "estimators", key + "-winners.jsonl")
-        if not os.path.exists(path):
+        if path not in inputs("estimator_tunes", gpu):
             continue
         rs = [r for r in rows(path) if r.get("kind") == "result"]
         if len(rs) != 2:
@@ -248,9 +297,7 @@ def table_estimator_tunes(gpu):
             notes.append(label)
         if rs[0]["commit"] != rs[1]["commit"]:
             notes.append("%s: rows of commits %s and %s" % (key, rs[0]["commit"], rs[1]["commit"]))
-    commits = sorted({r["commit"] for k, _ in ESTIMATOR_SCENES
-                      for p in [os.path.join(ROOT, "results", gpu, "estimators", k + "-winners.jsonl")]
-                      if os.path.exists(p) for r in rows(p)})
+    commits = sorted({r["commit"] for p in inputs("estimator_tunes", gpu) for r in rows(p)})
     head = ("On %s; workload 400x400, 100 spp, seed 1; `tune --budget 90s` (local search) once with "
             "`--estimators all` and once with `--estimators global`, then both winners measured again in one bench "
             "session; commits %s (the tuner's estimator stage changed between them, the kernels did not). "
@@ -260,8 +307,8 @@ def table_estimator_tunes(gpu):
 
 def table_estimators(gpu):
     """Every estimator on every built-in scene with one schedule
-    (scripts/gpu_estimators.sh): time per density format, steps per ray."""
-    path = os.path.join(ROOT, "results", gpu, "estimators", "table.jsonl")
+    (experiments/run estimators): time per density format, steps per ray."""
+    path = one("estimators", gpu, "{gpu}/estimators/table.jsonl")
     rs = [r for r in rows(path) if r.get("kind") == "result"]
     by = {}
     for r in rs:
@@ -300,7 +347,7 @@ def svg_estimators(gpu):
     """docs/images/estimators.svg: each scene's time with each majorant
     (f32, and the global majorant with u8 where the gate passed it),
     relative to the global majorant with f32, from the estimators table."""
-    rs = [r for r in rows(os.path.join(ROOT, "results", gpu, "estimators", "table.jsonl")) if r.get("kind") == "result"]
+    rs = [r for r in rows(one("estimators.svg", gpu, "{gpu}/estimators/table.jsonl")) if r.get("kind") == "result"]
     by = {(r["scene"], estimator_of(r["config"])): r for r in rs}
     bars = [("global:f32", "#4d4d4d"), ("global:u8", "#999999"), ("grid4:f32", "#08519c"), ("grid8:f32", "#3182bd"),
             ("grid16:f32", "#6baed6"), ("grid32:f32", "#bdd7e7")]
@@ -341,11 +388,66 @@ def svg_estimators(gpu):
     return "\n".join(out) + "\n"
 
 
+def table_tuner_compare(gpu):
+    """experiments/kernel_tuner's rows (results/cpu-*/kernel_tuner/, a
+    simulation on the recorded spaces): leave one scene out, and Kernel
+    Tuner's strategies scored by the same scorer (report/tuner_compare.py
+    reads and summarizes them for the report and this table alike)."""
+    sys.path.insert(0, os.path.join(ROOT, "report"))
+    sys.dont_write_bytecode = True
+    import tuner_compare as tc
+    loaded = tc.load(os.path.join(ROOT, "results"))
+    if not loaded:
+        return "Not run yet (`experiments/kernel_tuner`)."
+    d, rows, machine = loaded
+    rel = os.path.relpath(d, ROOT)
+    summ = tc.summary(rows)
+    kt = sorted({r["tuner"] for r in rows if r.get("mode") == "sequence"})
+    failed, n_strategies = tc.failures(rows)
+    ran = sorted({r["strategy"] for r in rows if r.get("mode") == "sequence"})
+    seeds = sorted({r["seeds"] for r in rows if "seeds" in r})
+    info = dict(l.split(": ", 1) for l in machine if ": " in l)
+    def reason(text):
+        return "a run over the 30 s limit" if text.startswith("RunTimeout") else text
+
+    why = ", ".join("%s (%s, %s)" % (st, ", ".join(sorted(sc)) if len(sc) < 6 else "every scene",
+                                      reason(sorted(set(sc.values()))[0]))
+                    for st, sc in sorted(failed.items()))
+    lines = ["Replay of the six recorded spaces (`tests/fixtures/tuner/`), %s seeds; scores after Willemsen et al. "
+             "by time (by evaluations in brackets): 0 = random search, 1 = the optimum at once. \"default\": "
+             "`tune`'s local search from the thesis' prior (regenerationSK-thread, known before any measurement, "
+             "fitted on no fixture; on a GPU `tune` now adds the transfer prior, as \"chosen\" does); "
+             "\"chosen\": the strategy and start chosen on the other five scenes "
+             "(`bin/tune-score --leave-one-out`: the transfer prior, the other scenes' fastest configs, and the "
+             "choice of strategy are fitted without the scene); \"2%% at 90 s\": seeds whose 90 s run ends "
+             "within 2%% of the optimum. Kernel Tuner: %s in its simulation mode on vptune's T4 export; of its %d "
+             "strategies, %d ran (%s); %s. Its best strategy on each scene is picked in hindsight, exhaustive "
+             "search (brute_force) left out as on vptune's side. %s, %s; commit %s. `%s/`."
+             % (", ".join(str(x) for x in seeds), ", ".join(kt), n_strategies, len(ran), ", ".join(ran),
+                "did not run: " + why if why else "all ran", info.get("cpu", "?"), info.get("python", "?"),
+                info.get("commit", "?"), rel), "",
+             "| scene | default | 2% at 90 s | chosen without the scene | its score | 2% at 90 s | local, no prior "
+             "| Kernel Tuner best (time) | its score | default - KT best |",
+             "|---|---:|---:|---|---:|---:|---:|---|---:|---:|"]
+    for x in summ:
+        dflt, ch, npr, k = x["default"], x["chosen"], x["noprior"], x["kt_time"]
+        if not (dflt and ch and npr and k):
+            continue
+        lines.append("| %s | %+.2f (%+.2f) | %.0f%% | %s | %+.2f (%+.2f) | %.0f%% | %+.2f (%+.2f) | %s | "
+                     "%+.2f (%+.2f) | %+.2f (%+.2f) |" % (
+                         x["scene"], dflt["score_seconds"], dflt["score_evals"], 100 * dflt["within_2pct_at_90s"],
+                         tc.label(ch), ch["score_seconds"], ch["score_evals"], 100 * ch["within_2pct_at_90s"],
+                         npr["score_seconds"], npr["score_evals"], k["strategy"], k["score_seconds"],
+                         k["score_evals"], dflt["score_seconds"] - k["score_seconds"],
+                         dflt["score_evals"] - x["kt_evals"]["score_evals"]))
+    return "\n".join(lines)
+
+
 GENERATED = {os.path.join("docs", "images", "estimators.svg"): svg_estimators}
 
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
           "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
-          "estimators": table_estimators}
+          "estimators": table_estimators, "tuner_compare": table_tuner_compare}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")
@@ -369,7 +471,7 @@ def render(text, gpu):
 
 def main():
     check = "--check" in sys.argv
-    gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else "h100"
+    gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else DEFAULT_GPU
     path = os.path.join(ROOT, "README.md")
     old = open(path).read()
     new = render(old, gpu)

@@ -64,6 +64,8 @@ _vptune_complete() {
             COMPREPLY=($(compgen -W "u8 i8 u16 i16 u32 i32 f32 f64" -- "$cur")); return ;;
         --strategy)
             COMPREPLY=($(compgen -W "exhaustive random local annealing genetic halving" -- "$cur")); return ;;
+        --gpus)
+            COMPREPLY=($(compgen -W "all 0 0,1 0,1,2,3" -- "$cur")); return ;;
         --config)
             local bench=bench
             [[ "$tool" == */* ]] && bench=${tool%/*}/bench

@@ -216,8 +216,9 @@ TEST(cli_limits_volume_beyond_physical_memory)
     CHECK_EQ_INT(vpt_volume_parse_metaimage("huge.mha", NULL, (const unsigned char *)hdr, (size_t)n, SIZE_MAX, &v),
                  -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "physical memory");
-    /* Just over the machine's memory, as a shape check. */
-    int64_t dims[3] = {65536, 65536, (int64_t)(phys / ((size_t)65536 * 65536 * 8)) + 1};
+    /* Just over the machine's memory, as a shape check: the float grid is
+     * what a load holds (the stored data streams into it). */
+    int64_t dims[3] = {65536, 65536, (int64_t)(phys / ((size_t)65536 * 65536 * 4)) + 1};
     VptvShape sh;
     if (dims[2] <= 65536) {
         vpt_error_clear();

@@ -90,6 +90,11 @@ TEST(completion_offers_every_option_and_scene)
     }
     complete("tune --volume x --like ma");
     CHECK(has_line(out, "manix"));
+    /* the scalable scenes at the sizes the list names */
+    complete("bench --scene he");
+    CHECK(has_line(out, "head128") && has_line(out, "head1024") && has_line(out, "head2048"));
+    complete("render --scene clo");
+    CHECK(has_line(out, "cloud256") && has_line(out, "cloud1024"));
 }
 
 TEST(completion_config_keys_and_values_are_accepted)

@@ -375,22 +375,29 @@ TEST(worker_garbage_from_the_child_is_a_protocol_error)
     CHECK(no_children());
 }
 
+/* The row of a runtime failure of config `text` on s, built without a
+ * session (what the parent does when a worker dies). */
+static json_t *failure_row(const VptScene *s, const VptRenderSettings *rs, const char *text)
+{
+    VptParams P;
+    vpt_params_init(&P, s, rs);
+    VptProvenance pv;
+    vpt_provenance_fill(&pv, NULL);
+    VptEvalResult r;
+    memset(&r, 0, sizeof r);
+    r.config = cfg(text);
+    vpt_config_format(&r.config, r.canon, sizeof r.canon);
+    r.status = VPT_STATUS_RUNTIME;
+    snprintf(r.reason, sizeof r.reason, "worker process died: killed by signal 9 (Killed)");
+    return vpt_eval_result_row(&pv, &P, rs, s, &r);
+}
+
 TEST(worker_result_row_needs_no_session)
 {
     VptScene *s = vpt_scene_builtin("bucky");
     REQUIRE(s);
     VptRenderSettings rs = {64, 32, 3, 9, 12, 4, 1};
-    VptParams P;
-    vpt_params_init(&P, s, &rs);
-    VptProvenance pv;
-    vpt_provenance_fill(&pv, NULL);
-    VptEvalResult r;
-    memset(&r, 0, sizeof r);
-    r.config = cfg("streamingSK,block=128");
-    vpt_config_format(&r.config, r.canon, sizeof r.canon);
-    r.status = VPT_STATUS_RUNTIME;
-    snprintf(r.reason, sizeof r.reason, "worker process died: killed by signal 9 (Killed)");
-    json_t *row = vpt_eval_result_row(&pv, &P, &rs, s->name, &r);
+    json_t *row = failure_row(s, &rs, "streamingSK,block=128");
     REQUIRE(row);
     CHECK_STR_CONTAINS(json_string_value(json_object_get(row, "scene")), "bucky");
     CHECK_STR_CONTAINS(json_string_value(json_object_get(row, "status")), "runtime");
@@ -403,6 +410,47 @@ TEST(worker_result_row_needs_no_session)
     CHECK_EQ_INT(json_integer_value(json_object_get(wl, "max_depth")), 12);
     CHECK_EQ_INT(json_integer_value(json_object_get(wl, "rr_depth")), 4);
     CHECK_STR_CONTAINS(json_string_value(json_object_get(json_object_get(row, "gpu"), "name")), "none");
+    /* the volume: a built-in scene's grid and name, no file hash */
+    json_t *v = json_object_get(row, "volume");
+    REQUIRE(json_is_object(v));
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(v, "dims"), 0)), 32);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(v, "dims"), 2)), 32);
+    CHECK_STR_CONTAINS(json_string_value(json_object_get(v, "format")), "f32");
+    CHECK_EQ_INT(json_integer_value(json_object_get(v, "bytes")), 32 * 32 * 32 * 4);
+    CHECK_STR_CONTAINS(json_string_value(json_object_get(v, "source")), "bucky");
+    CHECK(json_object_get(v, "sha256") == NULL);
+    json_decref(row);
+    vpt_scene_destroy(s);
+}
+
+/* A loaded volume's row names the file, its SHA-256 and the resampling. */
+TEST(worker_result_row_names_a_files_volume)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/v.nrrd", vpt_test_tmpdir());
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp);
+    const char hdr[] = "NRRD0004\ntype: short\ndimension: 3\nsizes: 4 3 2\nendian: little\nencoding: raw\n\n";
+    int16_t data[24];
+    for (int i = 0; i < 24; i++) data[i] = (int16_t)(i * 100 - 1000);
+    fwrite(hdr, 1, sizeof hdr - 1, fp);
+    fwrite(data, 1, sizeof data, fp);
+    fclose(fp);
+    VptVolumeSceneOptions o = {.upsample = 2};
+    VptScene *s = vpt_scene_from_volume(path, &o);
+    REQUIRE_MSG(s, "%s", vpt_errmsg());
+    VptRenderSettings rs = {8, 8, 1, 0, 0, -1, 1};
+    json_t *row = failure_row(s, &rs, "naiveSK");
+    REQUIRE(row);
+    json_t *v = json_object_get(row, "volume");
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(v, "dims"), 0)), 8);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(v, "dims"), 2)), 4);
+    CHECK_STR_CONTAINS(json_string_value(json_object_get(v, "format")), "i16");
+    CHECK_EQ_INT(json_integer_value(json_object_get(v, "bytes")), 8 * 6 * 4 * 2);
+    CHECK(!strcmp(json_string_value(json_object_get(v, "source")), path));
+    CHECK_STR_CONTAINS(json_string_value(json_object_get(v, "resample")), "up2");
+    CHECK_EQ_INT((int)strlen(json_string_value(json_object_get(v, "sha256"))), 64);
+    CHECK(!strcmp(json_string_value(json_object_get(v, "sha256")), s->volume.sha256));
     json_decref(row);
     vpt_scene_destroy(s);
 }

@@ -55,6 +55,12 @@
 #define LLVMFuzzerTestOneInput fuzz_one_estimators
 #include "fuzz/fuzz_estimators.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_tuner_sequences
+#include "fuzz/fuzz_tuner_sequences.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_gpus
+#include "fuzz/fuzz_gpus.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_one_volume_dicom
 #define LLVMFuzzerInitialize fuzz_init_volume_dicom
 #include "fuzz/fuzz_volume_dicom.c"
@@ -119,6 +125,8 @@ TEST(fuzz_regressions_tuner_cache) { replay("tuner_cache", fuzz_one_tuner_cache)
 TEST(fuzz_regressions_mitsuba_xml) { replay("mitsuba_xml", fuzz_one_mitsuba_xml); }
 TEST(fuzz_regressions_scene_args) { replay("scene_args", fuzz_one_scene_args); }
 TEST(fuzz_regressions_estimators) { replay("estimators", fuzz_one_estimators); }
+TEST(fuzz_regressions_tuner_sequences) { replay("tuner_sequences", fuzz_one_tuner_sequences); }
+TEST(fuzz_regressions_gpus) { replay("gpus", fuzz_one_gpus); }
 TEST(fuzz_regressions_volume_dicom)
 {
     (void)fuzz_init_volume_dicom;
@@ -161,7 +169,7 @@ TEST(fuzz_regressions_cover_every_target)
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
                                            "mitsuba_xml", "volume_dicom", "scene_args", "estimators",
-                                           "volume_nanovdb", "volume_vdb"};
+                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

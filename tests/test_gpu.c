@@ -241,7 +241,7 @@ TEST_TIMEOUT(gpu_worker_renders_measures_and_probes, 300)
         REQUIRE_MSG(vpt_eval_worker_run(w, &cs[i], &r) == 0, "%s", vpt_errmsg());
         CHECK_MSG(r.status == VPT_STATUS_OK, "%s: %s", vpt_status_name(r.status), r.reason);
         CHECK(r.paths == (unsigned long long)small.width * small.height * small.spp);
-        json_t *row = vpt_eval_worker_result_json(w, s->name, &r);
+        json_t *row = vpt_eval_worker_result_json(w, &r);
         REQUIRE(row);
         CHECK_STR_CONTAINS(json_string_value(json_object_get(row, "status")), "ok");
         json_decref(row);

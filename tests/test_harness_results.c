@@ -322,12 +322,45 @@ TEST(harness_volume_too_large_for_gpu_memory)
     /* an H100's 80 GB, most of it free: manix fits, a 4096^3 grid (8 bytes
      * a voxel: 512 GiB) does not, with both sizes in the message */
     size_t total = (size_t)80 << 30, free_b = (size_t)79 << 30;
-    CHECK(vpt_gpu_scene_check_fits("manix", 128, 115, 128, free_b, total) == 0);
-    CHECK(vpt_gpu_scene_check_fits("huge", 4096, 4096, 4096, free_b, total) == -1);
+    CHECK(vpt_gpu_scene_check_fits("manix", 128, 115, 128, NULL, free_b, total) == 0);
+    CHECK(vpt_gpu_scene_check_fits("huge", 4096, 4096, 4096, NULL, free_b, total) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "huge");
     CHECK_STR_CONTAINS(vpt_errmsg(), "4096x4096x4096");
     CHECK_STR_CONTAINS(vpt_errmsg(), "MiB of GPU memory");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "--downsample 2"); /* 2048^3: 64 GiB fits in 79 */
     /* nearly full memory refuses even a small scene */
-    CHECK(vpt_gpu_scene_check_fits("manix", 128, 115, 128, (size_t)32 << 20, total) == -1);
-    CHECK(vpt_gpu_scene_check_fits("bad", 0, 1, 1, free_b, total) == -1);
+    CHECK(vpt_gpu_scene_check_fits("manix", 128, 115, 128, NULL, (size_t)32 << 20, total) == -1);
+    CHECK(vpt_gpu_scene_check_fits("bad", 0, 1, 1, NULL, free_b, total) == -1);
+}
+
+/* The check covers what the estimators allocate: compact density textures
+ * (2, 2 and 1 bytes a voxel) and majorant grids (8 bytes a cell); a grid
+ * that fits with f32 alone is refused with every format, and the message
+ * names the parts and that it fits without the compact formats. */
+TEST(harness_gpu_check_counts_the_estimators)
+{
+    const int n = 1024; /* 8 GiB of f32 density and albedo */
+    const double vox = (double)n * n * n;
+    VptGpuEstimators e;
+    memset(&e, 0, sizeof e);
+    CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 8.0 * vox);
+    CHECK(vpt_gpu_scene_bytes(n, n, n, NULL) == 8.0 * vox);
+    vpt_gpu_estimators_add(&e, VPT_DENSITY_U8, 0);
+    CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 9.0 * vox);
+    vpt_gpu_estimators_add(&e, VPT_DENSITY_F32, 8);
+    CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 9.0 * vox + 8.0 * 128 * 128 * 128);
+    VptGpuEstimators all;
+    vpt_gpu_estimators_all(&all);
+    /* grids of 4 .. 128-voxel cells (codegen's vpt_majorant_cells), two floats a cell */
+    const double cells =
+        8.0 * (256.0 * 256 * 256 + 128.0 * 128 * 128 + 64.0 * 64 * 64 + 32.0 * 32 * 32 + 16.0 * 16 * 16 + 8.0 * 8 * 8);
+    CHECK(vpt_gpu_scene_bytes(n, n, n, &all) == 13.0 * vox + 4 * cells);
+    /* 12 GiB free: f32 fits, every estimator (13 GiB and grids) does not */
+    const size_t free_b = (size_t)12 << 30, total = (size_t)16 << 30;
+    CHECK(vpt_gpu_scene_check_fits("head1024", n, n, n, NULL, free_b, total) == 0);
+    CHECK(vpt_gpu_scene_check_fits("head1024", n, n, n, &all, free_b, total) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "compact density formats");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "majorant grids");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "without the compact density formats");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "12288 MiB of 16384 MiB are free");
 }

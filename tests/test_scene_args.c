@@ -228,3 +228,36 @@ TEST(config_best_names_the_tune_command_that_makes_it)
     CHECK_STR_CONTAINS(vpt_errmsg(), "results/h100/best/grid.mhd.json");
     vpt_scene_destroy(s);
 }
+
+/* --print-scene names the volume as result rows do (grid, the source data's
+ * type and size, the file and its SHA-256) and the load time, in every
+ * tool; a load that short prints no "loaded" line (only loads of a second
+ * or more report themselves, so logs of quick runs stay clean). */
+TEST(print_scene_names_the_volume_and_the_load_time)
+{
+    char raw[600], mhd[600], cmd[2048];
+    write_volumes(raw, mhd, sizeof raw);
+    const char *tools[] = {"render", "bench", "tune"};
+    for (int t = 0; t < 3; t++) {
+        snprintf(cmd, sizeof cmd, "%s --volume %s --upsample 2 --print-scene", vpt_test_tool(tools[t]), mhd);
+        REQUIRE_MSG(run_cmd(cmd) == 0, "%s", out);
+        CHECK_STR_CONTAINS(out, "\nvolume {\"dims\":[12,10,8],\"format\":\"u8\",\"bytes\":960,\"source\":");
+        CHECK_STR_CONTAINS(out, "\"resample\":\"up2\"");
+        CHECK_STR_CONTAINS(out, "\nload_s ");
+        CHECK_MSG(!strstr(out, "loaded grid"), "%s: a short load reported itself: %s", tools[t], out);
+    }
+    /* the file's hash is its bytes' */
+    snprintf(cmd, sizeof cmd, "sha256sum %s", mhd);
+    REQUIRE(run_cmd(cmd) == 0);
+    char want[65];
+    snprintf(want, sizeof want, "%.64s", out);
+    snprintf(cmd, sizeof cmd, "%s --volume %s --print-scene", vpt_test_tool("render"), mhd);
+    REQUIRE(run_cmd(cmd) == 0);
+    char needle[100];
+    snprintf(needle, sizeof needle, "\"sha256\":\"%s\"", want);
+    CHECK_STR_CONTAINS(out, needle);
+    /* a built-in scene: its name, f32, no hash */
+    snprintf(cmd, sizeof cmd, "%s --scene bucky --print-scene", vpt_test_tool("render"));
+    REQUIRE(run_cmd(cmd) == 0);
+    CHECK_STR_CONTAINS(out, "volume {\"dims\":[32,32,32],\"format\":\"f32\",\"bytes\":131072,\"source\":\"bucky\"}");
+}

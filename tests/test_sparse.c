@@ -385,6 +385,61 @@ TEST(nanovdb_albedo_grid_is_the_volume_albedo)
     vpt_volume_free(&v);
 }
 
+/* The load options' admit hook sees a .nvdb file's box and its albedo grid
+ * before anything is densified (a refusal allocates nothing), and the
+ * scene's host-memory check counts the albedo grid: 12x4x3 voxels take
+ * 8 bytes each as a scene (1,152 bytes) but 20 with the file's albedo
+ * (2,880: 12 more until the scene's RGBA8 albedo is made of it), so 2,000
+ * bytes of memory refuse this file and 3,000 admit it. */
+typedef struct {
+    int calls, albedo, dims[3];
+} NvdbAdmit;
+
+static int nvdb_refuse(void *ctx, const char *name, const int dims[3], VptScalarType stored, int albedo)
+{
+    NvdbAdmit *a = ctx;
+    (void)stored;
+    a->calls++;
+    a->albedo = albedo;
+    memcpy(a->dims, dims, sizeof a->dims);
+    return vpt_fail("%s: refused by the test", name);
+}
+
+TEST(nanovdb_albedo_grid_counts_in_the_memory_check)
+{
+    const char *path = "fuzz/corpus/volume_nanovdb/tiles_albedo.nvdb";
+    if (access(path, R_OK) != 0) SKIP("%s not found: run the tests from the repository root", path);
+    NvdbAdmit seen = {0, -1, {0, 0, 0}};
+    VptVolumeLoadOptions o;
+    memset(&o, 0, sizeof o);
+    o.admit = nvdb_refuse;
+    o.admit_ctx = &seen;
+    VptVolume v;
+    CHECK(vpt_volume_load(path, &o, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "refused by the test");
+    CHECK(v.data == NULL && v.albedo == NULL);
+    CHECK_EQ_INT(seen.calls, 1);
+    CHECK_EQ_INT(seen.albedo, 1);
+    CHECK(seen.dims[0] == 12 && seen.dims[1] == 4 && seen.dims[2] == 3);
+
+    setenv("VPT_MEM_AVAILABLE", "2000", 1);
+    VptVolumeSceneOptions so = {0};
+    VptScene *s = vpt_scene_from_volume(path, &so);
+    CHECK(s == NULL);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "tiles_albedo.nvdb");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "host memory");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "albedo grid");
+    setenv("VPT_MEM_AVAILABLE", "3000", 1);
+    s = vpt_scene_from_volume(path, &so);
+    CHECK_MSG(s != NULL, "%s", vpt_errmsg());
+    if (s) {
+        /* the file's albedo, not the transfer's: voxel 0 is (0.9, 0.5, 0.1) */
+        CHECK(s->albedo[0] == 230 && s->albedo[1] == 128 && s->albedo[2] == 26);
+        vpt_scene_destroy(s);
+    }
+    unsetenv("VPT_MEM_AVAILABLE");
+}
+
 TEST(sparse_config_key_volume)
 {
     VptConfig c;

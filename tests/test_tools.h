@@ -8,6 +8,8 @@
 #ifndef VPT_TESTS_TEST_TOOLS_H
 #define VPT_TESTS_TEST_TOOLS_H
 
+#include "tests/harness/test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,24 @@ static inline int vpt_test_installed_render(const char *dir, const char *shim, c
              "%s/p/bin/render %s",
              dir, dir, vpt_test_tool("render"), dir, shim, dir, dir, args);
     return vpt_test_sh(cmd, out, size);
+}
+
+/* "<this test's directory>/<name>" into buf (of size n). */
+static inline const char *vpt_test_tmp_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", vpt_test_tmpdir(), name);
+    return buf;
+}
+
+/* Writes na bytes of a, then nb of b (either may be 0) to path; stops the
+ * test when it cannot. */
+static inline void vpt_test_write_file(const char *path, const void *a, size_t na, const void *b, size_t nb)
+{
+    FILE *fp = fopen(path, "wb");
+    REQUIRE_MSG(fp, "cannot write %s", path);
+    if (na) REQUIRE_MSG(fwrite(a, 1, na, fp) == na, "cannot write %s", path);
+    if (nb) REQUIRE_MSG(fwrite(b, 1, nb, fp) == nb, "cannot write %s", path);
+    REQUIRE_MSG(fclose(fp) == 0, "cannot write %s", path);
 }
 
 #endif

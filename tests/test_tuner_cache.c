@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "tuner/cache.h"
+#include "tuner/rows.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -61,6 +62,34 @@ static VptCache *write_cache(const char *path, int n_rows, VptEvalRecord *recs)
             return NULL;
         }
     return c;
+}
+
+/* Every estimator of one schedule has its own key, so a cache or a
+ * recording never answers one estimator with another's row (grid64's and
+ * grid128's cell sizes once masked to global's key, and volume=sparse was
+ * not in it). */
+TEST(tuner_rows_config_keys_tell_every_estimator_apart)
+{
+    VptConfig base;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,lookahead=4,coop=8", &base) == 0);
+    const int *cells;
+    const int nm = vpt_majorant_cells(&cells);
+    uint64_t keys[VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT * 2];
+    char texts[VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT * 2][VPT_CONFIG_STR_MAX];
+    int n = 0;
+    for (int m = 0; m < nm; m++)
+        for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++)
+            for (int sp = 0; sp < 2; sp++) {
+                VptConfig c = base;
+                c.majorant = cells[m];
+                c.density = (VptDensityFormat)f;
+                c.sparse = sp;
+                REQUIRE(vpt_config_check(&c) == 0);
+                vpt_config_format(&c, texts[n], sizeof texts[n]);
+                keys[n++] = vpt_rows_config_key(&c);
+            }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) CHECK_MSG(keys[i] != keys[j], "%s and %s share a key", texts[i], texts[j]);
 }
 
 TEST(tuner_cache_round_trip)
@@ -189,6 +218,54 @@ TEST(tuner_cache_header_mismatch_names_the_field)
     CHECK_EQ_INT(vpt_cache_count(old), 3);
     CHECK(strcmp(vpt_cache_provenance(old)->commit, "abc123") == 0);
     vpt_cache_close(old);
+}
+
+/* The header carries the scene's volume; a cache of another grid or file
+ * content under the same scene name is refused, naming the volume; a
+ * header from before volumes were recorded (none) resumes under one that
+ * has it, and the volume's path alone does not matter. */
+TEST(tuner_cache_volume_in_the_header)
+{
+    char path[600];
+    tmp_path(path, sizeof path, "vol.jsonl");
+    static const char *const v1 = "{\"bytes\":906002432,\"dims\":[1024,1024,432],\"format\":\"i16\","
+                                  "\"resample\":\"up4\",\"sha256\":\"aa\",\"source\":\"cranium.mhd\"}";
+    VptTuneProvenance p = td_provenance();
+    snprintf(p.volume, sizeof p.volume, "%s", v1);
+    VptCache *c = vpt_cache_open(path, &p, VPT_CACHE_NOSYNC);
+    REQUIRE_MSG(c, "%s", vpt_errmsg());
+    vpt_cache_close(c);
+    c = vpt_cache_open(path, NULL, VPT_CACHE_READONLY);
+    REQUIRE(c);
+    CHECK_MSG(!strcmp(vpt_cache_provenance(c)->volume, v1), "read back %s", vpt_cache_provenance(c)->volume);
+    vpt_cache_close(c);
+    /* the same volume found at another path: resumed */
+    snprintf(p.volume, sizeof p.volume, "%s", "{\"bytes\":906002432,\"dims\":[1024,1024,432],\"format\":\"i16\","
+                                              "\"resample\":\"up4\",\"sha256\":\"aa\",\"source\":\"../ct/cranium.mhd\"}");
+    c = vpt_cache_open(path, &p, 0);
+    CHECK_MSG(c != NULL, "%s", vpt_errmsg());
+    vpt_cache_close(c);
+    /* other content, another grid: refused */
+    static const char *const others[] = {
+        "{\"dims\":[1024,1024,432],\"format\":\"i16\",\"resample\":\"up4\",\"sha256\":\"bb\"}",
+        "{\"dims\":[512,512,216],\"format\":\"i16\",\"resample\":\"up2\",\"sha256\":\"aa\"}",
+        "{\"dims\":[1024,1024,432],\"format\":\"f32\",\"resample\":\"up4\",\"sha256\":\"aa\"}"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p.volume, sizeof p.volume, "%s", others[i]);
+        c = vpt_cache_open(path, &p, 0);
+        CHECK_MSG(c == NULL, "volume %s accepted", others[i]);
+        vpt_cache_close(c);
+        CHECK_STR_CONTAINS(vpt_errmsg(), "volume: recorded");
+    }
+    /* an old header without a volume resumes under one with it */
+    tmp_path(path, sizeof path, "old.jsonl");
+    VptTuneProvenance old = td_provenance();
+    c = vpt_cache_open(path, &old, VPT_CACHE_NOSYNC);
+    REQUIRE(c);
+    vpt_cache_close(c);
+    c = vpt_cache_open(path, &p, 0);
+    CHECK_MSG(c != NULL, "%s", vpt_errmsg());
+    vpt_cache_close(c);
 }
 
 /* Truncating a valid cache anywhere inside its last row: the row is dropped,

@@ -7,6 +7,7 @@
 
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,7 +30,8 @@ static int run(const char *args, char *out, size_t outsz)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char out[1 << 16];
+static char out[1 << 18];
+#define MAX_NAMES 32
 
 TEST_TIMEOUT(tuner_score_cli_prints_the_table, 120)
 {
@@ -76,6 +78,10 @@ TEST(tuner_score_cli_usage_errors)
     CHECK_STR_CONTAINS(out, "unknown option '--frobnicate'");
     CHECK_EQ_INT(run("--fixtures", out, sizeof out), 2);
     CHECK_STR_CONTAINS(out, "--fixtures needs a value");
+    CHECK_EQ_INT(run("--fixtures x --leave-one-out --sequences y", out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "give one of them");
+    CHECK_EQ_INT(run("--fixtures x --leave-one-out --no-prior", out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "drop --no-prior");
 
     /* no recording, or a broken one: exit 1 naming it */
     char dir[700], cmd[800];
@@ -83,10 +89,113 @@ TEST(tuner_score_cli_usage_errors)
     REQUIRE(vpt_mkdirs(dir) == 0);
     snprintf(cmd, sizeof cmd, "--fixtures %s", dir);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
-    CHECK_STR_CONTAINS(out, "no recorded exhaustive run");
+    CHECK_STR_CONTAINS(out, "no recorded run");
     char path[800];
     snprintf(path, sizeof path, "%s/broken_exhaustive.jsonl", dir);
     REQUIRE(vpt_write_file_atomic(path, "{\"kind\":\"result\", garbage\n", 26) == 0);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
     CHECK_STR_CONTAINS(out, "broken_exhaustive.jsonl:1");
+}
+
+/* Leave-one-scene-out: every scene is scored with a prior and a strategy
+ * fitted on the others, named in its header; one candidate is chosen per
+ * scene; the JSON rows say the same. */
+TEST_TIMEOUT(tuner_score_cli_leave_one_out, 300)
+{
+    glob_t g;
+    if (glob("tests/fixtures/tuner/*_exhaustive.jsonl", 0, NULL, &g) != 0 || g.gl_pathc < 3)
+        SKIP("fewer than 3 recorded exhaustive runs in tests/fixtures/tuner");
+    char json[700], cmd[1000];
+    snprintf(json, sizeof json, "%s/loo.jsonl", vpt_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "--fixtures tests/fixtures/tuner --seeds 2 --leave-one-out --json %s", json);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+    CHECK_STR_CONTAINS(out, "**Leave-one-scene-out summary**");
+    CHECK_STR_CONTAINS(out, "| local, thesis prior |");
+    char names[MAX_NAMES][64];
+    size_t n = g.gl_pathc < MAX_NAMES ? g.gl_pathc : MAX_NAMES;
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+        snprintf(names[i], sizeof names[i], "%.*s", (int)(strstr(base, "_exhaustive") - base), base);
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* "**<scene>** (...) ... held out: prior and strategy fitted on <the others>." */
+        char head[160];
+        snprintf(head, sizeof head, "**%s** (", names[i]);
+        const char *h = strstr(out, head);
+        REQUIRE_MSG(h, "no block for %s", names[i]);
+        const char *fit = strstr(h, "fitted on ");
+        REQUIRE(fit);
+        const char *end = strchr(fit, '.');
+        REQUIRE(end);
+        char list[512];
+        snprintf(list, sizeof list, "%.*s", (int)(end - fit), fit);
+        for (size_t j = 0; j < n; j++) { /* the fixtures' names are no substrings of each other */
+            int listed = strstr(list, names[j]) != NULL;
+            CHECK_MSG(listed == (i != j), "%s's fit lists %s: %d", names[i], names[j], listed);
+        }
+    }
+    char *rows;
+    size_t size;
+    REQUIRE(vpt_read_file(json, 1 << 22, &rows, &size) == 0);
+    size_t lines = 0, chosen = 0;
+    for (const char *p = rows; (p = strstr(p, "\"kind\":\"tuner_score\"")); p++) lines++;
+    for (const char *p = rows; (p = strstr(p, "\"selected\":true")); p++) chosen++;
+    CHECK_EQ_INT((int)lines, (int)(6 * n));
+    CHECK_EQ_INT((int)chosen, (int)n);
+    CHECK_STR_CONTAINS(rows, "\"mode\":\"leave_one_out\"");
+    CHECK_STR_CONTAINS(rows, "\"within_2pct_at_90s\":");
+    free(rows);
+    globfree(&g);
+}
+
+/* Another tuner's runs are scored by the same scorer: a run that starts at
+ * the optimum scores 1 by evaluations; a config outside the space, a scene
+ * without a recording and a malformed file are errors naming them. */
+TEST_TIMEOUT(tuner_score_cli_sequences, 120)
+{
+    const char *fx = "tests/fixtures/tuner/manix_exhaustive.jsonl";
+    if (access(fx, R_OK) != 0) SKIP("no %s", fx);
+    char dir[700], path[800], cmd[2000];
+    snprintf(dir, sizeof dir, "%s/one", vpt_test_tmpdir());
+    REQUIRE(vpt_mkdirs(dir) == 0);
+    snprintf(path, sizeof path, "%s/manix_exhaustive.jsonl", dir);
+    char abs[600];
+    REQUIRE(realpath(fx, abs));
+    REQUIRE(symlink(abs, path) == 0);
+    /* the recorded optimum (tests/fixtures/tuner/README's table) */
+    const char *opt = "regen=warp,reorder=none,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,"
+                      "sortkey=position,lookahead=4";
+    char seq[800], body[2048];
+    snprintf(seq, sizeof seq, "%s/seq.jsonl", vpt_test_tmpdir());
+    snprintf(body, sizeof body,
+             "{\"kind\":\"note\"}\n"
+             "{\"kind\":\"sequence\",\"scene\":\"manix\",\"tuner\":\"t\",\"strategy\":\"best-first\",\"seed\":1,"
+             "\"configs\":[\"%s\",\"naiveSK,block=128\",\"%s\"]}\n"
+             "{\"kind\":\"sequence\",\"scene\":\"manix\",\"tuner\":\"t\",\"strategy\":\"best-first\",\"seed\":2,"
+             "\"configs\":[\"%s\"]}\n",
+             opt, opt, opt);
+    REQUIRE(vpt_write_file_atomic(seq, body, strlen(body)) == 0);
+    snprintf(cmd, sizeof cmd, "--fixtures %s --seeds 2 --sequences %s", dir, seq);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+    CHECK_STR_CONTAINS(out, "| t best-first (2 runs) | +1.000 |");
+    CHECK_STR_CONTAINS(out, "| 100% |"); /* optimum at K */
+
+    snprintf(body, sizeof body,
+             "{\"kind\":\"sequence\",\"scene\":\"manix\",\"tuner\":\"t\",\"strategy\":\"s\",\"seed\":1,"
+             "\"configs\":[\"naiveSK,block=32\"]}\n");
+    REQUIRE(vpt_write_file_atomic(seq, body, strlen(body)) == 0);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "not a member of the recorded space");
+    snprintf(body, sizeof body,
+             "{\"kind\":\"sequence\",\"scene\":\"smoke\",\"tuner\":\"t\",\"strategy\":\"s\",\"seed\":1,\"configs\":[]}\n");
+    REQUIRE(vpt_write_file_atomic(seq, body, strlen(body)) == 0);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "scene 'smoke', which has no recording");
+    snprintf(body, sizeof body, "{\"kind\":\"sequence\",\"scene\":\"manix\",\"seed\":1}\n");
+    REQUIRE(vpt_write_file_atomic(seq, body, strlen(body)) == 0);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "seq.jsonl:1: \"tuner\" must be a string");
+    snprintf(cmd, sizeof cmd, "--fixtures %s --leave-one-out", dir);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
+    CHECK_STR_CONTAINS(out, "at least 3 recorded scenes");
 }

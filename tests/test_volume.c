@@ -3,6 +3,7 @@
  * values come from the files' bytes read here directly (fread, zlib's
  * one-shot uncompress), not through the loaders under test. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "base/error.h"
 #include "scenes/scene.h"
@@ -32,26 +33,11 @@ static unsigned char *slurp(const char *path, size_t *n)
     return d;
 }
 
-static void spew(const char *path, const void *a, size_t na, const void *b, size_t nb)
-{
-    FILE *fp = fopen(path, "wb");
-    REQUIRE_MSG(fp, "cannot write %s", path);
-    if (na) fwrite(a, 1, na, fp);
-    if (nb) fwrite(b, 1, nb, fp);
-    fclose(fp);
-}
-
 static const char *shared(char *buf, size_t n, const char *rel)
 {
     const char *d = vpt_test_shared_data();
     if (!d) SKIP("no shared data directory (../shared/data)");
     snprintf(buf, n, "%s/%s", d, rel);
-    return buf;
-}
-
-static const char *tmp(char *buf, size_t n, const char *name)
-{
-    snprintf(buf, n, "%s/%s", vpt_test_tmpdir(), name);
     return buf;
 }
 
@@ -372,13 +358,13 @@ TEST(volume_metaimage_roundtrip_all_types_and_layouts)
                      "ElementSpacing = 0.5 1 2\nDimSize = %d %d %d\nElementType = %s\nElementDataFile = %s\n",
                      big ? "True" : "False", zipped ? "True" : "False", csize, NX, NY, NZ,
                      metatype((VptScalarType)t), local ? "LOCAL" : "data.bin");
-            tmp(hp, sizeof hp, local ? "img.mha" : "img.mhd");
+            vpt_test_tmp_path(hp, sizeof hp, local ? "img.mha" : "img.mhd");
             const unsigned char *data = zipped ? z : raw;
             size_t ndata = zipped ? nz : nraw;
-            if (local) spew(hp, hdr, strlen(hdr), data, ndata);
+            if (local) vpt_test_write_file(hp, hdr, strlen(hdr), data, ndata);
             else {
-                spew(hp, hdr, strlen(hdr), NULL, 0);
-                spew(tmp(dp, sizeof dp, "data.bin"), data, ndata, NULL, 0);
+                vpt_test_write_file(hp, hdr, strlen(hdr), NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(dp, sizeof dp, "data.bin"), data, ndata, NULL, 0);
             }
             VptVolume v;
             CHECK_MSG(load(hp, &v) == 0, "type %s layout %d: %s", vpt_scalar_type_name((VptScalarType)t), layout,
@@ -399,11 +385,11 @@ TEST(volume_metaimage_headersize_and_2d)
 {
     char hp[600], dp[600];
     unsigned char data[4 + 6] = {'J', 'U', 'N', 'K', 1, 2, 3, 4, 5, 6};
-    spew(tmp(dp, sizeof dp, "d.raw"), data, sizeof data, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(dp, sizeof dp, "d.raw"), data, sizeof data, NULL, 0);
     const char *h1 = "NDims = 2\nDimSize = 3 2\nElementType = MET_UCHAR\nHeaderSize = 4\nElementDataFile = d.raw\n";
     const char *h2 = "NDims = 2\nDimSize = 3 2\nElementType = MET_UCHAR\nHeaderSize = -1\nElementDataFile = d.raw\n";
     for (int i = 0; i < 2; i++) {
-        spew(tmp(hp, sizeof hp, "h.mhd"), i ? h2 : h1, strlen(i ? h2 : h1), NULL, 0);
+        vpt_test_write_file(vpt_test_tmp_path(hp, sizeof hp, "h.mhd"), i ? h2 : h1, strlen(i ? h2 : h1), NULL, 0);
         VptVolume v;
         REQUIRE(load(hp, &v) == 0);
         check_dims(&v, 3, 2, 1);
@@ -434,13 +420,13 @@ TEST(volume_nrrd_roundtrip_all_types_and_layouts)
                      "endian: %s\nencoding: %s\nspace origin: (-1.5,2,0.25)\nmykey:=my value\n%s%s",
                      nrrd_type[t], NX, NY, NZ, big ? "big" : "little", gz ? "gzip" : "raw", dfile,
                      attached ? "\n" : "");
-            tmp(hp, sizeof hp, attached ? "img.nrrd" : "img.nhdr");
+            vpt_test_tmp_path(hp, sizeof hp, attached ? "img.nrrd" : "img.nhdr");
             const unsigned char *data = gz ? z : raw;
             size_t ndata = gz ? nz : nraw;
-            if (attached) spew(hp, hdr, strlen(hdr), data, ndata);
+            if (attached) vpt_test_write_file(hp, hdr, strlen(hdr), data, ndata);
             else {
-                spew(hp, hdr, strlen(hdr), NULL, 0);
-                spew(tmp(dp, sizeof dp, gz ? "d.raw.gz" : "d.raw"), data, ndata, NULL, 0);
+                vpt_test_write_file(hp, hdr, strlen(hdr), NULL, 0);
+                vpt_test_write_file(vpt_test_tmp_path(dp, sizeof dp, gz ? "d.raw.gz" : "d.raw"), data, ndata, NULL, 0);
             }
             VptVolume v;
             CHECK_MSG(load(hp, &v) == 0, "type %s layout %d: %s", nrrd_type[t], layout, vpt_errmsg());
@@ -461,23 +447,23 @@ TEST(volume_nrrd_skips_and_leading_axis)
     unsigned char vals[2 * 3 * 2];
     for (int i = 0; i < 12; i++) vals[i] = (unsigned char)(i * 7);
     /* line skip 2 then byte skip 3 in a detached file */
-    spew(tmp(dp, sizeof dp, "d.raw"), "line one\nline two\nXYZ", 21, vals, 12);
+    vpt_test_write_file(vpt_test_tmp_path(dp, sizeof dp, "d.raw"), "line one\nline two\nXYZ", 21, vals, 12);
     const char *h = "NRRD0005\ntype: uint8\ndimension: 3\nsizes: 2 3 2\nencoding: raw\nline skip: 2\n"
                     "byte skip: 3\ndata file: d.raw\n";
-    spew(tmp(hp, sizeof hp, "a.nhdr"), h, strlen(h), NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(hp, sizeof hp, "a.nhdr"), h, strlen(h), NULL, 0);
     VptVolume v;
     REQUIRE(load(hp, &v) == 0);
     CHECK_EQ_INT(diff_u8(&v, vals, 12), 0);
     vpt_volume_free(&v);
     /* byte skip -1: the data is the file's tail */
     h = "NRRD0005\ntype: uint8\ndimension: 3\nsizes: 2 3 2\nencoding: raw\nbyte skip: -1\ndata file: d.raw\n";
-    spew(hp, h, strlen(h), NULL, 0);
+    vpt_test_write_file(hp, h, strlen(h), NULL, 0);
     REQUIRE(load(hp, &v) == 0);
     CHECK_EQ_INT(diff_u8(&v, vals, 12), 0);
     vpt_volume_free(&v);
     /* a leading axis of size 1 (4D with one value per voxel), nan spacing */
     h = "NRRD0004\ntype: uchar\ndimension: 4\nsizes: 1 2 3 2\nspacings: nan 1 2 3\nencoding: raw\n\n";
-    spew(tmp(hp, sizeof hp, "b.nrrd"), h, strlen(h), vals, 12);
+    vpt_test_write_file(vpt_test_tmp_path(hp, sizeof hp, "b.nrrd"), h, strlen(h), vals, 12);
     REQUIRE(load(hp, &v) == 0);
     check_dims(&v, 2, 3, 2);
     CHECK(v.spacing[0] == 1 && v.spacing[1] == 2 && v.spacing[2] == 3);
@@ -485,7 +471,7 @@ TEST(volume_nrrd_skips_and_leading_axis)
     vpt_volume_free(&v);
     /* 2D, CRLF line ends */
     h = "NRRD0004\r\ntype: uchar\r\ndimension: 2\r\nsizes: 4 3\r\nencoding: raw\r\n\r\n";
-    spew(tmp(hp, sizeof hp, "c.nrrd"), h, strlen(h), vals, 12);
+    vpt_test_write_file(vpt_test_tmp_path(hp, sizeof hp, "c.nrrd"), h, strlen(h), vals, 12);
     REQUIRE(load(hp, &v) == 0);
     check_dims(&v, 4, 3, 1);
     CHECK_EQ_INT(diff_u8(&v, vals, 12), 0);
@@ -500,7 +486,7 @@ TEST(volume_mitsuba_roundtrip)
     v.data = malloc(N * sizeof(float));
     for (int i = 0; i < N; i++) v.data[i] = (float)i / 7.0f - 2.5f;
     char p[600];
-    REQUIRE(vpt_volume_save_mitsuba(tmp(p, sizeof p, "out.vol"), &v) == 0);
+    REQUIRE(vpt_volume_save_mitsuba(vpt_test_tmp_path(p, sizeof p, "out.vol"), &v) == 0);
     size_t n;
     unsigned char *bytes = slurp(p, &n);
     REQUIRE(bytes);
@@ -695,7 +681,7 @@ TEST(volume_scene_aspect_box_and_constant_volume)
     unsigned char d[64];
     memset(d, 9, sizeof d);
     char p[600];
-    spew(tmp(p, sizeof p, "const.nrrd"), h, strlen(h), d, sizeof d);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "const.nrrd"), h, strlen(h), d, sizeof d);
     VptScene *s = vpt_scene_from_volume(p, NULL);
     REQUIRE_MSG(s, "%s", vpt_errmsg());
     CHECK(s->box_min[0] == -0.5f && s->box_max[0] == 0.5f);
@@ -710,7 +696,7 @@ TEST(volume_scene_bad_options)
 {
     char p[600];
     const char *h = "NRRD0004\ntype: uchar\ndimension: 2\nsizes: 2 2\nencoding: raw\n\n";
-    spew(tmp(p, sizeof p, "s.nrrd"), h, strlen(h), "\1\2\3\4", 4);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "s.nrrd"), h, strlen(h), "\1\2\3\4", 4);
     VptVolumeSceneOptions o = {.downsample = -1};
     CHECK(vpt_scene_from_volume(p, &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "downsample");
@@ -729,7 +715,7 @@ TEST(volume_scene_bad_options)
     CHECK_STR_CONTAINS(vpt_errmsg(), "s.nrrd");
     CHECK_STR_CONTAINS(vpt_errmsg(), "no-such-scene");
     o.like = NULL;
-    CHECK(vpt_scene_from_volume(tmp(p, sizeof p, "missing.nrrd"), &o) == NULL);
+    CHECK(vpt_scene_from_volume(vpt_test_tmp_path(p, sizeof p, "missing.nrrd"), &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "missing.nrrd");
 }
 
@@ -822,14 +808,16 @@ TEST(volume_scene_refuses_what_host_memory_cannot_hold)
     const char *h = "NRRD0004\ntype: uchar\ndimension: 3\nsizes: 8 8 8\nencoding: raw\n\n";
     char data[512];
     memset(data, 7, sizeof data);
-    spew(tmp(p, sizeof p, "m.nrrd"), h, strlen(h), data, sizeof data);
-    setenv("VPT_MEM_AVAILABLE", "200000", 1); /* 200 kB: 8^3 fits, 32^3 does not */
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "m.nrrd"), h, strlen(h), data, sizeof data);
+    /* 100 kB: a scene takes 8 bytes a voxel (float density, RGBA8 albedo):
+     * 32^3 (256 kB) and 24^3 (108 kB) do not fit, 16^3 (32 kB) does */
+    setenv("VPT_MEM_AVAILABLE", "100000", 1);
     VptVolumeSceneOptions o = {.upsample = 4};
     CHECK(vpt_scene_from_volume(p, &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "m.nrrd");
     CHECK_STR_CONTAINS(vpt_errmsg(), "host memory");
     CHECK_STR_CONTAINS(vpt_errmsg(), "--upsample 2 would need");
-    o.upsample = 2; /* 16^3 x 16 bytes = 64 kB: fits */
+    o.upsample = 2;
     VptScene *s = vpt_scene_from_volume(p, &o);
     CHECK_MSG(s != NULL, "%s", vpt_errmsg());
     if (s) {

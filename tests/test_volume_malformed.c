@@ -2,6 +2,7 @@
  * that names the file and the problem, allocate nothing oversized, and never
  * crash; then a deterministic mutation fuzz of the in-memory parsers. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "base/error.h"
 #include "scenes/volume.h"
@@ -13,21 +14,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <zlib.h>
-
-static void spew(const char *path, const void *a, size_t na, const void *b, size_t nb)
-{
-    FILE *fp = fopen(path, "wb");
-    REQUIRE_MSG(fp, "cannot write %s", path);
-    if (na) fwrite(a, 1, na, fp);
-    if (nb) fwrite(b, 1, nb, fp);
-    fclose(fp);
-}
-
-static const char *tmp(char *buf, size_t n, const char *name)
-{
-    snprintf(buf, n, "%s/%s", vpt_test_tmpdir(), name);
-    return buf;
-}
 
 /* Loading `path` fails, the volume stays zeroed, and the message names the
  * file's base name and contains `what`. */
@@ -57,7 +43,7 @@ static void bad_file_at(const char *file, int line, const char *name, const void
                         size_t nb, const char *what)
 {
     char p[600];
-    spew(tmp(p, sizeof p, name), a, na, b, nb);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, name), a, na, b, nb);
     expect_fail_at(file, line, p, NULL, what);
 }
 #define BAD(name, hdr, data, ndata, what) bad_file_at(__FILE__, __LINE__, name, hdr, strlen(hdr), data, ndata, what)
@@ -86,8 +72,8 @@ static void vol_header(unsigned char h[48], int enc, int x, int y, int z, int ch
 TEST(volume_bad_files_generic)
 {
     char p[600];
-    EXPECT_FAIL(tmp(p, sizeof p, "nonexistent.vol"), NULL, "No such file");
-    EXPECT_FAIL(tmp(p, sizeof p, "nonexistent.mhd"), NULL, "No such file");
+    EXPECT_FAIL(vpt_test_tmp_path(p, sizeof p, "nonexistent.vol"), NULL, "No such file");
+    EXPECT_FAIL(vpt_test_tmp_path(p, sizeof p, "nonexistent.mhd"), NULL, "No such file");
     EXPECT_FAIL(vpt_test_tmpdir(), NULL, "DICOM");            /* a directory: read as a DICOM series */
     VptVolumeLoadOptions o = {.dims = {2, 2, 2}, .has_dims = 1, .type = VPT_SCALAR_U8, .has_type = 1};
     EXPECT_FAIL(vpt_test_tmpdir(), &o, "not a regular file");
@@ -102,7 +88,7 @@ TEST(volume_bad_files_generic)
 TEST(volume_bad_raw)
 {
     char p[600];
-    spew(tmp(p, sizeof p, "x.raw"), "0123456789", 10, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "x.raw"), "0123456789", 10, NULL, 0);
     EXPECT_FAIL(p, NULL, "dims");
     VptVolumeLoadOptions o = {.dims = {2, 2, 2}, .has_dims = 1, .type = VPT_SCALAR_U16, .has_type = 1};
     EXPECT_FAIL(p, &o, "expected 16 bytes");
@@ -116,14 +102,14 @@ TEST(volume_bad_raw)
     EXPECT_FAIL(p, &o, "70000");
     /* f32 with a NaN: rejected with the voxel index */
     float f[8] = {0, 1, 2, 3, 4, NAN, 6, 7};
-    spew(tmp(p, sizeof p, "nan.dat"), f, sizeof f, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "nan.dat"), f, sizeof f, NULL, 0);
     o = (VptVolumeLoadOptions){.dims = {2, 2, 2}, .has_dims = 1, .type = VPT_SCALAR_F32, .has_type = 1};
     EXPECT_FAIL(p, &o, "voxel 5 (x 1, y 0, z 1)");
     f[5] = INFINITY;
-    spew(p, f, sizeof f, NULL, 0);
+    vpt_test_write_file(p, f, sizeof f, NULL, 0);
     EXPECT_FAIL(p, &o, "non-finite");
     double d[8] = {0, 0, 0, 1e300, 0, 0, 0, 0};
-    spew(p, d, sizeof d, NULL, 0);
+    vpt_test_write_file(p, d, sizeof d, NULL, 0);
     o.type = VPT_SCALAR_F64;
     EXPECT_FAIL(p, &o, "voxel 3");
 }
@@ -134,52 +120,52 @@ TEST(volume_bad_mitsuba)
     unsigned char h[48], data[64] = {0};
     char p[600];
     vol_header(h, 1, 2, 2, 2, 1);
-    spew(tmp(p, sizeof p, "short.vol"), h, 48, data, 10);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "short.vol"), h, 48, data, 10);
     EXPECT_FAIL(p, NULL, "truncated: expected 32 data bytes, file has 10");
-    spew(tmp(p, sizeof p, "hdronly.vol"), h, 48, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "hdronly.vol"), h, 48, NULL, 0);
     EXPECT_FAIL(p, NULL, "truncated");
-    spew(tmp(p, sizeof p, "cut.vol"), h, 30, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "cut.vol"), h, 30, NULL, 0);
     EXPECT_FAIL(p, NULL, "truncated header");
-    spew(tmp(p, sizeof p, "long.vol"), h, 48, data, 40);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "long.vol"), h, 48, data, 40);
     EXPECT_FAIL(p, NULL, "8 bytes after");
-    spew(tmp(p, sizeof p, "magic.vol"), "VOX\3", 4, data, 60);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "magic.vol"), "VOX\3", 4, data, 60);
     EXPECT_FAIL(p, NULL, "bad magic");
     h[3] = 2;
-    spew(tmp(p, sizeof p, "version.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "version.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "version 2");
     vol_header(h, 2, 2, 2, 2, 1);
-    spew(tmp(p, sizeof p, "f16.vol"), h, 48, data, 16);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "f16.vol"), h, 48, data, 16);
     EXPECT_FAIL(p, NULL, "float16");
     vol_header(h, 9, 2, 2, 2, 1);
-    spew(tmp(p, sizeof p, "enc.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "enc.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "unknown encoding 9");
     vol_header(h, 1, 2, 2, 2, 3);
-    spew(tmp(p, sizeof p, "rgb.vol"), h, 48, data, 64);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "rgb.vol"), h, 48, data, 64);
     EXPECT_FAIL(p, NULL, "3 channels");
     vol_header(h, 1, 2, 0, 2, 1);
-    spew(tmp(p, sizeof p, "zero.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "zero.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "size 0 along y must be positive");
     vol_header(h, 1, -5, 2, 2, 1);
-    spew(tmp(p, sizeof p, "neg.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "neg.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "-5");
     vol_header(h, 1, 100000, 100000, 100000, 1);
-    spew(tmp(p, sizeof p, "huge.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "huge.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "100000");
     /* within the per-axis limit, but 65536^3 floats are far beyond max_bytes */
     vol_header(h, 1, 65536, 65536, 65536, 1);
-    spew(tmp(p, sizeof p, "big.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "big.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "1125899906842624 bytes, more than the 8589934592 allowed");
     vol_header(h, 1, 2, 2, 2, 1);
     float bad_box[6] = {0, 0, 1, 1, 1, 1};
     memcpy(h + 24, bad_box, sizeof bad_box);
-    spew(tmp(p, sizeof p, "box.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "box.vol"), h, 48, data, 32);
     EXPECT_FAIL(p, NULL, "bounding box is empty along z");
     vol_header(h, 1, 2, 2, 2, 1);
     float nan_data[8] = {0, 0, 0, 0, 0, 0, NAN, 0};
-    spew(tmp(p, sizeof p, "nan.vol"), h, 48, nan_data, sizeof nan_data);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "nan.vol"), h, 48, nan_data, sizeof nan_data);
     EXPECT_FAIL(p, NULL, "voxel 6");
     /* max_bytes is honoured */
-    spew(tmp(p, sizeof p, "ok.vol"), h, 48, data, 32);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "ok.vol"), h, 48, data, 32);
     VptVolumeLoadOptions o = {.max_bytes = 16};
     EXPECT_FAIL(p, &o, "more than the 16 allowed");
 }
@@ -246,7 +232,7 @@ TEST(volume_bad_metaimage)
     /* separate data files */
     BAD("missing.mhd", "NDims = 3\nDimSize = 2 2 2\nElementType = MET_UCHAR\nElementDataFile = nothere.raw\n", NULL,
         0, "nothere.raw");
-    spew(tmp(p, sizeof p, "short.raw"), data, 7, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "short.raw"), data, 7, NULL, 0);
     BAD("short.mhd", "NDims = 3\nDimSize = 2 2 2\nElementType = MET_UCHAR\nElementDataFile = short.raw\n", NULL, 0,
         "truncated: expected 8 data bytes, file has 7");
     BAD("hsize.mhd", "NDims = 3\nDimSize = 2 2 2\nHeaderSize = 100\nElementType = MET_UCHAR\n"
@@ -334,7 +320,7 @@ TEST(volume_bad_nrrd)
         "LIST");
     BAD("missing.nhdr", "NRRD0004\ntype: uchar\ndimension: 3\nsizes: 2 2 2\nencoding: raw\ndata file: gone.raw\n",
         NULL, 0, "gone.raw");
-    spew(tmp(p, sizeof p, "short.raw"), data, 7, NULL, 0);
+    vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "short.raw"), data, 7, NULL, 0);
     BAD("short.nhdr", "NRRD0004\ntype: uchar\ndimension: 3\nsizes: 2 2 2\nencoding: raw\ndata file: short.raw\n",
         NULL, 0, "truncated: expected 8 data bytes, file has 7");
     float nan_data[8] = {0, 0, NAN, 0, 0, 0, 0, 0};

@@ -6,16 +6,19 @@
  * bonsai_small.vdb (../shared/data/thesis; skipped when absent: loaded,
  * rendered on the CPU, sparse equal to dense bit for bit), the conversion
  * to .nvdb (render --export-nvdb) against the .vdb itself, the message
- * without the shim, and the installed layout. Skipped, with the reason,
+ * without the shim, the installed layout, and the plugin loader's checks
+ * (base/plugin.h) on this shim. Skipped, with the reason,
  * when the shim is not built or cannot load (no OpenVDB). */
 #include "tests/harness/test.h"
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "base/plugin.h"
 #include "reference/cpu_render.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
 #include "scenes/volume_vdb.h"
+#include "scenes/volume_vdb_shim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,13 +229,23 @@ TEST(vdb_export_nvdb_loads_to_the_same_volume_without_openvdb)
     CHECK(memcmp(a.albedo, b.albedo, (size_t)a.nx * a.ny * a.nz * 3 * sizeof(float)) == 0);
     vpt_volume_free(&a);
     vpt_volume_free(&b);
-    /* the same scene digest, the .nvdb read with the shim out of reach */
-    char digest[sizeof out];
-    snprintf(cmd, sizeof cmd, "%s --volume %s --like smoke --print-scene | grep sha256", vpt_test_tool("render"), src);
+    /* the same scene digest, the .nvdb read with the shim out of reach (the
+     * volume lines differ: each names its own file and that file's SHA-256,
+     * as sha256sum gives it) */
+    char digest[sizeof out], file_sum[128];
+    snprintf(cmd, sizeof cmd, "sha256sum %s | cut -c1-64", src);
+    REQUIRE(vpt_test_sh(cmd, file_sum, sizeof file_sum) == 0 && strlen(file_sum) >= 64);
+    file_sum[64] = '\0';
+    snprintf(cmd, sizeof cmd, "%s --volume %s --like smoke --print-scene | grep '^volume '", vpt_test_tool("render"),
+             src);
+    REQUIRE(vpt_test_sh(cmd, out, sizeof out) == 0);
+    CHECK_STR_CONTAINS(out, file_sum);
+    snprintf(cmd, sizeof cmd, "%s --volume %s --like smoke --print-scene | grep '^sha256 '", vpt_test_tool("render"),
+             src);
     REQUIRE(vpt_test_sh(cmd, out, sizeof out) == 0);
     snprintf(digest, sizeof digest, "%s", out);
     snprintf(cmd, sizeof cmd, "VPT_OPENVDB_SHIM=/nonexistent/libvptune-openvdb.so %s --volume %s --like smoke "
-                              "--print-scene | grep sha256",
+                              "--print-scene | grep '^sha256 '",
              vpt_test_tool("render"), nvdb);
     CHECK_MSG(vpt_test_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
     CHECK_MSG(strcmp(out, digest) == 0, "%s vs %s", out, digest);
@@ -268,4 +281,49 @@ TEST(vdb_shim_found_where_make_install_puts_it)
                                              "--volume " FIX "/cloud.vdb --print-scene", out, sizeof out);
     CHECK_MSG(rc == 0, "%s", out);
     CHECK_STR_CONTAINS(out, "grid 8x6x3");
+}
+
+/* vpt_plugin_load (base/plugin.h, which the DICOM and OpenVDB readers share)
+ * on the OpenVDB shim: a library of another version is refused naming both
+ * versions, a missing function is named, a library found nowhere says where
+ * it was looked for, and a good one gives its functions, the same answer on
+ * every later call. */
+TEST(plugin_load_checks_the_version_and_the_functions)
+{
+    need_shim();
+    char path[4096];
+    snprintf(path, sizeof path, "%s", vpt_volume_vdb_shim_path());
+    setenv("VPT_TEST_PLUGIN", path, 1);
+    VptPlugin stale = {.file = "libvptune-openvdb.so",
+                       .env = "VPT_TEST_PLUGIN",
+                       .abi_symbol = "vpt_vdb_shim_abi",
+                       .abi = VPT_VDB_SHIM_ABI + 1,
+                       .symbols = {"vpt_vdb_read", NULL}};
+    CHECK(vpt_plugin_load(&stale) == -1);
+    CHECK_STR_CONTAINS(stale.error, "is of another version");
+    CHECK_STR_CONTAINS(stale.error, path);
+    VptPlugin lacking = {.file = "libvptune-openvdb.so",
+                         .env = "VPT_TEST_PLUGIN",
+                         .abi_symbol = "vpt_vdb_shim_abi",
+                         .abi = VPT_VDB_SHIM_ABI,
+                         .symbols = {"vpt_vdb_read", "vpt_no_such_function", NULL}};
+    CHECK(vpt_plugin_load(&lacking) == -1);
+    CHECK_STR_CONTAINS(lacking.error, "lacks vpt_no_such_function");
+    VptPlugin good = {.file = "libvptune-openvdb.so",
+                      .env = "VPT_TEST_PLUGIN",
+                      .abi_symbol = "vpt_vdb_shim_abi",
+                      .abi = VPT_VDB_SHIM_ABI,
+                      .symbols = {"vpt_vdb_read", "vpt_vdb_read_memory", NULL}};
+    CHECK(vpt_plugin_load(&good) == 0);
+    CHECK(good.fn[0] && good.fn[1] && !good.fn[2]);
+    CHECK(strcmp(good.path, path) == 0);
+    unsetenv("VPT_TEST_PLUGIN");
+    CHECK(vpt_plugin_load(&good) == 0); /* the first answer, not a second search */
+    VptPlugin nowhere = {.file = "libvptune-no-such-shim.so",
+                         .env = "VPT_TEST_PLUGIN",
+                         .abi_symbol = "x",
+                         .abi = 1,
+                         .symbols = {NULL}};
+    CHECK(vpt_plugin_load(&nowhere) == -1);
+    CHECK_STR_CONTAINS(nowhere.error, "libvptune-no-such-shim.so is not beside the program nor in ../lib/vptune");
 }

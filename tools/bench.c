@@ -10,13 +10,18 @@
  * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
  * with provenance and all metrics; a summary table goes to stdout.
  *
- * The GPU work runs in a worker process (harness/eval_worker.h), one per
- * scene: a config that crashes or hangs it is recorded as a runtime or
- * timeout result and a fresh worker measures the rest. */
+ * The GPU work runs in a worker process (harness/eval_worker.h) per GPU:
+ * a config that crashes or hangs it is recorded as a runtime or timeout
+ * result and a fresh worker measures the rest. With --gpus all|LIST the
+ * configs are measured side by side, one worker per GPU, each pinned to its
+ * GPU and driven by a thread of its own (tuner/lanes.h); the rows still come
+ * out in config order, each naming the GPU that measured it. */
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
 #include "cli/config_best.h"
+#include "cli/gpu_check.h"
+#include "cli/gpus_arg.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
 #include "codegen/config.h"
@@ -25,11 +30,15 @@
 #include "harness/cubin_cache.h"
 #include "harness/eval_worker.h"
 #include "harness/evaluator.h"
+#include "harness/gpu_list.h"
 #include "harness/results.h"
 #include "harness/variant.h"
 #include "image/image.h"
 #include "scenes/mitsuba_xml.h"
 #include "scenes/scene.h"
+#include "tuner/lanes.h"
+#include "tuner/mpi.h"
+#include "tuner/pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +59,7 @@ static void usage(FILE *fp)
             "             [--max-depth D (0: unlimited)] [--rr DEPTH (Russian roulette from DEPTH; -1: off)]\n"
             "             [--tiles N (the image in NxN tiles, one launch each: thesis 4.1.2)]\n"
             "             [--timeout SEC] [--max-reps N] [--max-time SEC] [--target-ci FRACTION]\n"
-            "             [--no-gate] [--cache DIR] [--jobs N] [--quiet]\n"
+            "             [--no-gate] [--cache DIR] [--jobs N] [--gpus all|LIST] [--quiet]\n"
             "       bench --precompile --arch sm_XY (--thesis | --configs FILE | --config STR)...\n"
             "             [--roofline] [--cache DIR] [--jobs N]\n"
             "\n"
@@ -74,6 +83,9 @@ static void usage(FILE *fp)
             "makes its bench or tune compile nothing; run --precompile there again to\n"
             "check: it then reports every kernel as cached.\n"
             "--config best measures the winner `tune` saved for each scene on this GPU.\n"
+            "--gpus all or a list such as 0,1 measures on these GPUs of this host side by side\n"
+            "(identical ones only; default GPU 0); rows come out in config order, each naming\n"
+            "its GPU. (Across hosts, tune runs under MPI; bench runs on one.)\n"
             "--version prints the commit, NVRTC and driver versions.\n"
             "\n");
     vpt_scene_args_usage(fp);
@@ -246,6 +258,200 @@ static int precompile(const VptConfig *configs, int nconfigs, int roofline, int 
     return rc;
 }
 
+/* ---- the GPUs bench measures on ------------------------------------------
+ *
+ * One lane (tuner/lanes.h) per GPU: a thread that starts the GPU's worker
+ * process and is the only one to use it. With one GPU that is one lane, and
+ * everything happens as it always did, in the same order. */
+
+typedef struct BenchLane BenchLane;
+
+typedef struct {
+    VptWorkerSpec spec;              /* options, settings, the scene of the moment */
+    int n;
+    int device[VPT_GPUS_MAX];
+    char visible[VPT_GPUS_MAX][128]; /* "" with one GPU: not pinned (spec.eval.device) */
+    BenchLane *lane[VPT_GPUS_MAX];   /* each lane's own, set by its thread as it opens */
+} BenchGpus;
+
+struct BenchLane {
+    VptEvalWorker *w;
+    const char *scene;               /* name of the scene it holds */
+    VptParams params;                /* the workload of that scene */
+    VptEvalResult result;            /* the last evaluation's */
+    json_t *row;                     /* its result row, until the main thread takes it */
+};
+
+static void *bench_lane_open(void *user, int lane, VptLaneInfo *info, int *no_gpu)
+{
+    BenchGpus *g = user;
+    BenchLane *bl = vpt_calloc(1, sizeof *bl);
+    if (!bl) return NULL;
+    VptWorkerSpec spec = g->spec;
+    snprintf(spec.visible_devices, sizeof spec.visible_devices, "%s", g->visible[lane]);
+    if (!(bl->w = vpt_eval_worker_start(&spec, no_gpu))) {
+        if (g->n > 1) vpt_error_prefix("GPU %d", g->device[lane]);
+        free(bl);
+        return NULL;
+    }
+    const VptProvenance *p = vpt_eval_worker_provenance(bl->w);
+    snprintf(info->gpu_name, sizeof info->gpu_name, "%.127s", p->gpu_name);
+    snprintf(info->gpu_uuid, sizeof info->gpu_uuid, "%s", p->gpu_uuid);
+    snprintf(info->driver, sizeof info->driver, "%s", p->driver_release);
+    snprintf(info->nvrtc, sizeof info->nvrtc, "%s", p->nvrtc);
+    snprintf(info->commit, sizeof info->commit, "%s", p->commit);
+    info->device = g->device[lane];
+    bl->scene = spec.scene->name;
+    bl->params = *vpt_eval_worker_params(bl->w);
+    g->lane[lane] = bl;
+    return bl;
+}
+
+static int bench_lane_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    (void)fidelity;
+    (void)out; /* the result and its row stay with the lane, for the main thread */
+    BenchLane *bl = ctx;
+    if (vpt_eval_worker_run(bl->w, c, &bl->result)) return -1;
+    json_decref(bl->row);
+    bl->row = vpt_eval_worker_result_json(bl->w, &bl->result);
+    return bl->row ? 0 : vpt_fail("out of memory building a result row");
+}
+
+static void bench_lane_prefetch(void *ctx, const VptConfig *c, size_t n, int fidelity)
+{
+    (void)fidelity;
+    vpt_eval_worker_prefetch(((BenchLane *)ctx)->w, c, (int)n);
+}
+
+static void bench_lane_close(void *ctx)
+{
+    BenchLane *bl = ctx;
+    vpt_eval_worker_stop(bl->w);
+    json_decref(bl->row);
+    free(bl);
+}
+
+static int lane_set_scene(void *ctx, void *arg)
+{
+    BenchLane *bl = ctx;
+    const VptWorkerSpec *spec = arg;
+    if (vpt_eval_worker_set_scene(bl->w, spec->scene, &spec->settings)) return -1;
+    bl->scene = spec->scene->name;
+    bl->params = *vpt_eval_worker_params(bl->w);
+    return 0;
+}
+
+typedef struct {
+    int coherent;
+    VptDensityFormat density;
+    VptTimingStats ms;
+    double gsteps_per_s;
+    unsigned long long steps;
+} Roofline;
+
+static int lane_roofline(void *ctx, void *arg)
+{
+    Roofline *r = arg;
+    return vpt_eval_worker_roofline(((BenchLane *)ctx)->w, r->coherent, r->density, &r->ms, &r->gsteps_per_s,
+                                    &r->steps);
+}
+
+/* Runs fn in lane `lane`'s thread, or in every lane's (-1), and waits; -1
+ * with the first failure's message. No job may be running. */
+static int call_lanes(VptLanes *l, int lane, int (*fn)(void *, void *), void *arg)
+{
+    int waiting = 0, rc = 0;
+    char why[768] = "";
+    for (int i = 0; i < vpt_lanes_count(l); i++) {
+        if (lane >= 0 && i != lane) continue;
+        if (vpt_lanes_call(l, i, fn, arg)) return -1;
+        waiting++;
+    }
+    VptLaneEvent ev;
+    while (waiting > 0 && vpt_lanes_poll(l, -1, &ev) > 0) {
+        if (ev.kind != VPT_LANE_CALLED) continue;
+        waiting--;
+        if (ev.call_rc && !rc) {
+            rc = -1;
+            snprintf(why, sizeof why, "%s", ev.why);
+        }
+    }
+    return rc ? vpt_fail("%s", why) : 0;
+}
+
+static void print_row(const VptEvalResult *r);
+
+/* Measures configs[0..n) on the lanes, each lane first taking the configs
+ * it compiled ahead (every lanes-th one), and prints and appends each row
+ * in config order as soon as it and those before it are in. -1 with the
+ * message when a GPU's worker cannot be started or a row not written. */
+static int measure_configs(VptLanes *l, BenchGpus *g, const VptConfig *configs, int n, VptResultsFile *rf)
+{
+    int nl = vpt_lanes_count(l);
+    VptConfig *mine = vpt_malloc((size_t)(n ? n : 1) * sizeof *mine);
+    VptEvalResult *res = vpt_calloc((size_t)(n ? n : 1), sizeof *res);
+    json_t **rows = vpt_calloc((size_t)(n ? n : 1), sizeof *rows);
+    char *state = vpt_calloc((size_t)(n ? n : 1), 1); /* 0 waiting, 1 running, 2 done */
+    if (!mine || !res || !rows || !state) {
+        free(mine);
+        free(res);
+        free(rows);
+        free(state);
+        return -1;
+    }
+    for (int lane = 0; lane < nl; lane++) {
+        int k = 0;
+        for (int i = lane; i < n; i += nl) mine[k++] = configs[i];
+        vpt_lanes_prefetch(l, lane, mine, (size_t)k, 1);
+    }
+    int busy[VPT_GPUS_MAX] = {0}, running = 0, printed = 0, rc = 0;
+    while (printed < n && rc == 0) {
+        for (int lane = 0; lane < nl; lane++) {
+            if (busy[lane]) continue;
+            int pick = -1;
+            for (int i = lane; i < n && pick < 0; i += nl)
+                if (state[i] == 0) pick = i;
+            for (int i = 0; i < n && pick < 0; i++)
+                if (state[i] == 0) pick = i;
+            if (pick < 0) break;
+            if (vpt_lanes_submit(l, lane, (uint64_t)pick, &configs[pick], 1)) {
+                rc = -1;
+                break;
+            }
+            state[pick] = 1;
+            busy[lane] = 1;
+            running++;
+        }
+        VptLaneEvent ev;
+        if (rc || running == 0 || vpt_lanes_poll(l, -1, &ev) <= 0) break;
+        if (ev.kind == VPT_LANE_CALLED) continue;
+        busy[ev.lane] = 0;
+        running--;
+        if (ev.kind == VPT_LANE_LOST) {
+            rc = vpt_fail("%s", ev.why);
+            break;
+        }
+        BenchLane *bl = g->lane[ev.lane];
+        res[ev.job] = bl->result;
+        rows[ev.job] = bl->row;
+        bl->row = NULL;
+        state[ev.job] = 2;
+        for (; printed < n && state[printed] == 2; printed++) {
+            print_row(&res[printed]);
+            if (vpt_results_append(rf, rows[printed])) rc = -1;
+        }
+    }
+    for (VptLaneEvent ev; running > 0 && vpt_lanes_poll(l, -1, &ev) > 0;) /* after a failure: let them finish */
+        if (ev.kind != VPT_LANE_CALLED) running--;
+    for (int i = 0; i < n; i++) json_decref(rows[i]);
+    free(mine);
+    free(res);
+    free(rows);
+    free(state);
+    return rc;
+}
+
 static void print_row(const VptEvalResult *r)
 {
     if (r->status == VPT_STATUS_OK)
@@ -270,8 +476,15 @@ int main(int argc, char **argv)
     int nconfigs = 0;
     VptRenderSettings rs = {0, 0, 0, 1, 0, -1, 1};
     VptEvaluatorOptions eo = vpt_evaluator_options_default();
+    VptGpuSelection gpus;
+    memset(&gpus, 0, sizeof gpus);
 
     if (vpt_handle_version(argc, argv, prog)) return 0;
+    if (vpt_mpi_launched_size() > 1 || vpt_mpi_launched_size() < 0) {
+        fprintf(stderr, "%s: error: bench runs as one process, not under an MPI launcher: measure on every GPU of "
+                        "this host with --gpus all (tune spreads over MPI ranks)\n", prog);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         int taken = vpt_scene_args_take(&sa, argc, argv, &i, 1);
         if (taken < 0) goto usage_error;
@@ -368,6 +581,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--jobs")) {
             NEED_VALUE();
             if (vpt_parse_int(v, 1, 256, "--jobs", &eo.compile_threads)) goto usage_error;
+        } else if (!strcmp(a, "--gpus")) {
+            NEED_VALUE();
+            if (vpt_gpus_parse(v, &gpus)) goto usage_error;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else {
@@ -419,6 +635,19 @@ int main(int argc, char **argv)
         } else {
             sa.scenes[sa.nscenes++] = "manix";
         }
+    }
+    /* A large scene that cannot fit on the GPU with the configs' estimators
+     * (and the roofline probe's formats) is refused before it is built or
+     * loaded (cli/gpu_check.h); --config best's are known only later. */
+    VptGpuCheck gpu_check;
+    memset(&gpu_check, 0, sizeof gpu_check);
+    gpu_check.device = eo.device;
+    vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
+    for (int i = 0; i < nconfigs; i++)
+        vpt_gpu_estimators_add(&gpu_check.estimators, configs[i].density, configs[i].majorant);
+    if (!sa.print_scene) {
+        sa.admit = vpt_gpu_check_admit;
+        sa.admit_ctx = &gpu_check;
     }
     /* Build the scenes before touching the GPU: bad names fail fast. Each
      * scene's own options (which[]) name it in --config best's messages. */
@@ -486,21 +715,43 @@ int main(int argc, char **argv)
 
     eo.cache_dir = cache;
     eo.quiet = quiet;
-    VptWorkerSpec spec = vpt_worker_spec_default();
-    spec.eval = eo;
-    spec.scene = built[0];
-    spec.settings = rs;
-    int no_gpu = 0;
-    VptEvalWorker *ev = vpt_eval_worker_start(&spec, &no_gpu);
-    if (!ev) {
+    BenchGpus g;
+    memset(&g, 0, sizeof g);
+    g.spec = vpt_worker_spec_default();
+    g.spec.eval = eo;
+    g.spec.scene = built[0];
+    g.spec.settings = rs;
+    int no_gpu = 0, rc = 0;
+    VptLanes *lanes = NULL;
+    if (!gpus.given) { /* GPU 0, as bench always measured */
+        g.n = 1;
+    } else {
+        VptGpuBrief list[VPT_GPU_LIST_MAX];
+        int count = vpt_gpu_list(list, VPT_GPU_LIST_MAX, &no_gpu);
+        g.n = count < 0 ? -1 : vpt_gpus_resolve(&gpus, count, g.device);
+        if (g.n < 0) rc = count >= 0 ? 2 : no_gpu ? VPT_EXIT_NO_GPU : 1;
+        for (int i = 0; g.n > 1 && i < g.n && rc == 0; i++)
+            if (vpt_gpu_visible_value(g.device[i], g.visible[i], (int)sizeof g.visible[i])) rc = 1;
+        if (g.n == 1) g.spec.eval.device = g.device[0];
+    }
+    VptLaneOps ops = {bench_lane_open, bench_lane_evaluate, bench_lane_prefetch, bench_lane_close, &g};
+    if (rc == 0 && !(lanes = vpt_lanes_start(&ops, g.n, -1, NULL, &no_gpu))) rc = no_gpu ? VPT_EXIT_NO_GPU : 1;
+    if (rc == 0 && g.n > 1) {
+        VptLaneInfo info[VPT_GPUS_MAX];
+        for (int i = 0; i < g.n; i++) info[i] = *vpt_lanes_info(lanes, i);
+        if (vpt_lanes_check_identical(info, g.n)) rc = 1;
+    }
+    if (rc) {
         vpt_report_error(prog);
+        vpt_lanes_stop(lanes);
         vpt_results_close(rf);
         /* Nothing was measured: leave no empty results file behind. */
         if (created && vpt_file_size(out_path) == 0) unlink(out_path);
         for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-        return no_gpu ? VPT_EXIT_NO_GPU : 1;
+        return rc;
     }
-    const VptProvenance *pv = vpt_eval_worker_provenance(ev);
+    VptProvenance prov = *vpt_eval_worker_provenance(g.lane[0]->w);
+    const VptProvenance *pv = &prov;
     char default_out[512];
     if (!out_path) {
         char dir[128];
@@ -511,17 +762,26 @@ int main(int argc, char **argv)
     if (!rf) rf = vpt_results_open(out_path);
     if (!rf) {
         vpt_report_error(prog);
-        vpt_eval_worker_stop(ev);
+        vpt_lanes_stop(lanes);
         for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
         return 1;
     }
     printf("GPU %s (%d SMs, cc %s), driver %s, NVRTC %s, commit %s\n", pv->gpu_name, pv->sm_count, pv->cc,
            pv->driver_release, pv->nvrtc, pv->commit);
-    int rc = 0;
+    if (g.n > 1) {
+        printf("measuring on %d GPUs side by side (rows in config order):", g.n);
+        for (int i = 0; i < g.n; i++) {
+            char who[256];
+            vpt_lane_describe(vpt_lanes_info(lanes, i), who, sizeof who);
+            printf("%s %s", i ? "," : "", who);
+        }
+        printf("\n");
+    }
     for (int s = 0; s < nbuilt && rc == 0; s++) {
         VptScene *sc = built[s];
-        /* the first scene's worker was started with it */
-        if (s > 0 && vpt_eval_worker_set_scene(ev, sc, &rs)) {
+        /* the first scene's workers were started with it */
+        g.spec.scene = sc;
+        if (s > 0 && call_lanes(lanes, -1, lane_set_scene, &g.spec)) {
             vpt_report_error(prog);
             rc = 1;
             break;
@@ -546,29 +806,27 @@ int main(int argc, char **argv)
             printf("config best for %s: %s\n", sc->name, path);
             nrun++;
         }
-        vpt_eval_worker_prefetch(ev, configs, nrun);
-        const VptParams *P = vpt_eval_worker_params(ev);
+        const VptParams *P = &g.lane[0]->params;
         printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
         if (roofline) {
             /* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
             static const char *const rays_names[] = {"random", "coherent", "camera"};
             /* the probe once per density format the configs use (f32 always),
-             * so that each config's percent of roofline is against its own */
+             * so that each config's percent of roofline is against its own;
+             * on the first GPU */
             int formats[VPT_DENSITY_FORMAT_COUNT] = {1, 0, 0, 0};
             for (int i = 0; i < nrun; i++) formats[configs[i].density] = 1;
             for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT && rc == 0; k++) {
                 const int coh = k % 3, den = k / 3;
                 if (!formats[den]) continue;
-                VptTimingStats ts;
-                double gs;
-                unsigned long long steps;
-                if (vpt_eval_worker_roofline(ev, coh, (VptDensityFormat)den, &ts, &gs, &steps)) {
+                Roofline probe = {.coherent = coh, .density = (VptDensityFormat)den};
+                if (call_lanes(lanes, 0, lane_roofline, &probe)) {
                     vpt_report_error(prog);
                     rc = 1;
                     break;
                 }
                 printf("  roofline %-9s %-4s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh],
-                       vpt_density_format_name((VptDensityFormat)den), ts.median, gs);
+                       vpt_density_format_name((VptDensityFormat)den), probe.ms.median, probe.gsteps_per_s);
                 json_t *row = vpt_provenance_json(pv);
                 char when[64];
                 vpt_iso8601_now(when, sizeof when);
@@ -576,14 +834,16 @@ int main(int argc, char **argv)
                 json_object_set_new(row, "schema", json_string("vptune.result/1"));
                 json_object_set_new(row, "time", json_string(when));
                 json_object_set_new(row, "scene", json_string(sc->name));
+                json_object_set_new(row, "volume", vpt_scene_volume_json(sc));
                 json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
                 json_object_set_new(row, "rays", json_string(rays_names[coh]));
                 if (den != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
                     json_object_set_new(row, "density", json_string(vpt_density_format_name((VptDensityFormat)den)));
                 json_object_set_new(row, "metrics",
-                                    json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", ts.median, "time_ms_ci95",
-                                              ts.ci95_half, "time_ms_spread", ts.rel_spread, "reps", ts.n, "steps",
-                                              (json_int_t)steps, "gsteps_per_s", gs));
+                                    json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", probe.ms.median,
+                                              "time_ms_ci95", probe.ms.ci95_half, "time_ms_spread", probe.ms.rel_spread,
+                                              "reps", probe.ms.n, "steps", (json_int_t)probe.steps, "gsteps_per_s",
+                                              probe.gsteps_per_s));
                 if (vpt_results_append(rf, row)) {
                     vpt_report_error(prog);
                     rc = 1;
@@ -591,25 +851,14 @@ int main(int argc, char **argv)
                 json_decref(row);
             }
         }
-        for (int i = 0; i < nrun && rc == 0; i++) {
-            VptEvalResult r;
-            if (vpt_eval_worker_run(ev, &configs[i], &r)) {
-                vpt_report_error(prog);
-                rc = 1;
-                break;
-            }
-            print_row(&r);
-            json_t *row = vpt_eval_worker_result_json(ev, sc->name, &r);
-            if (!row || vpt_results_append(rf, row)) {
-                vpt_report_error(prog);
-                rc = 1;
-            }
-            json_decref(row);
+        if (rc == 0 && measure_configs(lanes, &g, configs, nrun, rf)) {
+            vpt_report_error(prog);
+            rc = 1;
         }
     }
     printf("\nresults: %s\n", out_path);
     vpt_results_close(rf);
-    vpt_eval_worker_stop(ev);
+    vpt_lanes_stop(lanes);
     for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
     return rc;
 

@@ -28,6 +28,7 @@
 #include "base/file.h"
 #include "base/parse.h"
 #include "cli/config_best.h"
+#include "cli/gpu_check.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
 #include "codegen/config.h"
@@ -406,6 +407,17 @@ int main(int argc, char **argv)
         if (!o.out && !o.export_mitsuba) return EXIT_OK;
     }
 
+    /* a large scene that cannot fit on the GPU is refused before it loads
+     * (its estimator: the config's; best's is known only with the GPU) */
+    VptGpuCheck gpu_check;
+    memset(&gpu_check, 0, sizeof gpu_check);
+    if (!o.cpu && o.out) {
+        vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
+        if (!vpt_config_is_best(o.config))
+            vpt_gpu_estimators_add(&gpu_check.estimators, o.kernel.density, o.kernel.majorant);
+        o.scene.admit = vpt_gpu_check_admit;
+        o.scene.admit_ctx = &gpu_check;
+    }
     VptScene *s = load_scene(&o);
     if (!s) {
         vpt_report_error(prog);

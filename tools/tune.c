@@ -12,11 +12,22 @@
  * resumes where it stopped. The finalists are re-measured interleaved; the
  * winner goes to results/<gpu>/best/<scene>.json, where `render --config
  * best` finds it. --replay runs the same search on a recorded exhaustive run
- * instead of a GPU (simulation: the recorded times and costs). */
+ * instead of a GPU (simulation: the recorded times and costs).
+ *
+ * On several GPUs (--gpus all|LIST on one host, and/or one MPI rank per GPU
+ * under mpirun or srun) the search stays here, in one process (rank 0), and
+ * the GPUs evaluate what it announces side by side: tuner/pool.h says how,
+ * tuner/mpi.h what each rank does. With one GPU and no MPI, nothing of that
+ * runs: the tune is the one it always was. */
+#include "base/embedded.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
+#include "base/threads.h"
+#include "harness/gpu_list.h"
 #include "harness/provenance.h"
+#include "cli/gpu_check.h"
+#include "cli/gpus_arg.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
 #include "scenes/mitsuba_xml.h"
@@ -24,16 +35,21 @@
 #include "tuner/best.h"
 #include "tuner/cache.h"
 #include "tuner/gpu_eval.h"
+#include "tuner/lanes.h"
+#include "tuner/mpi.h"
+#include "tuner/pool.h"
 #include "tuner/search.h"
 #include "tuner/estimators.h"
 #include "tuner/space.h"
 #include "tuner/t4.h"
+#include "tuner/transfer.h"
 #include "tuner/tune.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Chosen by measurement on the recorded spaces: bin/tune-score --fixtures
@@ -43,7 +59,10 @@
  * 98% of the optimum's throughput within 5% of the exhaustive search's wall
  * time (9.2-9.3 s of 184-186 s) on every seed of both scenes, in a median 1.2 s
  * and 1.6 s (annealing: 80%/73% of seeds, the GA 45%/28%, random 33%/21%,
- * halving 31%/22%); test_tuner_fixture.c checks it. */
+ * halving 31%/22%); test_tuner_fixture.c checks it. On a GPU it also starts
+ * from the winners other scenes' tunes saved (tuner/transfer.h): left out
+ * one scene at a time, that scored at least as well on all six
+ * (bin/tune-score --leave-one-out). */
 #define DEFAULT_STRATEGY "local"
 #define DEFAULT_BUDGET_S 90.0
 
@@ -85,6 +104,10 @@ static void usage(FILE *fp)
             "  --top K           rows of the final table and finalists re-measured (default 5)\n"
             "  --t4 FILE         also export the evaluations in Kernel Tuner's T4 format\n"
             "  --replay FILE     simulate on a recorded exhaustive run (no GPU needed)\n"
+            "  --gpus all|LIST   evaluate on these GPUs of this host side by side (LIST: 0,1,...);\n"
+            "                    default: GPU 0, or under MPI (mpirun, srun) one GPU per rank: its\n"
+            "                    rank on the node modulo the GPUs it sees. With --replay, LIST\n"
+            "                    names simulated GPUs (ranks naming the same one take turns)\n"
             "  --no-save         do not write results/<gpu>/best/<scene>.json\n"
             "  --dump-space      print the (restricted) space, one config per line, and exit\n"
             "  --quiet           no progress line\n"
@@ -92,7 +115,9 @@ static void usage(FILE *fp)
             "\n",
             DEFAULT_BUDGET_S);
     vpt_scene_args_usage(fp);
-    fprintf(fp, "\nExit status: 0 done, 1 error, 2 bad usage, 3 no CUDA GPU or driver.\n\nScenes:\n");
+    fprintf(fp, "\nUnder mpirun or srun (a build with MPI: make MPI=1), rank 0 searches, writes the cache and\n"
+                "prints; every rank measures on its GPU (mpirun -np 2 bin/tune --scene manix).\n"
+                "\nExit status: 0 done, 1 error, 2 bad usage, 3 no CUDA GPU or driver.\n\nScenes:\n");
     vpt_scene_print_list(fp);
 }
 
@@ -108,6 +133,7 @@ typedef struct {
     int nspace;
     VptEstimator estimators[VPT_ESTIMATORS_MAX];
     int n_estimators; /* -1: the default (all on a GPU, global with --replay) */
+    VptGpuSelection gpus;
 } Options;
 
 static int parse_budget(const char *v, Options *o)
@@ -180,6 +206,8 @@ static int parse_args(int argc, char **argv, Options *o)
                 vpt_error_prefix("--estimators");
                 return -1;
             }
+        } else if (!strcmp(a, "--gpus")) {
+            if (vpt_gpus_parse(v, &o->gpus)) return -1;
         } else if (!strcmp(a, "--space")) {
             if (o->nspace == 16) return vpt_fail("--space: at most 16 restrictions");
             if (!strchr(v, '=')) return vpt_fail("--space: expected DIM=V1,V2,... (got '%s')", v);
@@ -243,18 +271,340 @@ static void search_options(const Options *o, VptSearchOptions *so)
     so->interrupt = &interrupted;
 }
 
-/* The finalists against the two references the issue names, measured now in
- * the same session: naiveSK and the thesis' default (regenerationSK, thread). */
-static void print_against_references(VptGpuEval *g, const VptTuneResult *res)
+/* ---- where the evaluations run ------------------------------------------
+ *
+ * One GPU and no MPI: the evaluator of the GPU (or the replay) runs in this
+ * thread, as it always did (a direct pool, tuner/pool.h). Otherwise this
+ * process's lanes (tuner/lanes.h: a thread and a GPU, or a simulated GPU,
+ * each) and, at rank 0, the other ranks' lanes (tuner/mpi.h) evaluate side
+ * by side for one pool. */
+
+typedef struct {
+    const Options *o;
+    const VptScene *scene;        /* GPU lanes */
+    VptEvaluatorOptions eo;
+    double delay_s;               /* replay lanes: VPT_REPLAY_DELAY_S */
+    int device[VPT_GPUS_MAX];
+    char visible[VPT_GPUS_MAX][128];
+    int n;
+} LaneSetup;
+
+static void set_lane_info(VptLaneInfo *info, const char *name, const char *uuid, const char *driver, const char *nvrtc,
+                          const char *commit, int device)
+{
+    snprintf(info->gpu_name, sizeof info->gpu_name, "%s", name);
+    snprintf(info->gpu_uuid, sizeof info->gpu_uuid, "%s", uuid);
+    snprintf(info->driver, sizeof info->driver, "%s", driver);
+    snprintf(info->nvrtc, sizeof info->nvrtc, "%s", nvrtc);
+    snprintf(info->commit, sizeof info->commit, "%s", commit);
+    info->device = device;
+}
+
+static void *gpu_lane_open(void *user, int lane, VptLaneInfo *info, int *no_gpu)
+{
+    const LaneSetup *ls = user;
+    VptGpuEval *g = vpt_gpu_eval_create_pinned(&ls->eo, ls->visible[lane], ls->scene, &ls->o->rs, no_gpu);
+    if (!g) {
+        vpt_error_prefix("GPU %d", ls->device[lane]);
+        return NULL;
+    }
+    const VptProvenance *p = vpt_gpu_eval_harness_provenance(g);
+    set_lane_info(info, p->gpu_name, p->gpu_uuid, p->driver_release, p->nvrtc, p->commit, ls->device[lane]);
+    return g;
+}
+
+static void gpu_lane_close(void *ctx) { vpt_gpu_eval_destroy(ctx); }
+
+/* A simulated GPU: a replay of the recording of its own (its own clock and
+ * compile pool), named "<recorded UUID>#<k>" for simulated GPU k. */
+typedef struct {
+    VptReplay *r;
+    double delay_s;
+} ReplayLane;
+
+static void *replay_lane_open(void *user, int lane, VptLaneInfo *info, int *no_gpu)
+{
+    const LaneSetup *ls = user;
+    *no_gpu = 0;
+    ReplayLane *rl = vpt_calloc(1, sizeof *rl);
+    if (!rl) return NULL;
+    if (!(rl->r = vpt_replay_open(ls->o->replay))) {
+        vpt_error_prefix("--replay");
+        free(rl);
+        return NULL;
+    }
+    rl->delay_s = ls->delay_s;
+    const VptTuneProvenance *p = vpt_replay_provenance(rl->r);
+    char uuid[80];
+    snprintf(uuid, sizeof uuid, "%.64s#%d", p->gpu_uuid, ls->device[lane]);
+    set_lane_info(info, p->gpu_name, uuid, p->driver, p->nvrtc, p->commit, ls->device[lane]);
+    return rl;
+}
+
+/* The recorded answer; with VPT_REPLAY_DELAY_S, after that much real time,
+ * as a GPU would take (the tests that kill a rank mid-run need a run that
+ * lasts). */
+static int replay_lane_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    ReplayLane *rl = ctx;
+    if (rl->delay_s > 0) {
+        struct timespec ts = {(time_t)rl->delay_s, (long)((rl->delay_s - (double)(time_t)rl->delay_s) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0) {
+        }
+    }
+    return vpt_replay_evaluate(rl->r, c, fidelity, out);
+}
+
+static void replay_lane_prefetch(void *ctx, const VptConfig *configs, size_t n, int fidelity)
+{
+    vpt_replay_prefetch(((ReplayLane *)ctx)->r, configs, n, fidelity);
+}
+
+static void replay_lane_close(void *ctx)
+{
+    ReplayLane *rl = ctx;
+    vpt_replay_destroy(rl->r);
+    free(rl);
+}
+
+/* The GPUs this process drives: --gpus; else one GPU, GPU 0 in one process
+ * and, under MPI, the rank's place on its node modulo the GPUs it sees
+ * (tuner/mpi.h). A replay simulates the GPUs it is given, by default one
+ * per rank. Fills ls->device, ls->visible and ls->n; -1 with a message
+ * (*no_gpu: the GPU or driver is missing), -2 when --gpus names a GPU this
+ * host does not have. */
+static int select_gpus(const Options *o, const VptMpi *m, LaneSetup *ls, int *no_gpu)
+{
+    *no_gpu = 0;
+    ls->n = 0;
+    if (o->replay) {
+        if (o->gpus.given && !o->gpus.all) {
+            for (int i = 0; i < o->gpus.n; i++) ls->device[ls->n++] = o->gpus.index[i];
+        } else {
+            ls->device[ls->n++] = m ? vpt_mpi_rank(m) : 0;
+        }
+        return 0;
+    }
+    if (!o->gpus.given && !m) { /* the tune on one GPU, as it always was */
+        ls->device[ls->n++] = 0;
+        return 0;
+    }
+    VptGpuBrief gpus[VPT_GPU_LIST_MAX];
+    int count = vpt_gpu_list(gpus, VPT_GPU_LIST_MAX, no_gpu);
+    if (count < 0) return -1;
+    if (o->gpus.given) {
+        int n = vpt_gpus_resolve(&o->gpus, count, ls->device);
+        if (n < 0) return -2;
+        ls->n = n;
+    } else {
+        ls->device[ls->n++] = vpt_mpi_local_rank(m) % count;
+    }
+    for (int i = 0; i < ls->n; i++)
+        if (vpt_gpu_visible_value(ls->device[i], ls->visible[i], (int)sizeof ls->visible[i])) return -1;
+    return 0;
+}
+
+/* Compiles per lane when several lanes share this host's cores (and
+ * VPT_COMPILE_JOBS does not say): the cores but one per lane, shared out. */
+static void share_cores(VptEvaluatorOptions *eo, int lanes_on_host)
+{
+    if (lanes_on_host < 2 || eo->compile_threads != 0 || getenv("VPT_COMPILE_JOBS")) return;
+    int jobs = (vpt_cpu_count() - lanes_on_host) / lanes_on_host;
+    eo->compile_threads = jobs > 1 ? jobs : 1;
+}
+
+typedef struct {
+    VptMpi *m;           /* NULL: one process */
+    int rank0;           /* this process searches (no MPI, or rank 0) */
+    VptLanes *lanes;     /* NULL: one GPU in this thread */
+    VptRemote *remote;   /* rank 0: the other ranks */
+    int told;            /* rank 0: the other ranks were welcomed or refused */
+    VptEvalPool *pool;
+    VptLaneInfo *all;    /* every lane, this process's first */
+    int nall;
+} Backend;
+
+static int distributed(const VptMpi *m, const LaneSetup *ls)
+{
+    return (m && vpt_mpi_size(m) > 1) || ls->n > 1;
+}
+
+/* Starts this process's lanes; -1 with the message (*no_gpu). */
+static int start_lanes(Backend *b, const LaneSetup *ls, int *no_gpu)
+{
+    VptLaneOps ops;
+    memset(&ops, 0, sizeof ops);
+    ops.user = (void *)ls;
+    if (ls->o->replay) {
+        ops.open = replay_lane_open;
+        ops.evaluate = replay_lane_evaluate;
+        ops.prefetch = replay_lane_prefetch;
+        ops.close = replay_lane_close;
+    } else {
+        ops.open = gpu_lane_open;
+        ops.evaluate = vpt_gpu_eval_evaluate;
+        ops.prefetch = vpt_gpu_eval_prefetch;
+        ops.close = gpu_lane_close;
+    }
+    char host[64] = "?";
+    if (b->m) snprintf(host, sizeof host, "%s", vpt_mpi_host(b->m));
+    else if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    b->lanes = vpt_lanes_start(&ops, ls->n, b->m ? vpt_mpi_rank(b->m) : -1, host, no_gpu);
+    return b->lanes ? 0 : -1;
+}
+
+/* Runs fn on lane 0 of this process before the pool exists. */
+static int lane0_call(VptLanes *lanes, int (*fn)(void *, void *), void *arg)
+{
+    if (vpt_lanes_call(lanes, 0, fn, arg)) return -1;
+    VptLaneEvent ev;
+    while (vpt_lanes_poll(lanes, -1, &ev) > 0)
+        if (ev.kind == VPT_LANE_CALLED && ev.lane == 0) return ev.call_rc ? vpt_fail("%s", ev.why) : 0;
+    return vpt_fail("internal error: lane 0 did not answer");
+}
+
+/* Rank 0 with lanes: the other ranks' hellos (tuner/mpi.h), the check that
+ * every lane is on an identical GPU, then the pool. -1 with the message;
+ * every other rank has then been told to go. */
+static int join_lanes(Backend *b, const char *what, VptCache *cache, int *no_gpu)
+{
+    *no_gpu = 0;
+    if (b->m && vpt_mpi_size(b->m) > 1 && !(b->remote = vpt_mpi_gather(b->m, what, no_gpu))) return -1;
+    int nl = vpt_lanes_count(b->lanes), nr = b->remote ? vpt_remote_lanes(b->remote) : 0;
+    if (!(b->all = vpt_malloc((size_t)(nl + nr) * sizeof *b->all))) return -1;
+    for (int i = 0; i < nl; i++) b->all[b->nall++] = *vpt_lanes_info(b->lanes, i);
+    for (int i = 0; i < nr; i++) b->all[b->nall++] = *vpt_remote_info(b->remote, i);
+    if (vpt_lanes_check_identical(b->all, b->nall)) return -1;
+    if (b->remote) {
+        if (vpt_mpi_welcome(b->remote)) return -1;
+        b->told = 1;
+    }
+    VptTransport t;
+    if (b->remote) t = vpt_remote_transport(b->remote);
+    b->pool = vpt_eval_pool_create(b->lanes, b->remote ? &t : NULL, cache);
+    return b->pool ? 0 : -1;
+}
+
+/* Ends what the backend started: the pool (evaluations in flight written),
+ * the other ranks (told to stop, or, when rank 0 failed before welcoming
+ * them, to exit), the lanes. */
+static void close_backend(Backend *b)
+{
+    vpt_eval_pool_destroy(b->pool);
+    b->pool = NULL;
+    if (b->m && b->rank0 && vpt_mpi_size(b->m) > 1 && !b->told) {
+        char why[1200];
+        snprintf(why, sizeof why, "rank 0 stopped: %s", vpt_errmsg());
+        vpt_mpi_refuse(b->m, why);
+        b->told = 1;
+    }
+    vpt_remote_stop(b->remote); /* tells only ranks that were welcomed */
+    b->remote = NULL;
+    vpt_lanes_stop(b->lanes);
+    b->lanes = NULL;
+    free(b->all);
+    b->all = NULL;
+}
+
+/* Every rank but 0: evaluates for rank 0 until it says stop; the status to
+ * exit with. lanes NULL: this rank could not start (the message says why). */
+static int serve(Backend *b, const char *what, int no_gpu)
+{
+    char failure[1024] = "";
+    if (!b->lanes) snprintf(failure, sizeof failure, "%s", vpt_errmsg());
+    int rc = vpt_mpi_serve(b->m, b->lanes, what, failure, no_gpu, &interrupted);
+    vpt_lanes_stop(b->lanes);
+    b->lanes = NULL;
+    return rc;
+}
+
+/* The lines that say where a tune on several GPUs measures. */
+static void print_lanes(const Backend *b, const char *verb)
+{
+    int gpus = 0;
+    for (int i = 0; i < b->nall; i++) {
+        int first = 1;
+        for (int k = 0; k < i && first; k++) first = strcmp(b->all[k].gpu_uuid, b->all[i].gpu_uuid) != 0;
+        gpus += first;
+    }
+    if (gpus == b->nall) printf("%s on %d GPUs side by side", verb, gpus);
+    else printf("%s with %d evaluators on %d GPU%s", verb, b->nall, gpus, gpus == 1 ? "" : "s");
+    if (b->m && vpt_mpi_size(b->m) > 1)
+        printf(" (%d MPI ranks, %s)", vpt_mpi_size(b->m), vpt_mpi_library(b->m));
+    printf("; the finalists are re-measured on the first:\n");
+    for (int i = 0; i < b->nall; i++) {
+        char who[256];
+        vpt_lane_describe(&b->all[i], who, sizeof who);
+        int shared = 0;
+        for (int k = 0; k < b->nall; k++)
+            if (k != i && strcmp(b->all[k].gpu_uuid, b->all[i].gpu_uuid) == 0) shared++;
+        printf("  %s%s\n", who, shared ? " (shares its GPU: they measure in turn)" : "");
+    }
+}
+
+/* ---- measurements on lane 0 (this thread with one GPU) -------------------- */
+
+typedef struct {
+    const VptConfig *configs;
+    size_t n;
+    VptEvalRecord *out;
+} Finalists;
+
+static int remeasure_on_gpu(void *evaluator, void *arg)
+{
+    Finalists *f = arg;
+    return vpt_gpu_eval_remeasure(evaluator, f->configs, f->n, f->out);
+}
+
+/* A VptRemeasureFn over the pool: the finalists on one GPU, lane 0. */
+static int pool_remeasure(void *pool, const VptConfig *configs, size_t n, VptEvalRecord *out)
+{
+    Finalists f = {configs, n, out};
+    return vpt_eval_pool_call(pool, remeasure_on_gpu, &f);
+}
+
+static int measure_references(void *evaluator, void *arg)
 {
     static const char *const names[2] = {"naiveSK", "regenerationSK-thread"};
-    VptEvalRecord ref[2];
+    VptEvalRecord *ref = arg;
     for (int i = 0; i < 2; i++) {
         VptConfig c;
-        if (vpt_config_parse(names[i], &c) || vpt_gpu_eval_evaluate(g, &c, 1, &ref[i])) {
-            vpt_report_error(prog);
-            return;
-        }
+        if (vpt_config_parse(names[i], &c) || vpt_gpu_eval_evaluate(evaluator, &c, 1, &ref[i])) return -1;
+    }
+    return 0;
+}
+
+static int provenance_of_gpu(void *evaluator, void *arg)
+{
+    vpt_gpu_eval_provenance(evaluator, arg);
+    return 0;
+}
+
+/* A tune's options: its records come from the pool (one GPU in this thread,
+ * or many), the report to stdout, progress to stderr. */
+static void tune_options(Options *o, const VptSpace *space, VptCache *cache, VptEvalPool *pool, VptTuneOptions *to)
+{
+    vpt_tune_options_init(to);
+    to->space = space;
+    to->cache = cache;
+    search_options(o, &to->search);
+    to->search.pool = pool;
+    to->top_k = o->top;
+    to->progress = o->quiet ? NULL : stderr;
+    to->report = stdout;
+    set_estimators(o, to, o->replay != NULL);
+}
+
+/* The finalists against the two references the issue names, measured now in
+ * the same session on the finalists' GPU: naiveSK and the thesis' default
+ * (regenerationSK, thread). */
+static void print_against_references(VptEvalPool *pool, const VptTuneResult *res)
+{
+    VptEvalRecord ref[2];
+    if (vpt_eval_pool_call(pool, measure_references, ref)) {
+        vpt_report_error(prog);
+        return;
     }
     printf("\nagainst the references (measured in this session: naiveSK %.3f ms, regenerationSK-thread %.3f ms):\n",
            ref[0].time_ms, ref[1].time_ms);
@@ -276,17 +626,62 @@ static int finish(const Options *o, const VptTuneResult *res, const VptCache *ca
     return 0;
 }
 
-static int run_replay(Options *o)
+/* VPT_REPLAY_DELAY_S, a test hook: seconds of real time per replayed
+ * evaluation on lanes (0 when unset). */
+static int replay_delay(double *out)
 {
+    *out = 0;
+    const char *v = getenv("VPT_REPLAY_DELAY_S");
+    if (!v || !*v) return 0;
+    return vpt_parse_double(v, 0, 60, "VPT_REPLAY_DELAY_S", out);
+}
+
+/* What every rank must agree on before evaluating for rank 0. */
+static void replay_what(const VptReplay *r, char *buf, size_t size)
+{
+    const VptTuneProvenance *p = vpt_replay_provenance(r);
+    snprintf(buf, size, "tune %s; replay of %s on %s (%s, %zu configs), %dx%d, %d spp, seed %llu", vpt_git_commit,
+             p->scene, p->gpu_uuid, p->commit, vpt_replay_count(r), p->width, p->height, p->spp,
+             (unsigned long long)p->seed);
+}
+
+static int run_replay(Options *o, VptMpi *m)
+{
+    Backend b = {.m = m, .rank0 = !m || vpt_mpi_rank(m) == 0};
+    LaneSetup ls = {.o = o};
+    int no_gpu = 0;
+    if (replay_delay(&ls.delay_s) || select_gpus(o, m, &ls, &no_gpu)) {
+        if (!b.rank0) return serve(&b, "", 0); /* rank 0 reports it */
+        vpt_report_error(prog);
+        close_backend(&b);
+        return 2;
+    }
+    int lanes = distributed(m, &ls);
     VptReplay *r = vpt_replay_open(o->replay);
     if (!r) {
         vpt_error_prefix("--replay");
+        if (!b.rank0) return serve(&b, "", 0);
         vpt_report_error(prog);
+        close_backend(&b);
         return 1;
+    }
+    char what[1024];
+    replay_what(r, what, sizeof what);
+    if (lanes && start_lanes(&b, &ls, &no_gpu) && b.rank0) {
+        vpt_report_error(prog);
+        close_backend(&b);
+        vpt_replay_destroy(r);
+        return 1;
+    }
+    if (!b.rank0) {
+        vpt_replay_destroy(r);
+        return serve(&b, what, no_gpu);
     }
     size_t rejected = 0;
     VptSpace *s = make_space(o, vpt_replay_space(r, &rejected));
     if (!s) {
+        vpt_report_error(prog);
+        close_backend(&b);
         vpt_replay_destroy(r);
         return 2;
     }
@@ -300,44 +695,65 @@ static int run_replay(Options *o)
         if (cache) printf("cache %s (%zu evaluations already there)\n", o->cache, vpt_cache_count(cache));
         if (!cache) {
             vpt_report_error(prog);
+            close_backend(&b);
             vpt_space_destroy(s);
             vpt_replay_destroy(r);
             return 1;
         }
     }
-    VptTuneOptions to;
-    vpt_tune_options_init(&to);
-    to.space = s;
-    to.evaluate = vpt_replay_evaluate;
-    to.evaluate_ctx = r;
-    to.cache = cache;
-    search_options(o, &to.search);
-    set_estimators(o, &to, 1);
-    to.search.prefetch = vpt_replay_prefetch; /* compiles overlap as on a GPU */
-    to.search.prefetch_user = r;
-    to.top_k = o->top;
-    to.progress = o->quiet ? NULL : stderr;
-    to.report = stdout;
+    int rc = 0;
+    if (!lanes) {
+        /* compiles overlap as on a GPU */
+        b.pool = vpt_eval_pool_direct(vpt_replay_evaluate, r, cache, vpt_replay_prefetch, r);
+        rc = b.pool ? 0 : -1;
+    } else if ((rc = join_lanes(&b, what, cache, &no_gpu)) == 0) {
+        print_lanes(&b, "simulating");
+    }
     VptTuneResult res;
-    int rc = vpt_tune_run(&to, &res);
     if (rc == 0) {
-        printf("simulated tuning time %.1f s over %zu evaluations\n", vpt_replay_clock(r), res.search.n_evals);
+        VptTuneOptions to;
+        tune_options(o, s, cache, b.pool, &to);
+        rc = vpt_tune_run(&to, &res);
+    }
+    if (rc == 0) {
+        if (!lanes) {
+            printf("simulated tuning time %.1f s over %zu evaluations\n", vpt_replay_clock(r), res.search.n_evals);
+        } else {
+            printf("evaluations measured per simulated GPU (a search takes them in its own order):\n");
+            vpt_eval_pool_print_lanes(b.pool, stdout);
+        }
         if (finish(o, &res, cache)) rc = -1;
         vpt_tune_result_free(&res);
     }
+    if (rc) vpt_report_error(prog);
+    close_backend(&b);
     if (cache) vpt_cache_close(cache);
     vpt_space_destroy(s);
     vpt_replay_destroy(r);
-    if (rc) vpt_report_error(prog);
     return rc ? 1 : 0;
 }
 
-static int run_gpu(Options *o)
+static int run_gpu(Options *o, VptMpi *m)
 {
+    /* A large scene that cannot fit on the GPU with the estimators the tune
+     * may choose is refused before it is built or loaded (cli/gpu_check.h). */
+    VptGpuCheck gpu_check;
+    memset(&gpu_check, 0, sizeof gpu_check);
+    vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
+    if (o->n_estimators < 0) vpt_gpu_estimators_all(&gpu_check.estimators);
+    for (int i = 0; i < o->n_estimators; i++)
+        vpt_gpu_estimators_add(&gpu_check.estimators, o->estimators[i].density, o->estimators[i].majorant);
+    if (!o->scene.print_scene) {
+        o->scene.admit = vpt_gpu_check_admit;
+        o->scene.admit_ctx = &gpu_check;
+    }
+    Backend b = {.m = m, .rank0 = !m || vpt_mpi_rank(m) == 0};
     VptMitsubaIntegrator in;
     VptScene *scene = vpt_scene_args_load(&o->scene, NULL, &in);
-    if (!scene) {
+    if (!scene) { /* the other ranks' failures are reported by rank 0 */
+        if (!b.rank0) return serve(&b, "", 0);
         vpt_report_error(prog);
+        close_backend(&b);
         return 1;
     }
     if (o->scene.scene_file) {
@@ -351,57 +767,90 @@ static int run_gpu(Options *o)
         return rc ? 1 : 0;
     }
     /* The scene as options, for the commands the hints below print. */
-    char words[2048];
-    if (vpt_scene_args_format(&o->scene, words, sizeof words)) {
-        vpt_report_error(prog);
+    char words[2048], digest[65] = "", what[1024];
+    if (vpt_scene_args_format(&o->scene, words, sizeof words) || vpt_scene_digest(scene, digest)) {
         vpt_scene_destroy(scene);
+        if (!b.rank0) return serve(&b, "", 0);
+        vpt_report_error(prog);
+        close_backend(&b);
         return 1;
     }
+    snprintf(what, sizeof what, "tune %s; scene %s (sha256 %s), %dx%d, %d spp, seed %llu, depth %d, rr %d",
+             vpt_git_commit, scene->name, digest, o->rs.width, o->rs.height, o->rs.spp,
+             (unsigned long long)o->rs.seed, o->rs.max_depth, o->rs.rr_depth);
     VptSpace *space = make_space(o, NULL);
     if (!space) {
-        vpt_report_error(prog);
         vpt_scene_destroy(scene);
+        if (!b.rank0) return serve(&b, "", 0);
+        vpt_report_error(prog);
+        close_backend(&b);
         return 2;
     }
-    VptEvaluatorOptions eo = vpt_evaluator_options_default();
-    eo.quiet = 1;
-    int no_gpu = 0;
-    VptGpuEval *g = vpt_gpu_eval_create(&eo, scene, &o->rs, &no_gpu);
-    if (!g && !no_gpu) {
-        vpt_report_error(prog);
-        vpt_space_destroy(space);
-        vpt_scene_destroy(scene);
-        return 1;
+    LaneSetup ls = {.o = o, .scene = scene, .eo = vpt_evaluator_options_default()};
+    ls.eo.quiet = 1;
+    int no_gpu = 0, rc = 1;
+    VptGpuEval *g = NULL;
+    VptCache *cache = NULL;
+    int selected = select_gpus(o, m, &ls, &no_gpu);
+    if (selected == 0) {
+        if (!distributed(m, &ls)) {
+            ls.eo.device = ls.device[0];
+            g = vpt_gpu_eval_create(&ls.eo, scene, &o->rs, &no_gpu);
+        } else {
+            share_cores(&ls.eo, ls.n * (m ? vpt_mpi_local_size(m) : 1));
+            start_lanes(&b, &ls, &no_gpu);
+        }
     }
-    if (!g) {
+    if (!b.rank0) {
+        rc = serve(&b, what, no_gpu);
+        goto out;
+    }
+    if (!g && !b.lanes) {
         vpt_report_error(prog);
-        /* A recorded space of this scene when the repository has one. */
-        char fixture[256];
-        snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/%s_exhaustive.jsonl", scene->name);
-        if (access(fixture, R_OK) != 0) snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/manix_exhaustive.jsonl");
-        fprintf(stderr,
-                "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
-                "  tune --replay %s   search a recorded space (in the source tree)\n"
-                "  render --cpu %s --spp 1 -o out.png   a one-sample preview with the CPU reference\n",
-                prog, fixture, words);
-        vpt_space_destroy(space);
-        vpt_scene_destroy(scene);
-        return VPT_EXIT_NO_GPU;
+        if (no_gpu) {
+            /* A recorded space of this scene when the repository has one. */
+            char fixture[256];
+            snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/%s_exhaustive.jsonl", scene->name);
+            if (access(fixture, R_OK) != 0)
+                snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/manix_exhaustive.jsonl");
+            fprintf(stderr,
+                    "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
+                    "  tune --replay %s   search a recorded space (in the source tree)\n"
+                    "  render --cpu %s --spp 1 -o out.png   a one-sample preview with the CPU reference\n",
+                    prog, fixture, words);
+            rc = VPT_EXIT_NO_GPU;
+        } else {
+            rc = selected == -2 ? 2 : 1;
+        }
+        goto out;
     }
     VptTuneProvenance prov;
-    vpt_gpu_eval_provenance(g, &prov);
+    if (g) vpt_gpu_eval_provenance(g, &prov);
+    else if (lane0_call(b.lanes, provenance_of_gpu, &prov)) {
+        vpt_report_error(prog);
+        goto out;
+    }
     char cache_path[1024], gpu_dir[128];
     vpt_gpu_dirname(prov.gpu_name, gpu_dir, sizeof gpu_dir);
     if (o->cache) snprintf(cache_path, sizeof cache_path, "%s", o->cache);
     else snprintf(cache_path, sizeof cache_path, "results/%s/tune/%s.jsonl", gpu_dir, scene->name);
     char dir[1024];
     vpt_dirname(cache_path, dir, sizeof dir);
-    int rc = 1;
-    VptCache *cache = NULL;
     if (vpt_mkdirs(dir) == 0) cache = vpt_cache_open(cache_path, &prov, o->fresh ? VPT_CACHE_FRESH : 0);
     if (!cache) {
         vpt_report_error(prog);
         fprintf(stderr, "%s: to start a new cache (the old file is kept): tune %s --fresh\n", prog, words);
+        goto out;
+    }
+    if (g) {
+        b.pool = vpt_eval_pool_direct(vpt_gpu_eval_evaluate, g, cache, vpt_gpu_eval_prefetch, g);
+        if (!b.pool) {
+            vpt_report_error(prog);
+            goto out;
+        }
+    } else if (join_lanes(&b, what, cache, &no_gpu)) {
+        vpt_report_error(prog);
+        rc = no_gpu ? VPT_EXIT_NO_GPU : 1;
         goto out;
     }
     printf("tuning %s on %s (driver %s, NVRTC %s, commit %s): %ux%u, %d spp; strategy %s; space of %zu schedule "
@@ -409,28 +858,32 @@ static int run_gpu(Options *o)
            scene->name, prov.gpu_name, prov.driver, prov.nvrtc, prov.commit, prov.width, prov.height, prov.spp,
            o->strategy, vpt_space_size(space), o->n_estimators < 0 ? VPT_ESTIMATORS_MAX : o->n_estimators);
     printf("cache %s (%zu evaluations already there)\n", cache_path, vpt_cache_count(cache));
+    if (b.lanes) print_lanes(&b, "measuring");
+    fflush(stdout);
     VptTuneOptions to;
-    vpt_tune_options_init(&to);
-    to.space = space;
-    to.evaluate = vpt_gpu_eval_evaluate;
-    to.evaluate_ctx = g;
-    to.cache = cache;
-    search_options(o, &to.search);
-    to.search.prefetch = vpt_gpu_eval_prefetch;
-    to.search.prefetch_user = g;
-    to.top_k = o->top;
-    to.progress = o->quiet ? NULL : stderr;
-    to.report = stdout;
-    to.remeasure = vpt_gpu_eval_remeasure;
-    to.remeasure_ctx = g;
-    set_estimators(o, &to, 0);
+    tune_options(o, space, cache, b.pool, &to);
+    to.remeasure = pool_remeasure;
+    to.remeasure_ctx = b.pool;
+    /* the transfer prior: other scenes' saved winners as extra starts
+     * (tuner/transfer.h says why) */
+    VptConfig starts[VPT_SEARCH_MAX_STARTS];
+    char from[1024];
+    to.search.starts = starts;
+    to.search.n_starts = vpt_transfer_starts("results", prov.gpu_name, scene->name, starts, VPT_SEARCH_MAX_STARTS,
+                                             from, sizeof from);
+    if (to.search.n_starts && b.rank0)
+        printf("transfer prior: %zu starts, the configs saved for %s\n", to.search.n_starts, from);
     VptTuneResult res;
     if (vpt_tune_run(&to, &res)) {
         vpt_report_error(prog);
         goto out;
     }
+    if (b.lanes) {
+        printf("evaluations measured per GPU (a search takes them in its own order):\n");
+        vpt_eval_pool_print_lanes(b.pool, stdout);
+    }
     if (interrupted) printf("interrupted: the cache keeps every evaluation; run the same command to resume\n");
-    else if (res.have_winner) print_against_references(g, &res);
+    else if (res.have_winner) print_against_references(b.pool, &res);
     rc = 0;
     if (res.have_winner && o->save) {
         char best[1024];
@@ -450,6 +903,7 @@ static int run_gpu(Options *o)
     }
     vpt_tune_result_free(&res);
 out:
+    close_backend(&b);
     if (cache) vpt_cache_close(cache);
     vpt_gpu_eval_destroy(g);
     vpt_space_destroy(space);
@@ -457,35 +911,73 @@ out:
     return rc;
 }
 
+/* Under an MPI launcher with more than one process: MPI, from the shim
+ * (tuner/mpi.h). *m NULL otherwise. -1 with the message. */
+static int start_mpi(VptMpi **m)
+{
+    *m = NULL;
+    int size = vpt_mpi_launched_size();
+    if (size == 0 || size == 1) return 0;
+    if (!(*m = vpt_mpi_init())) return -1;
+    if (vpt_mpi_size(*m) == 1) { /* one process after all: no MPI needed */
+        vpt_mpi_finalize(*m);
+        *m = NULL;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
+    /* Under a launcher, only rank 0 speaks about the command line: every
+     * rank parses the same one. */
+    int quiet_rank = vpt_mpi_env_rank() > 0;
+    for (int i = 1; quiet_rank && i < argc; i++)
+        if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 0;
     if (vpt_handle_version(argc, argv, prog)) return 0;
     int pr = parse_args(argc, argv, &o);
     if (pr == 1) return 0;
     if (pr < 0) {
-        vpt_report_error(prog);
-        fprintf(stderr, "%s: try '%s --help'\n", prog, prog);
+        if (!quiet_rank) {
+            vpt_report_error(prog);
+            fprintf(stderr, "%s: try '%s --help'\n", prog, prog);
+        }
         return 2;
     }
-    if (o.dump_space) {
-        VptSpace *s = make_space(&o, NULL);
-        if (!s) {
-            vpt_report_error(prog);
-            return 2;
+    if (o.dump_space || (o.scene.print_scene && !o.replay)) {
+        if (quiet_rank) return 0;
+        if (o.dump_space) {
+            VptSpace *s = make_space(&o, NULL);
+            if (!s) {
+                vpt_report_error(prog);
+                return 2;
+            }
+            char buf[VPT_CONFIG_STR_MAX];
+            for (size_t i = 0; i < vpt_space_size(s); i++) {
+                vpt_config_format(vpt_space_point(s, i), buf, sizeof buf);
+                puts(buf);
+            }
+            vpt_space_destroy(s);
+            return 0;
         }
-        char buf[VPT_CONFIG_STR_MAX];
-        for (size_t i = 0; i < vpt_space_size(s); i++) {
-            vpt_config_format(vpt_space_point(s, i), buf, sizeof buf);
-            puts(buf);
-        }
-        vpt_space_destroy(s);
-        return 0;
+        return run_gpu(&o, NULL);
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    return o.replay ? run_replay(&o) : run_gpu(&o);
+    VptMpi *m;
+    if (start_mpi(&m)) {
+        if (!quiet_rank) vpt_report_error(prog);
+        return 1;
+    }
+    if (m && vpt_mpi_rank(m) > 0) {
+        static char rank_prog[128];
+        snprintf(rank_prog, sizeof rank_prog, "tune (rank %d on %s)", vpt_mpi_rank(m), vpt_mpi_host(m));
+        prog = rank_prog;
+    }
+    int rc = o.replay ? run_replay(&o, m) : run_gpu(&o, m);
+    vpt_mpi_finalize(m);
+    return rc;
 }

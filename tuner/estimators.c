@@ -4,6 +4,7 @@
 #include "base/error.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,23 +85,16 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
     return k;
 }
 
-/* Evaluates base with est[i] (cache first) and appends its record; updates
- * the best objective and estimator. */
-static int screen_one(const VptConfig *base, const VptEstimator *e, VptEvaluateFn fn, void *ctx, VptCache *cache,
-                      VptEvalRecord *recs, size_t *n_recs, double *seconds, double *best_obj, VptEstimator *best)
+/* Evaluates base with *e through the pool (the cache first) and appends
+ * its record; updates the best objective and estimator. */
+static int screen_one(const VptConfig *base, const VptEstimator *e, VptEvalPool *pool, VptEvalRecord *recs,
+                      size_t *n_recs, double *seconds, double *best_obj, VptEstimator *best)
 {
     const VptConfig c = vpt_estimator_apply(base, e);
     VptEvalRecord rec;
-    const VptEvalRecord *hit = cache ? vpt_cache_find(cache, &c, 1) : NULL;
-    if (hit) {
-        rec = *hit;
-    } else {
-        vpt_eval_record_init(&rec, &c, 1);
-        if (fn(ctx, &c, 1, &rec)) return -1;
-        vpt_eval_record_sanitize(&rec, &c, 1);
-        if (cache && vpt_cache_append(cache, &rec)) return -1;
-        if (isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s;
-    }
+    int fresh;
+    if (vpt_eval_pool_get(pool, &c, 1, SIZE_MAX, &rec, &fresh)) return -1;
+    if (fresh && isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s / vpt_eval_pool_gpus(pool);
     recs[(*n_recs)++] = rec;
     const double obj = vpt_eval_objective(&rec);
     if (obj < *best_obj) {
@@ -117,38 +111,61 @@ static int same_texture(const VptEstimator *a, const VptEstimator *b)
     return a->density == b->density && a->sparse == b->sparse;
 }
 
-int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
-                          VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
-                          VptEstimator *best)
+/* On several GPUs, the configs of est[i] for the i with pick[i] set are
+ * announced together, so the lanes measure them side by side. */
+static int announce(const VptConfig *base, const VptEstimator *est, size_t n, const unsigned char *pick,
+                    VptEvalPool *pool)
 {
+    if (vpt_eval_pool_lanes(pool) <= 1) return 0;
+    VptConfig *all = vpt_malloc((n ? n : 1) * sizeof *all);
+    if (!all) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pick[i]) all[k++] = vpt_estimator_apply(base, &est[i]);
+    vpt_eval_pool_announce(pool, all, k, 1);
+    free(all);
+    return 0;
+}
+
+int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
+                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best)
+{
+    if (n > VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators to screen", VPT_ESTIMATORS_MAX);
     VptEvalRecord *grown = realloc(*recs, (*n_recs + n + 1) * sizeof *grown);
     if (!grown) return vpt_fail("out of memory screening estimators");
     *recs = grown;
     double best_obj = INFINITY;
+    unsigned char done[VPT_ESTIMATORS_MAX] = {0}, pick[VPT_ESTIMATORS_MAX] = {0};
     if (n <= VPT_ESTIMATORS_SCREEN_ALL) {
+        memset(pick, 1, n);
+        if (announce(base, est, n, pick, pool)) return -1;
         for (size_t i = 0; i < n; i++)
-            if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
-        return 0;
+            if (screen_one(base, &est[i], pool, *recs, n_recs, seconds, &best_obj, best)) return -1;
+        return vpt_eval_pool_drain(pool);
     }
     /* Coordinate descent: from base's own estimator (or the list's first),
      * screen the members that share the current best's majorant or its
      * texture (format and volume), move to the fastest, and repeat until it
      * stays. */
-    unsigned char done[VPT_ESTIMATORS_MAX] = {0};
     VptEstimator at = {base->majorant, base->density, base->sparse};
     int in_list = 0;
     for (size_t i = 0; i < n; i++) in_list |= same_majorant(&est[i], &at) && same_texture(&est[i], &at);
     if (!in_list) at = est[0];
     for (;;) {
-        int screened = 0;
-        for (size_t i = 0; i < n && i < VPT_ESTIMATORS_MAX; i++) {
-            if (done[i] || (!same_majorant(&est[i], &at) && !same_texture(&est[i], &at))) continue;
-            done[i] = 1;
-            screened = 1;
-            if (screen_one(base, &est[i], fn, ctx, cache, *recs, n_recs, seconds, &best_obj, best)) return -1;
+        size_t round = 0;
+        for (size_t i = 0; i < n; i++) {
+            pick[i] = !done[i] && (same_majorant(&est[i], &at) || same_texture(&est[i], &at));
+            round += pick[i];
         }
-        if (!screened || !isfinite(best_obj) || (same_majorant(best, &at) && same_texture(best, &at))) break;
+        if (round == 0) break;
+        if (announce(base, est, n, pick, pool)) return -1;
+        for (size_t i = 0; i < n; i++) {
+            if (!pick[i]) continue;
+            done[i] = 1;
+            if (screen_one(base, &est[i], pool, *recs, n_recs, seconds, &best_obj, best)) return -1;
+        }
+        if (!isfinite(best_obj) || (same_majorant(best, &at) && same_texture(best, &at))) break;
         at = *best;
     }
-    return 0;
+    return vpt_eval_pool_drain(pool);
 }

@@ -5,7 +5,7 @@
  * Why a stage and not more dimensions of the space: the estimator changes
  * what every step costs (how many steps, and what each fetch moves), not
  * how the schedule maps flights to lanes, and the two have no constraint in
- * common; multiplying the space's 349,164 schedules by 20 estimators would
+ * common; multiplying the space's 349,164 schedules by 28 estimators would
  * make a 7-million-member space that the tuner's strategies (and the memory
  * the space is held in) would have to cover blindly. So a tune
  * (tuner/tune.c, estimator_stage)
@@ -42,6 +42,7 @@
 #include "codegen/config.h"
 #include "tuner/cache.h"
 #include "tuner/eval.h"
+#include "tuner/pool.h"
 
 #include <stddef.h>
 
@@ -60,24 +61,26 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
 /* Lists of at most this many estimators are screened whole. */
 #define VPT_ESTIMATORS_SCREEN_ALL 8
 
-/* Evaluates base with the estimators of est[0..n) (cache first, new records
- * appended to it), appending every record to *recs (grown with realloc;
- * *n_recs counts them) and adding the evaluator's charged seconds to
+/* Evaluates base with the estimators of est[0..n) through the pool
+ * (tuner/pool.h: the cache first, new records appended to it; on several
+ * GPUs side by side), appending every record to *recs (grown with realloc;
+ * *n_recs counts them) and adding the charged seconds of the new ones to
  * *seconds. Sets *best to the estimator of the fastest ok record (untouched
  * when none passed). Returns 0, or -1 when the evaluator or the cache failed.
  *
  * A list of up to VPT_ESTIMATORS_SCREEN_ALL is screened whole. A longer one
  * ("all": 7 majorants x 4 formats) by coordinate descent from base's own
- * estimator: every member sharing its majorant or its format, then the same
- * around the fastest, until the fastest stays: 10 evaluations when base's
- * own estimator is the fastest, 13 to 16 typically, instead of 28. Why: the two axes act nearly
+ * estimator: every member sharing its majorant or its texture (format and
+ * volume), then the same around the fastest, until the fastest stays: 10
+ * evaluations when base's own estimator is the fastest, 13 to 18 typically,
+ * instead of 28; each round's members are announced together, so several
+ * GPUs measure them side by side. Why: the two axes act nearly
  * independently (a format changes what a fetch moves, a majorant how many
  * steps there are), and on large volumes one evaluation costs seconds: a
  * whole screening of a 1024-wide CT on an H100 spent 28 s of a 90 s tune
  * and did not finish (results/h100/large/). */
-int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvaluateFn fn, void *ctx,
-                          VptCache *cache, VptEvalRecord **recs, size_t *n_recs, double *seconds,
-                          VptEstimator *best);
+int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
+                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best);
 
 /* c with estimator e. */
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);

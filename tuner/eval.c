@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,7 @@ void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity)
     r->config = *c;
     r->fidelity = fidelity;
     r->status = VPT_STATUS_OK;
+    r->by_rank = -1;
     for (int i = 0; i < vpt_metric_field_count; i++)
         *(double *)((char *)r + vpt_metric_fields[i].offset) = NAN;
 }
@@ -41,6 +43,22 @@ void vpt_timestamp_now(char *buf, size_t size)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The identity of a "volume" object: what must match for rows to mix. */
+static void volume_identity(const char *json, char *out, size_t n)
+{
+    json_t *v = json_loads(json, 0, NULL);
+    json_t *d = v ? json_object_get(v, "dims") : NULL;
+    snprintf(out, n, "dims %lld x %lld x %lld, format %s, sha256 %s, data_sha256 %s, resample %s",
+             (long long)json_integer_value(json_array_get(d, 0)), (long long)json_integer_value(json_array_get(d, 1)),
+             (long long)json_integer_value(json_array_get(d, 2)),
+             json_string_value(json_object_get(v, "format")) ? json_string_value(json_object_get(v, "format")) : "-",
+             json_string_value(json_object_get(v, "sha256")) ? json_string_value(json_object_get(v, "sha256")) : "-",
+             json_string_value(json_object_get(v, "data_sha256")) ? json_string_value(json_object_get(v, "data_sha256"))
+                                                                   : "-",
+             json_string_value(json_object_get(v, "resample")) ? json_string_value(json_object_get(v, "resample")) : "-");
+    json_decref(v);
 }
 
 int vpt_tune_provenance_match(const VptTuneProvenance *a, const VptTuneProvenance *b)
@@ -64,6 +82,12 @@ int vpt_tune_provenance_match(const VptTuneProvenance *a, const VptTuneProvenanc
     };
     for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
         if (n[i].x != n[i].y) return vpt_fail("%s: recorded %lld, this run %lld", n[i].field, n[i].x, n[i].y);
+    if (a->volume[0] && b->volume[0]) {
+        char x[512], y[512];
+        volume_identity(a->volume, x, sizeof x);
+        volume_identity(b->volume, y, sizeof y);
+        if (strcmp(x, y) != 0) return vpt_fail("volume: recorded '%s', this run '%s'", x, y);
+    }
     return 0;
 }
 
@@ -75,6 +99,8 @@ void vpt_eval_record_sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity
     r->fidelity = fidelity;
     r->reason[VPT_REASON_MAX - 1] = '\0';
     r->time[VPT_TIMESTAMP_MAX - 1] = '\0';
+    r->by_gpu[sizeof r->by_gpu - 1] = '\0';
+    r->by_host[sizeof r->by_host - 1] = '\0';
     if ((int)r->status < 0 || r->status >= VPT_STATUS_COUNT) {
         r->status = VPT_STATUS_RUNTIME;
         snprintf(r->reason, sizeof r->reason, "evaluator returned an unknown status");

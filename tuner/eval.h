@@ -48,6 +48,14 @@ typedef struct {
     double occupancy_theoretical, occupancy_achieved, simd_efficiency;
     double compile_s, measure_s;
     double image_rel_err;
+
+    /* Who measured it, in a tune on several GPUs (tuner/pool.h): the GPU's
+     * UUID, its host, and the MPI rank (-1: not under MPI). by_gpu "" (every
+     * record of a tune on one GPU): the GPU the cache header names.
+     * Informative only: never part of a lookup, a comparison or a rank. */
+    char by_gpu[80];
+    char by_host[64];
+    int by_rank;
 } VptEvalRecord;
 
 /* The metric fields above, by JSON name, for I/O loops. */
@@ -59,7 +67,7 @@ extern const VptMetricField vpt_metric_fields[];
 extern const int vpt_metric_field_count;
 
 /* Config c, the given fidelity, status ok, empty reason and time, cost 0,
- * every metric NaN. */
+ * every metric NaN, measured by nobody in particular (by_gpu "", by_rank -1). */
 void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity);
 
 /* time_ms for an ok record with a finite positive time, else +inf. */
@@ -92,12 +100,18 @@ typedef struct {
     int width, height, spp;
     uint64_t seed;
     int max_depth, rr_depth;
+    /* The scene's "volume" (harness/evaluator.h: grid, source format, the
+     * file's SHA-256) as compact JSON; "" in caches and rows written before
+     * rows carried it. */
+    char volume[1024];
 } VptTuneProvenance;
 
 /* Compares the fields that decide whether rows may be mixed: GPU UUID,
- * commit, NVRTC version, scene and every workload field (the GPU name and
- * driver are informative only). Returns 0 when they match, else -1 with a
- * message "<field>: recorded '<a>', this run '<b>'". */
+ * commit, NVRTC version, scene, every workload field and, when both sides
+ * name it, the volume's grid, format, SHA-256 and resampling (so a file
+ * that changed under the same name is not resumed; the GPU name, the
+ * driver and the volume's path are informative only). Returns 0 when they
+ * match, else -1 with a message "<field>: recorded '<a>', this run '<b>'". */
 int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTuneProvenance *current);
 
 /* ---- replay ------------------------------------------------------------

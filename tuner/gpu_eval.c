@@ -13,6 +13,7 @@ struct VptGpuEval {
     const VptScene *scene;
     VptRenderSettings rs[2];   /* [fidelity] */
     VptEvalWorker *ev[2];      /* worker processes, one per fidelity, started on first use */
+    char visible[128];         /* their CUDA_VISIBLE_DEVICES; "": not pinned */
     int no_gpu;
 };
 
@@ -32,6 +33,7 @@ static VptEvalWorker *session(VptGpuEval *g, int fidelity)
     spec.eval = g->opt;
     spec.scene = g->scene;
     spec.settings = g->rs[fidelity];
+    snprintf(spec.visible_devices, sizeof spec.visible_devices, "%s", g->visible);
     g->ev[fidelity] = vpt_eval_worker_start(&spec, &g->no_gpu);
     return g->ev[fidelity];
 }
@@ -39,8 +41,20 @@ static VptEvalWorker *session(VptGpuEval *g, int fidelity)
 VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *scene, const VptRenderSettings *rs,
                                 int *no_gpu)
 {
+    return vpt_gpu_eval_create_pinned(opt, NULL, scene, rs, no_gpu);
+}
+
+VptGpuEval *vpt_gpu_eval_create_pinned(const VptEvaluatorOptions *opt, const char *visible, const VptScene *scene,
+                                       const VptRenderSettings *rs, int *no_gpu)
+{
+    if (visible && strlen(visible) >= sizeof ((VptGpuEval *)0)->visible) {
+        vpt_fail("CUDA_VISIBLE_DEVICES value too long: %.64s...", visible);
+        *no_gpu = 0;
+        return NULL;
+    }
     VptGpuEval *g = vpt_calloc(1, sizeof *g);
     if (!g) return NULL;
+    if (visible) snprintf(g->visible, sizeof g->visible, "%s", visible);
     g->opt = *opt;
     g->scene = scene;
     g->rs[1] = *rs;
@@ -85,6 +99,11 @@ void vpt_gpu_eval_provenance(const VptGpuEval *g, VptTuneProvenance *out)
     out->seed = P->seed;
     out->max_depth = g->rs[1].max_depth;
     out->rr_depth = g->rs[1].rr_depth;
+    json_t *v = vpt_scene_volume_json(g->scene);
+    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (text && strlen(text) < sizeof out->volume) snprintf(out->volume, sizeof out->volume, "%s", text);
+    free(text);
+    json_decref(v);
 }
 
 static double nan_if_zero_reps(const VptEvalResult *r, double v) { return r->time_ms.n > 0 ? v : NAN; }

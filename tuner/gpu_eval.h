@@ -21,6 +21,11 @@ typedef struct VptGpuEval VptGpuEval;
 /* *no_gpu tells a missing driver or GPU apart from other failures. */
 VptGpuEval *vpt_gpu_eval_create(const VptEvaluatorOptions *opt, const VptScene *scene, const VptRenderSettings *rs,
                                 int *no_gpu);
+/* The same on one GPU among several: its worker processes are pinned to it
+ * as CUDA_VISIBLE_DEVICES=visible would (harness/eval_worker.h,
+ * VptWorkerSpec.visible_devices; NULL or "": not pinned, opt->device). */
+VptGpuEval *vpt_gpu_eval_create_pinned(const VptEvaluatorOptions *opt, const char *visible, const VptScene *scene,
+                                       const VptRenderSettings *rs, int *no_gpu);
 void vpt_gpu_eval_destroy(VptGpuEval *g);
 
 /* The provenance a tune cache is keyed by (GPU, driver, NVRTC, commit,

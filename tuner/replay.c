@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* Recordings are JSON lines of about 1 KB per config; a space of a few ten
  * thousand configs stays far below this. */
@@ -220,6 +221,66 @@ static int schedule_medians(VptReplay *r)
     return 0;
 }
 
+/* A recording committed compressed (gzip, e.g. a 2,000-config fixture) is
+ * inflated here, so that every reader of recordings takes both: when *data
+ * starts with gzip's magic bytes it is replaced by its inflated content (at
+ * most REPLAY_MAX_BYTES; further gzip members are read too). Anything else
+ * is left as it is. */
+static int gunzip_if_gzip(const char *path, char **data, size_t *size)
+{
+    const unsigned char *in = (const unsigned char *)*data;
+    if (*size < 2 || in[0] != 0x1f || in[1] != 0x8b) return 0;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return vpt_fail("%s: zlib cannot start inflating", path);
+    size_t cap = *size * 8 + 4096, n = 0;
+    char *out = vpt_malloc(cap + 1);
+    int rc = out ? 0 : -1, zr;
+    z.next_in = (unsigned char *)*data;
+    z.avail_in = (uInt)*size; /* at most REPLAY_MAX_BYTES (1 GiB): fits */
+    while (rc == 0) {
+        if (n == cap) {
+            if (cap >= REPLAY_MAX_BYTES) {
+                rc = vpt_fail("%s: inflates to more than the %zu bytes allowed", path, (size_t)REPLAY_MAX_BYTES);
+                break;
+            }
+            size_t grown = cap * 2 < REPLAY_MAX_BYTES ? cap * 2 : REPLAY_MAX_BYTES;
+            char *p = vpt_realloc(out, grown + 1);
+            if (!p) {
+                rc = -1;
+                break;
+            }
+            out = p;
+            cap = grown;
+        }
+        z.next_out = (unsigned char *)out + n;
+        z.avail_out = (uInt)(cap - n);
+        zr = inflate(&z, Z_NO_FLUSH);
+        n = cap - z.avail_out;
+        if (zr == Z_STREAM_END) {
+            if (z.avail_in == 0) break;
+            /* another gzip member follows (files concatenated with cat) */
+            if (inflateReset(&z) != Z_OK) rc = vpt_fail("%s: zlib cannot read the next gzip member", path);
+        } else if ((zr == Z_OK || zr == Z_BUF_ERROR) && z.avail_out == 0) {
+            continue; /* the output is full: grow it */
+        } else if ((zr == Z_OK || zr == Z_BUF_ERROR) && z.avail_in == 0) {
+            rc = vpt_fail("%s: gzip data ends before its end marker (truncated)", path);
+        } else if (zr != Z_OK) {
+            rc = vpt_fail("%s: not valid gzip data (zlib: %s)", path, z.msg ? z.msg : "error");
+        }
+    }
+    inflateEnd(&z);
+    if (rc) {
+        free(out);
+        return -1;
+    }
+    out[n] = '\0';
+    free(*data);
+    *data = out;
+    *size = n;
+    return 0;
+}
+
 VptReplay *vpt_replay_open(const char *path)
 {
     VptReplay *r = vpt_calloc(1, sizeof *r);
@@ -229,6 +290,10 @@ VptReplay *vpt_replay_open(const char *path)
     char *data = NULL;
     size_t size = 0;
     if (vpt_read_file(path, REPLAY_MAX_BYTES, &data, &size)) goto fail;
+    if (gunzip_if_gzip(path, &data, &size)) { /* the compressed data stays ours */
+        free(data);
+        goto fail;
+    }
     int rc = parse_rows(r, data, size);
     free(data);
     if (rc || rowset_index(&r->full) || rowset_index(&r->cheap)) goto fail;

@@ -36,6 +36,13 @@ json_t *vpt_rows_record_json(const VptEvalRecord *r)
         double v = METRIC(r, i);
         if (isfinite(v) && put(m, vpt_metric_fields[i].name, json_real(v))) goto fail;
     }
+    if (r->by_gpu[0]) { /* a tune on several GPUs: who measured it */
+        if (put(o, "measured_by", json_object())) goto fail;
+        json_t *by = json_object_get(o, "measured_by");
+        if (put(by, "gpu", json_string(r->by_gpu)) || put(by, "host", json_string(r->by_host)) ||
+            (r->by_rank >= 0 && put(by, "rank", json_integer(r->by_rank))))
+            goto fail;
+    }
     if (put(o, "time", json_string(r->time))) goto fail;
     return o;
 fail:
@@ -61,6 +68,10 @@ json_t *vpt_rows_header_json(const VptTuneProvenance *p)
         put(w, "spp", json_integer(p->spp)) || put(w, "seed", json_integer((json_int_t)p->seed)) ||
         put(w, "max_depth", json_integer(p->max_depth)) || put(w, "rr_depth", json_integer(p->rr_depth)))
         goto fail;
+    if (p->volume[0]) {
+        json_t *v = json_loads(p->volume, 0, NULL);
+        if (!v || put(o, "volume", v)) goto fail;
+    }
     return o;
 fail:
     json_decref(o);
@@ -135,6 +146,19 @@ int vpt_rows_record_parse(json_t *row, int with_cost, VptEvalRecord *r)
     }
     if (get_string(row, "reason", 0, r->reason, sizeof r->reason)) return -1;
     if (get_string(row, "time", 0, r->time, sizeof r->time)) return -1;
+    json_t *by = json_object_get(row, "measured_by");
+    if (by) {
+        long long rank = -1;
+        if (!json_is_object(by)) return vpt_fail("\"measured_by\" is not an object");
+        if (get_string(by, "gpu", 1, r->by_gpu, sizeof r->by_gpu) ||
+            get_string(by, "host", 1, r->by_host, sizeof r->by_host) ||
+            (json_object_get(by, "rank") && get_int(by, "rank", 0, INT32_MAX, &rank))) {
+            vpt_error_prefix("measured_by");
+            return -1;
+        }
+        if (!r->by_gpu[0]) return vpt_fail("measured_by: \"gpu\" is empty");
+        r->by_rank = (int)rank;
+    }
     json_t *m = json_object_get(row, "metrics");
     if (m && !json_is_object(m)) return vpt_fail("\"metrics\" is not an object");
     for (int i = 0; m && i < vpt_metric_field_count; i++) {
@@ -194,12 +218,37 @@ int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p)
     p->seed = (uint64_t)seed;
     p->max_depth = (int)max_depth;
     p->rr_depth = (int)rr_depth;
+    /* the volume (rows from before it existed have none) */
+    json_t *v = json_object_get(row, "volume");
+    if (v) {
+        if (!json_is_object(v)) return vpt_fail("\"volume\" is not an object");
+        char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+        if (!text) return vpt_fail("out of memory");
+        size_t len = strlen(text);
+        if (len < sizeof p->volume) memcpy(p->volume, text, len + 1);
+        free(text);
+        if (len >= sizeof p->volume)
+            return vpt_fail("\"volume\" is too long (%zu bytes, at most %zu)", len, sizeof p->volume - 1);
+    }
     return 0;
+}
+
+/* The majorant's position in codegen's list of cell sizes (its values, up
+ * to 128, do not fit a narrow field: 64 & 0x3F was 0, global's key). */
+static uint64_t majorant_index(int cell)
+{
+    const int *cells;
+    const int n = vpt_majorant_cells(&cells);
+    for (int i = 0; i < n; i++)
+        if (cells[i] == cell) return (uint64_t)i;
+    return 7;
 }
 
 uint64_t vpt_rows_config_key(const VptConfig *c)
 {
-    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+6+2 = 59 bits */
+    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+3+2+1 = 57
+     * bits (the cache shifts one more in); the majorant as its index */
+    _Static_assert(VPT_MAJORANT_COUNT <= 7, "the majorant's key field holds 0..7");
     uint64_t k = (uint64_t)c->regen;
     k = (k << 2) | (uint64_t)c->reorder;
     k = (k << 1) | (uint64_t)c->kernels;
@@ -211,7 +260,8 @@ uint64_t vpt_rows_config_key(const VptConfig *c)
     k = (k << 1) | (uint64_t)c->sortkey;
     k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
     k = (k << 5) | (uint64_t)(c->coop & 0x1F);
-    k = (k << 6) | (uint64_t)(c->majorant & 0x3F);
+    k = (k << 3) | majorant_index(c->majorant);
     k = (k << 2) | (uint64_t)(c->density & 0x3);
+    k = (k << 1) | (uint64_t)(c->sparse != 0);
     return k;
 }

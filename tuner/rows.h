@@ -4,9 +4,15 @@
  * Cache rows (schema vptune.tune/1), one JSON object per line:
  *   {"kind":"header","schema":"vptune.tune/1",
  *    "gpu":{"name":..,"uuid":..},"driver":..,"nvrtc":..,"commit":..,"scene":..,
- *    "workload":{"width":..,"height":..,"spp":..,"seed":..,"max_depth":..,"rr_depth":..}}
+ *    "workload":{"width":..,"height":..,"spp":..,"seed":..,"max_depth":..,"rr_depth":..},
+ *    "volume":{"dims":[..],"format":..,"bytes":..,"source":..,...}}
+ * ("volume" since issue 17: headers and result rows without it are read as
+ * before, and are not compared on it)
  *   {"kind":"eval","config":"<canonical>","schedule":"streamingSK","fidelity":1,
- *    "status":"ok","reason":"","cost_s":1.9,"metrics":{"time_ms":..,...},"time":"ISO-8601"}
+ *    "status":"ok","reason":"","cost_s":1.9,"metrics":{"time_ms":..,...},
+ *    "measured_by":{"gpu":"GPU-..","host":..,"rank":..},"time":"ISO-8601"}
+ *   where "measured_by" is written only by a tune on several GPUs (rank only
+ *   under MPI): a row without it was measured by the header's GPU.
  * The harness' result rows (vptune.result/1) carry the provenance in every
  * row ("gpu" with "driver" inside, "nvrtc", "commit", "scene", "workload")
  * and no cost_s: their cost is compile_s + measure_s. */

@@ -58,6 +58,10 @@
 #define VPT_SCORE_BASELINE_SEED 0x100000000ull
 #define VPT_SCORE_TARGET_TIME 0.05
 #define VPT_SCORE_TARGET_QUALITY 0.98
+/* The tune's default budget (tools/tune.c) and the issue-21 target: the best
+ * a run finds within it is within 2% of the recorded optimum's time. */
+#define VPT_SCORE_DEFAULT_BUDGET_S 90.0
+#define VPT_SCORE_DEFAULT_TOLERANCE 0.02
 
 /* The recorded distribution of a space. */
 typedef struct {
@@ -111,6 +115,12 @@ typedef struct {
                                  until the best first has 98% of the
                                  optimum's throughput (+inf: not within the
                                  time-axis run) */
+    double default_seconds;  /* VPT_SCORE_DEFAULT_BUDGET_S */
+    double within_at_default; /* fraction of seeds whose run with the default
+                                 time budget ends with a best within
+                                 VPT_SCORE_DEFAULT_TOLERANCE of the optimum
+                                 (a third run per seed, budget 90 s) */
+    double default_rel_throughput; /* mean of optimum / best of those runs */
     double *curve_evals;     /* K: mean best-so-far after k = 1..K */
     double *curve_seconds;   /* VPT_SCORE_TIME_POINTS: at T * j / points */
     double *baseline_seconds; /* VPT_SCORE_TIME_POINTS: b at the same times */
@@ -123,5 +133,18 @@ typedef struct {
 int vpt_score_strategy(const VptSpace *space, VptReplay *replay, const VptSpaceStats *st,
                        const VptSearchOptions *base, int seeds, size_t budget_evals, VptScore *out);
 void vpt_score_free(VptScore *s);
+
+/* Scores recorded evaluation orders instead of a strategy (another tuner's
+ * runs, e.g. Kernel Tuner's in its simulation mode on the same space, so that
+ * both are scored by this one scorer): runs[i][0..lengths[i]) is run i, each
+ * config a member of space (else an error naming it). A run is replayed in
+ * its order, each config counted at its first occurrence (repeats are free,
+ * as Kernel Tuner's cache makes them), charged by the replay's clock without
+ * hints (a config compiles when it is evaluated, as in Kernel Tuner's
+ * sequential runner), until the axis' limit; a run that ends earlier keeps
+ * its best. out->strategy is left 0: the caller names the runs. */
+int vpt_score_sequences(const VptSpace *space, VptReplay *replay, const VptSpaceStats *st,
+                        const VptConfig *const *runs, const size_t *lengths, int n_runs, size_t budget_evals,
+                        VptScore *out);
 
 #endif

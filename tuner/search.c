@@ -2,8 +2,10 @@
 #include "tuner/search.h"
 
 #include "base/error.h"
+#include "tuner/pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +47,7 @@ void vpt_search_options_init(VptSearchOptions *o)
     o->strategy = VPT_STRATEGY_RANDOM;
     o->seed = 1;
     o->ga_population = 10;
-    o->ga_mutation = 1.0 / VPT_DIM_COUNT;
+    o->ga_mutation = 1.0 / VPT_DIM_SCHEDULE_COUNT;
     o->sa_t0 = 0.1;
     o->sa_tmin = 0.001;
     o->sa_alpha = 0.995;
@@ -58,8 +60,8 @@ void vpt_search_options_init(VptSearchOptions *o)
 typedef struct {
     const VptSpace *space;
     size_t n_members;
-    VptEvaluateFn fn;
-    void *ctx;
+    VptEvalPool *pool;  /* o->pool, or a direct one over fn (tuner/pool.h) */
+    double gpus;        /* an evaluation is charged cost_s / gpus */
     VptCache *cache;
     const VptSearchOptions *o;
     VptRng rng;
@@ -127,6 +129,20 @@ static int push_eval(Engine *e, const VptEvalRecord *r)
     return 0;
 }
 
+/* The config a member is evaluated as: the member with the options'
+ * estimator stamped on (search.h). The thesis' estimator (global, f32), the
+ * default, stamps nothing, so that a recorded joint space (whose members
+ * carry their own estimators, tuner/space.h) is searched as recorded. */
+static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *member)
+{
+    VptConfig c = *member;
+    if (o->majorant != 0 || o->density != VPT_DENSITY_F32) {
+        c.majorant = o->majorant;
+        c.density = o->density;
+    }
+    return c;
+}
+
 /* Evaluates member m at fidelity (see search.h for what counts). Returns 1
  * with its objective in *obj, or 0 when the search must stop (budget,
  * interrupt, stall, error: e->res->stop says which). */
@@ -152,28 +168,19 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
         stop(e, VPT_STOP_BUDGET);
         return 0;
     }
-    VptConfig stamped = *vpt_space_point(e->space, m);
-    stamped.majorant = e->o->majorant;
-    stamped.density = e->o->density;
-    const VptConfig *cfg = &stamped;
+    VptConfig stamped = stamp_estimator(e->o, vpt_space_point(e->space, m));
+    /* the cache, else an evaluation (on one GPU here, or taken from a pool
+     * that evaluated it ahead): tuner/pool.h; either way it is in the cache
+     * before the strategy sees it */
     VptEvalRecord rec;
-    const VptEvalRecord *hit = e->cache ? vpt_cache_find(e->cache, cfg, fidelity) : NULL;
-    if (hit) {
-        rec = *hit;
-        res->cached++;
-    } else {
-        vpt_eval_record_init(&rec, cfg, fidelity);
-        if (e->fn(e->ctx, cfg, fidelity, &rec) != 0) {
-            stop(e, VPT_STOP_ERROR);
-            return 0;
-        }
-        res->evaluated++;
-        vpt_eval_record_sanitize(&rec, cfg, fidelity);
-        if (e->cache && vpt_cache_append(e->cache, &rec)) {
-            stop(e, VPT_STOP_ERROR);
-            return 0;
-        }
+    int fresh;
+    size_t wanted = e->o->max_evals ? e->o->max_evals - res->n_evals : SIZE_MAX;
+    if (vpt_eval_pool_get(e->pool, &stamped, fidelity, wanted, &rec, &fresh)) {
+        stop(e, VPT_STOP_ERROR);
+        return 0;
     }
+    if (fresh) res->evaluated++;
+    else res->cached++;
     if (push_eval(e, &rec)) {
         stop(e, VPT_STOP_ERROR);
         return 0;
@@ -182,7 +189,7 @@ static int eval(Engine *e, size_t m, int fidelity, double *obj)
     e->memo[fidelity][m] = idx;
     e->visited[fidelity]++;
     e->stalls = 0;
-    res->seconds += rec.cost_s;
+    res->seconds += rec.cost_s / e->gpus;
     *obj = vpt_eval_objective(&rec);
     if (fidelity == 1 && *obj < e->best_obj) {
         e->best_obj = *obj;
@@ -214,16 +221,14 @@ static int visited(const Engine *e, size_t m, int fidelity)
 static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
 {
     const VptSearchOptions *o = e->o;
-    if (!o->prefetch || e->stopped) return;
+    if (!vpt_eval_pool_wants_hints(e->pool) || e->stopped) return;
     size_t left = SIZE_MAX;
     if (o->max_evals) left = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
     VptConfig cfgs[HINT_MAX];
     size_t k = 0;
     for (size_t i = 0; i < n && left > 0; i++) {
         if (visited(e, members[i], fidelity)) continue;
-        VptConfig stamped = *vpt_space_point(e->space, members[i]);
-        stamped.majorant = o->majorant;
-        stamped.density = o->density;
+        VptConfig stamped = stamp_estimator(o, vpt_space_point(e->space, members[i]));
         const VptConfig *c = &stamped;
         if (e->cache && vpt_cache_find(e->cache, c, fidelity)) continue;
         int dup = 0;
@@ -232,11 +237,11 @@ static void hint(Engine *e, const size_t *members, size_t n, int fidelity)
         cfgs[k++] = *c;
         left--;
         if (k == HINT_MAX) {
-            o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+            vpt_eval_pool_announce(e->pool, cfgs, k, fidelity);
             k = 0;
         }
     }
-    if (k) o->prefetch(o->prefetch_user, cfgs, k, fidelity);
+    if (k) vpt_eval_pool_announce(e->pool, cfgs, k, fidelity);
 }
 
 /* ---- strategies ------------------------------------------------------- */
@@ -338,6 +343,42 @@ static long sampled_start(Engine *e, Shuffle *starts)
     return best;
 }
 
+/* The start of local search and annealing: with a portfolio of starts
+ * (VptSearchOptions.starts), the prior (unless no_prior) and the member
+ * nearest to each start, announced together and measured, and the best of
+ * them; without one, the prior, or the best of a few random members.
+ * -1 when no member is left, -2 when the search must stop. */
+static long start_member(Engine *e, Shuffle *starts)
+{
+    const VptSearchOptions *o = e->o;
+    if (o->n_starts == 0 || !o->starts) {
+        long m = prior_member(e);
+        return m >= 0 ? m : sampled_start(e, starts);
+    }
+    size_t list[VPT_SEARCH_MAX_STARTS + 1], k = 0;
+    long prior = prior_member(e);
+    if (prior >= 0) list[k++] = (size_t)prior;
+    for (size_t i = 0; i < o->n_starts && i < VPT_SEARCH_MAX_STARTS; i++) {
+        long m = vpt_space_nearest(e->space, &o->starts[i], NULL);
+        int dup = m < 0;
+        for (size_t j = 0; j < k && !dup; j++) dup = list[j] == (size_t)m;
+        if (!dup) list[k++] = (size_t)m;
+    }
+    if (k == 0) return sampled_start(e, starts);
+    hint(e, list, k, 1);
+    long best = (long)list[0];
+    double best_obj = INFINITY;
+    for (size_t i = 0; i < k; i++) {
+        double obj;
+        if (!eval(e, list[i], 1, &obj)) return -2;
+        if (obj < best_obj) {
+            best_obj = obj;
+            best = (long)list[i];
+        }
+    }
+    return best;
+}
+
 /* Where a search starts again after a local optimum: a perturbation of the
  * best member found so far (iterated local search: a good region usually has
  * more good members than a random point's), two dimensions on average, or,
@@ -348,7 +389,7 @@ static long restart_member(Engine *e, Shuffle *starts, long incumbent)
 {
     if (incumbent >= 0)
         for (int tries = 0; tries < 8; tries++) {
-            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_COUNT, &e->rng);
+            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_SCHEDULE_COUNT, &e->rng);
             if (!visited(e, m, 1)) return (long)m;
         }
     return shuffle_next_unvisited(starts, e, 1);
@@ -384,9 +425,9 @@ static void run_local(Engine *e)
         return;
     }
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
-    long start = prior_member(e), incumbent = -1;
+    long start = start_member(e, &starts), incumbent = -1;
     double inc_obj = INFINITY;
-    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
+    if (start == -2) goto out;
     for (;;) {
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
@@ -471,9 +512,9 @@ static void run_annealing(Engine *e)
         return;
     }
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
-    long start = prior_member(e), incumbent = -1;
+    long start = start_member(e, &starts), incumbent = -1;
     double inc_obj = INFINITY;
-    if (start < 0 && (start = sampled_start(e, &starts)) == -2) goto out;
+    if (start == -2) goto out;
     for (;;) { /* one walk per (re)heat */
         if (start < 0) {
             stop(e, VPT_STOP_DONE);
@@ -575,9 +616,9 @@ static void run_genetic(Engine *e)
     const VptSearchOptions *o = e->o;
     size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 10);
     size_t p = want < e->n_members ? want : e->n_members;
-    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_COUNT;
+    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_SCHEDULE_COUNT;
     /* chance that a per-dimension mutation changes anything at all */
-    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_COUNT);
+    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_SCHEDULE_COUNT);
     Individual *pop = vpt_malloc(p * sizeof *pop), *next = vpt_malloc(p * sizeof *next);
     Shuffle init;
     if (!pop || !next || shuffle_init(&init, e->n_members)) {
@@ -705,13 +746,18 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
     Engine e = {
         .space = space,
         .n_members = vpt_space_size(space),
-        .fn = fn,
-        .ctx = ctx,
+        .pool = o->pool,
         .cache = cache,
         .o = o,
         .res = out,
         .best_obj = INFINITY,
     };
+    VptEvalPool *own = NULL;
+    if (!e.pool && !(e.pool = own = vpt_eval_pool_direct(fn, ctx, cache, o->prefetch, o->prefetch_user))) {
+        out->stop = VPT_STOP_ERROR;
+        return -1;
+    }
+    e.gpus = vpt_eval_pool_gpus(e.pool);
     VptSearchOptions local;
     if (o->stall_limit == 0) {
         local = *o;
@@ -723,6 +769,7 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
         e.memo[f] = vpt_malloc(e.n_members * sizeof *e.memo[f]);
         if (!e.memo[f]) {
             free(e.memo[0]);
+            vpt_eval_pool_destroy(own);
             out->stop = VPT_STOP_ERROR;
             return -1;
         }
@@ -740,6 +787,10 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
         stop(&e, VPT_STOP_ERROR);
     }
     if (!e.stopped) stop(&e, VPT_STOP_ERROR); /* every strategy ends through stop() */
+    /* evaluations still in flight on other GPUs are written to the cache
+     * before returning (tuner/pool.h); what was only announced is dropped */
+    if (vpt_eval_pool_drain(e.pool) && out->stop != VPT_STOP_ERROR) out->stop = VPT_STOP_ERROR;
+    vpt_eval_pool_destroy(own);
     free(e.memo[0]);
     free(e.memo[1]);
     return out->stop == VPT_STOP_ERROR ? -1 : 0;

@@ -7,7 +7,10 @@
  *   - otherwise the results cache (when given) is asked first; a cached row
  *     is used as if just measured: it counts as an evaluation and its
  *     recorded cost_s is charged. Only then is the evaluator called, and its
- *     record appended to the cache before the strategy sees it.
+ *     record appended to the cache before the strategy sees it; with a pool
+ *     of several GPUs (VptSearchOptions.pool, tuner/pool.h) the record may
+ *     have been evaluated ahead, and is taken all the same, in the
+ *     strategy's order.
  * Strategies are deterministic functions of the seed and of the records they
  * receive, so a tune interrupted at any point and started again with the
  * same strategy, seed and budget on the same cache retraces its path from
@@ -150,7 +153,7 @@ typedef struct {
                             generations; on the recorded fixtures
                             (bin/tune-score, 400 seeds) 20 scored +0.23 and
                             +0.13 by evaluations, 10 +0.35 and +0.32 */
-    double ga_mutation;  /* 1 / VPT_DIM_COUNT: one dimension per child on
+    double ga_mutation;  /* 1 / VPT_DIM_SCHEDULE_COUNT: one dimension per child on
                             average */
     double sa_t0;        /* 0.1: a 10% worse move is first taken with p 0.37 */
     double sa_tmin;      /* 0.001 */
@@ -160,6 +163,15 @@ typedef struct {
      * default variant (see above); 1: from random members instead (for
      * measuring what the prior is worth). */
     int no_prior;
+    /* A portfolio of starts (e.g. the best configs of other scenes: the
+     * transfer prior of bin/tune-score --leave-one-out): local search and
+     * annealing measure the prior (unless no_prior) and the member nearest
+     * to each of starts[0..n_starts) first, announced together, and descend
+     * from the best of them; at most VPT_SEARCH_MAX_STARTS are used. NULL /
+     * 0: the prior alone, as above. */
+    const VptConfig *starts;
+    size_t n_starts;
+
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */
     size_t stall_limit;
@@ -173,7 +185,9 @@ typedef struct {
      * search their order 256 ahead, local search each start and
      * neighbourhood, the GA a generation at a time, halving its screenings
      * 256 ahead and each promotion; annealing, one step at a time, announces
-     * nothing. Setting it never changes the search. NULL: no hints. */
+     * nothing. Setting it never changes the search. NULL: no hints. With a
+     * pool (below) the announcements go to the pool instead, whose idle GPUs
+     * evaluate them ahead: the batches of a tune on several GPUs. */
     void (*prefetch)(void *user, const VptConfig *configs, size_t n, int fidelity);
     void *prefetch_user;
 
@@ -181,9 +195,17 @@ typedef struct {
      * evaluated with: the space holds schedules, and the tune driver
      * chooses the estimator (tuner/estimators.h). It is stamped onto each
      * member before the cache, the evaluator and prefetch see it, so rows
-     * say what was measured. vpt_search_options_init: global, f32. */
+     * say what was measured. vpt_search_options_init: global, f32, which
+     * stamps nothing: the members keep their own (in the schedule space,
+     * global f32; in a recorded joint space, tuner/space.h, each its own). */
     int majorant;
     VptDensityFormat density;
+
+    /* Where records come from when not NULL: a pool of evaluators on several
+     * GPUs (tuner/pool.h; it takes the announcements in place of prefetch,
+     * and a time budget is charged wall time: cost_s over its GPUs). NULL:
+     * the cache, then fn in this thread, as a tune on one GPU. */
+    struct VptEvalPool *pool;
 
     /* Polled between evaluations (e.g. set by a SIGINT handler); NULL: none. */
     const volatile sig_atomic_t *interrupt;
@@ -192,6 +214,8 @@ typedef struct {
 } VptSearchOptions;
 
 void vpt_search_options_init(VptSearchOptions *o);
+
+#define VPT_SEARCH_MAX_STARTS 16
 
 /* One point of the best-so-far trace, after each counted evaluation. */
 typedef struct {

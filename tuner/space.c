@@ -25,7 +25,7 @@ struct VptSpace {
 };
 
 static const char *const dim_names[VPT_DIM_COUNT] = {
-    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
+    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop", "majorant", "density",
 };
 
 /* The default domains (issue 4). */
@@ -37,6 +37,9 @@ static const int def_threshold[] = {0, 25, 50, 75, 100};
 static const int def_sortkey[] = {VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION};
 static const int def_lookahead[] = {1, 2, 4};
 static const int def_coop[] = {0, 2, 4, 8};
+/* The schedule space's estimator: the thesis' global majorant, f32 texels. */
+static const int def_majorant[] = {0};
+static const int def_density[] = {VPT_DENSITY_F32};
 
 /* Dimensions with an "off" value that repairs may fall back to. */
 static const VptDim repairable[] = {VPT_DIM_MAXRREGCOUNT, VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
@@ -55,7 +58,7 @@ int vpt_space_dim_parse(const char *name, VptDim *out)
             return 0;
         }
     return vpt_fail("unknown space dimension '%s' (dimensions: schedule, maxrregcount, ppt, block, grid, "
-                    "threshold, sortkey, lookahead, coop)",
+                    "threshold, sortkey, lookahead, coop, majorant, density)",
                     name);
 }
 
@@ -71,6 +74,8 @@ static int config_value(const VptConfig *c, VptDim d)
     case VPT_DIM_SORTKEY: return (int)c->sortkey;
     case VPT_DIM_LOOKAHEAD: return c->lookahead;
     case VPT_DIM_COOP: return c->coop;
+    case VPT_DIM_MAJORANT: return c->majorant;
+    case VPT_DIM_DENSITY: return (int)c->density;
     default: VPT_ASSERT(0);
     }
 }
@@ -92,6 +97,8 @@ static VptConfig coords_config(const VptSpace *s, const uint8_t *co)
         .sortkey = (VptSortKey)s->dom[VPT_DIM_SORTKEY][co[VPT_DIM_SORTKEY]],
         .lookahead = s->dom[VPT_DIM_LOOKAHEAD][co[VPT_DIM_LOOKAHEAD]],
         .coop = s->dom[VPT_DIM_COOP][co[VPT_DIM_COOP]],
+        .majorant = s->dom[VPT_DIM_MAJORANT][co[VPT_DIM_MAJORANT]],
+        .density = (VptDensityFormat)s->dom[VPT_DIM_DENSITY][co[VPT_DIM_DENSITY]],
     };
     return c;
 }
@@ -176,7 +183,7 @@ VptSpace *vpt_space_create(void)
     for (int i = 0; i < VPT_SCHEDULE_COUNT; i++) sched[i] = i;
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
     int n_max = VPT_SCHEDULE_COUNT * N(def_maxrreg) * N(def_ppt) * N(def_block) * N(def_grid) *
-                N(def_threshold) * N(def_sortkey) * N(def_lookahead) * N(def_coop);
+                N(def_threshold) * N(def_sortkey) * N(def_lookahead) * N(def_coop) * N(def_majorant) * N(def_density);
     VptSpace *s = space_alloc((size_t)n_max);
     if (!s) return NULL;
     set_domain(s, VPT_DIM_SCHEDULE, sched, VPT_SCHEDULE_COUNT);
@@ -188,6 +195,8 @@ VptSpace *vpt_space_create(void)
     set_domain(s, VPT_DIM_SORTKEY, def_sortkey, N(def_sortkey));
     set_domain(s, VPT_DIM_LOOKAHEAD, def_lookahead, N(def_lookahead));
     set_domain(s, VPT_DIM_COOP, def_coop, N(def_coop));
+    set_domain(s, VPT_DIM_MAJORANT, def_majorant, N(def_majorant));
+    set_domain(s, VPT_DIM_DENSITY, def_density, N(def_density));
 #undef N
     compute_strides(s);
     /* Walk the product in id order, keeping what codegen accepts. */
@@ -304,6 +313,22 @@ static int parse_dim_value(VptDim d, const char *tok, int *out)
         else return vpt_fail("sortkey '%s' is not position or termination", tok);
         return 0;
     }
+    if (d == VPT_DIM_MAJORANT) {
+        const int *cells;
+        const int n = vpt_majorant_cells(&cells);
+        for (int i = 0; i < n; i++)
+            if (strcmp(tok, vpt_majorant_name(cells[i])) == 0) {
+                *out = cells[i];
+                return 0;
+            }
+        return vpt_fail("majorant '%s' is not global or grid4, grid8, ..., grid128", tok);
+    }
+    if (d == VPT_DIM_DENSITY) {
+        VptDensityFormat f;
+        if (vpt_density_format_parse(tok, &f)) return vpt_fail("density '%s' is not f32, f16, u16 or u8", tok);
+        *out = (int)f;
+        return 0;
+    }
     return vpt_parse_int(tok, 0, 1 << 20, dim_names[d], out);
 }
 
@@ -316,6 +341,10 @@ static void format_value(const VptSpace *s, VptDim d, int i, char *buf, size_t s
         snprintf(buf, size, "%s", sch[v].name);
     } else if (d == VPT_DIM_SORTKEY) {
         snprintf(buf, size, "%s", vpt_sortkey_name((VptSortKey)v));
+    } else if (d == VPT_DIM_MAJORANT) {
+        snprintf(buf, size, "%s", vpt_majorant_name(v));
+    } else if (d == VPT_DIM_DENSITY) {
+        snprintf(buf, size, "%s", vpt_density_name((VptDensityFormat)v));
     } else {
         snprintf(buf, size, "%d", v);
     }
@@ -464,15 +493,16 @@ static long repair(const VptSpace *s, const uint8_t *co, unsigned fixed)
 
 static int is_categorical(VptDim d)
 {
-    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY;
+    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY || d == VPT_DIM_MAJORANT || d == VPT_DIM_DENSITY;
 }
 
 size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, size_t *out, size_t max)
 {
     VPT_ASSERT(member < s->n);
     const uint8_t *co = s->coords[member];
-    /* At most 8 other schedules, 1 other sort key and 2 steps in each of the
-     * 6 ordered dimensions: 21 candidates, always below the buffer's size. */
+    /* At most 8 other schedules, 1 other sort key, 4 other majorants, 3 other
+     * formats and 2 steps in each of the 6 ordered dimensions: 28 candidates,
+     * always below the buffer's size. */
     size_t found[VPT_SPACE_MAX_NEIGHBOURS];
     size_t count = 0;
     for (int d = 0; d < VPT_DIM_COUNT; d++) {

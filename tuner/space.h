@@ -16,15 +16,27 @@
  *   sortkey       position, termination
  *   lookahead     1, 2, 4
  *   coop          0 (off), 2, 4, 8 cooperative flights
- * The estimator keys of a config (majorant, density, volume) are not
- * dimensions here: the tune's estimator stage chooses them
- * (tuner/estimators.h says why).
+ *   majorant      the free-flight estimator: global (0), or a grid of C^3-voxel
+ *                 cells (4 .. 128); categorical
+ *   density       the density texture's format: f32, f16, u16, u8; categorical
+ * The default space (vpt_space_create) holds schedules only: its majorant
+ * and density domains are {global} and {f32}, because the tune driver
+ * chooses the estimator in a stage of its own (tuner/estimators.h), so
+ * member numbers and neighbourhoods are those of the nine dimensions above.
+ * A recorded space (vpt_space_create_from_configs) takes whatever estimators
+ * its configs carry, and strategies then move in them like in any other
+ * dimension: a recording drawn from the full space (schedules x estimators,
+ * tools/tune-space.c) replays as one joint space.
+ * The volume key (dense|sparse) is no dimension of either: a sparse
+ * volume is an estimator the stage screens only when asked for.
  * The members of the space are the points of the domains' product that pass
  * vpt_config_check (so the constraints are codegen's, not restated here):
  * grid only varies for persistent kernels, threshold for warp/block
  * regeneration, sortkey for Morton reordering, and maxrregcount x block must
  * fit the register file. The default space has 349,164 members (87,291 for
- * each coop value).
+ * each coop value); with every estimator the full space has 20 times as many
+ * (6,983,280), which is never built as a VptSpace (tools/tune-space.c samples
+ * it stratum by stratum).
  *
  * Members are numbered 0..size-1 in the mixed-radix order of their domain
  * indices (schedule slowest, sortkey fastest); that order is stable for a
@@ -58,8 +70,15 @@ typedef enum {
     VPT_DIM_SORTKEY,
     VPT_DIM_LOOKAHEAD,
     VPT_DIM_COOP,
+    VPT_DIM_MAJORANT,
+    VPT_DIM_DENSITY,
     VPT_DIM_COUNT
 } VptDim;
+
+/* The dimensions of the default (schedule) space: the first nine. Strategies
+ * scale their mutation rates by this count, so that a schedule space keeps
+ * the rates its defaults were scored with. */
+#define VPT_DIM_SCHEDULE_COUNT 9
 
 typedef struct VptSpace VptSpace;
 
@@ -75,7 +94,8 @@ VptSpace *vpt_space_create_from_configs(const VptConfig *configs, size_t n, size
 void vpt_space_destroy(VptSpace *s);
 
 /* Narrows one dimension to the listed values, e.g. ("block", "128,256"),
- * ("schedule", "streamingSK,sortingSK"), ("sortkey", "position"). Each value
+ * ("schedule", "streamingSK,sortingSK"), ("sortkey", "position"),
+ * ("majorant", "global,grid8"), ("density", "f32,u8"). Each value
  * must be in the dimension's current domain; members with other values leave
  * the space. Fails (space unchanged) on an unknown dimension or value, or
  * when no member would be left. */
@@ -93,14 +113,15 @@ long vpt_space_index_of(const VptSpace *s, const VptConfig *c);
 int vpt_space_domain_size(const VptSpace *s, VptDim d);
 /* The value at position i of d's domain: the schedule's index in
  * vpt_config_schedules() for VPT_DIM_SCHEDULE, the VptSortKey for
- * VPT_DIM_SORTKEY, the number itself otherwise. */
+ * VPT_DIM_SORTKEY, the VptDensityFormat for VPT_DIM_DENSITY, the number
+ * itself otherwise (majorant: 0 global, else the cell size). */
 int vpt_space_domain_value(const VptSpace *s, VptDim d, int i);
 /* One line per dimension, "block: 32,64,128" style, plus the member count. */
 void vpt_space_describe(const VptSpace *s, char *buf, size_t size);
 
 /* Members one step from `member`: for each dimension, the adjacent domain
- * values (the other values for the categorical schedule and sortkey), each
- * repaired as above, without duplicates and without `member` itself, in a
+ * values (the other values for the categorical schedule, sortkey, majorant
+ * and density), each repaired as above, without duplicates and without `member` itself, in a
  * fixed order. Writes at most max member numbers and returns how many there
  * are in all (a result > max means out was too small; VPT_SPACE_MAX_NEIGHBOURS
  * always suffices). */

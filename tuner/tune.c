@@ -2,6 +2,7 @@
 #include "tuner/tune.h"
 
 #include "base/error.h"
+#include "tuner/pool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -182,7 +183,8 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
  * (vpt_estimators_screen), the other half searching with the fastest, the
  * estimators screened again on that search's best; all records are ranked together, so the winner is
  * never slower than the first half's. Screenings are charged to the budget. */
-static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptSearchResult *out)
+static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptEvalPool *pool,
+                           VptSearchResult *out)
 {
     VptSearchOptions so = *base;
     const double budget_s = so.max_seconds;
@@ -197,8 +199,8 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     size_t n_screened = 0;
     double screen_s = 0;
     VptEstimator e = o->estimators[0];
-    if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx,
-                              o->cache, &screened, &n_screened, &screen_s, &e) ||
+    if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, pool, &screened, &n_screened,
+                              &screen_s, &e) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
         return -1;
@@ -235,8 +237,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     if (!ok) return -1;
     if (rc || !found2) return rc;
     screen_s = 0;
-    if (vpt_estimators_screen(&best2, o->estimators, o->n_estimators, o->evaluate, o->evaluate_ctx, o->cache,
-                              &screened, &n_screened, &screen_s, &e) ||
+    if (vpt_estimators_screen(&best2, o->estimators, o->n_estimators, pool, &screened, &n_screened, &screen_s, &e) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
         return -1;
@@ -259,7 +260,11 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     int rc;
     VptSearchResult *s = &out->search;
     if (o->n_estimators > 0) {
-        rc = estimator_stage(o, &so, s);
+        /* screenings go through the search's pool, or one like the search's own */
+        VptEvalPool *direct = NULL, *pool = so.pool;
+        if (!pool) pool = direct = vpt_eval_pool_direct(o->evaluate, o->evaluate_ctx, o->cache, NULL, NULL);
+        rc = pool ? estimator_stage(o, &so, pool, s) : -1;
+        vpt_eval_pool_destroy(direct);
     } else {
         rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, s);
     }

@@ -39,7 +39,7 @@ typedef int (*VptRemeasureFn)(void *ctx, const VptConfig *configs, size_t n, Vpt
 
 typedef struct {
     const VptSpace *space;
-    VptEvaluateFn evaluate;
+    VptEvaluateFn evaluate;   /* unused when search.pool is set: the pool evaluates */
     void *evaluate_ctx;
     VptCache *cache;          /* NULL: no cache */
     VptSearchOptions search;  /* its progress callback is the driver's own */

@@ -1,0 +1,195 @@
+"""The pool: the rows of results/<gpu>/ the report's tables look up, and
+the context every part shares (the specs, the thesis' numbers, the GPU
+folder, the output, and what one part hands the next).
+
+The pool is every experiment's output (experiments/*.spec: output) and the
+tuned configurations beside the roofline (best_vs_roofline.jsonl); nothing
+else under results/<gpu>/ is pooled. A measurement is identified by (scene,
+canonical config, workload) for results, (scene, rays) for roofline rows,
+(scene, workload) for CPU reference rows and (scene, config, workload) for
+profiles; when a key was measured more than once, the newest row (by its
+'time') counts. Tables and figures look rows up by the workload their
+experiment's spec states, so rows of different workloads are never mixed.
+"""
+
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
+import vptexp as vx  # noqa: E402
+from common import Out  # noqa: E402
+import mitsuba3  # noqa: E402
+
+
+def inputs(specs):
+    """The pool's files, relative to results/ ({gpu}: the report's GPU
+    folder): every experiment's output and the tuned configurations beside
+    the roofline."""
+    outputs = sorted({sp.output for sp in specs.values() if sp.pooled})
+    return {POOL_EXPERIMENTS: ["{gpu}/%s.jsonl" % o for o in outputs],
+            POOL_TUNED: ["{gpu}/best_vs_roofline.jsonl"]}
+
+
+POOL_EXPERIMENTS = "report: thesis tables, figures and key numbers (the experiments' outputs)"
+POOL_TUNED = "report: key numbers (tuned configs beside the roofline)"
+
+
+def all_inputs(specs):
+    """{reader label: [pattern relative to results/]} of every part that
+    reads results: the pool, the front matter, Mitsuba, the estimators."""
+    import estimators
+    import front
+    import tuner_compare
+    out = dict(inputs(specs))
+    for part in (front, mitsuba3, estimators, tuner_compare):
+        out.update(part.INPUTS)
+    return out
+
+
+def files_read(root, gpu, specs):
+    """The existing files the report reads for gpu, relative to results/."""
+    out = []
+    for patterns in all_inputs(specs).values():
+        for p in patterns:
+            out += sorted(os.path.relpath(f, os.path.join(root, "results"))
+                          for f in glob.glob(os.path.join(root, "results", p.format(gpu=gpu))))
+    return list(dict.fromkeys(out))
+
+
+class Pool:
+    def __init__(self, results_dir, gpu, specs):
+        self.gpu = gpu
+        self.dir = os.path.join(results_dir, gpu)
+        self.files = sorted(os.path.basename(p.format(gpu=gpu)) for ps in inputs(specs).values() for p in ps
+                            if os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
+        self.rows = []
+        self.warnings = []
+        self.by_file = {}
+        for f in self.files:
+            rows = vx.read_rows(os.path.join(self.dir, f), self.warnings.append)
+            self.by_file[f] = rows
+            self.rows.extend(rows)
+        self.results = vx.newest_by(self.rows, vx.result_key)
+        self.roofline = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("rays"))
+                                     if r.get("kind") == "roofline" else None)
+        self.cpu = vx.newest_by(self.rows, lambda r: (r.get("scene"), vx.workload_key(r.get("workload", {})))
+                                if r.get("kind") == "cpu_reference" and r.get("status") == "ok" else None)
+        self.profiles = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("config"),
+                                                          vx.workload_key(r.get("workload", {})))
+                                     if r.get("kind") == "profile" and r.get("status") == "ok" else None)
+        self.touched = set()
+
+    def use(self, r):
+        """Records that a table or figure shows row r: its commit (the float
+        is marked when that is not the report's commit)."""
+        if r is not None:
+            self.touched.add(r.get("commit") or "?")
+        return r
+
+    def result(self, scene, canon, wk):
+        return self.use(self.results.get((scene, canon, wk)))
+
+    def ok(self, scene, canon, wk):
+        r = self.result(scene, canon, wk)
+        return r if r is not None and r.get("status") == "ok" else None
+
+    def at_workload(self, scene, wk):
+        """Newest result rows of scene at workload wk."""
+        return [self.use(r) for (s, c, k), r in self.results.items() if s == scene and k == wk]
+
+    def roof(self, scene, rays):
+        return self.use(self.roofline.get((scene, rays)))
+
+    def cpu_ref(self, scene):
+        rows = [r for (s, wk), r in self.cpu.items() if s == scene]
+        rows.sort(key=vx.row_time)
+        return self.use(rows[-1]) if rows else None
+
+    def profile(self, scene, canon, wk):
+        return self.use(self.profiles.get((scene, canon, wk)))
+
+    def file_rows(self, name):
+        """Every row of one pool file (the tuner's runs), all shown."""
+        rows = self.by_file.get(name, [])
+        for r in rows:
+            if r.get("kind") != "run":
+                self.use(r)
+        return rows
+
+    def provenance(self):
+        """GPU facts of the newest result or roofline row."""
+        rows = [r for r in self.rows if r.get("kind") in ("result", "roofline") and isinstance(r.get("gpu"), dict)]
+        rows.sort(key=vx.row_time)
+        return rows[-1] if rows else None
+
+
+class Context:
+    """What the parts share: read-only inputs, and results one part leaves
+    for a later one (best, gpu_short)."""
+
+    def __init__(self, root, gpu, out):
+        self.root = root
+        self.specs = vx.load_specs(os.path.join(root, "experiments"))
+        with open(os.path.join(HERE, "thesis_tables.json"), encoding="utf-8") as f:
+            self.thesis = json.load(f)
+        self.pool = Pool(os.path.join(root, "results"), gpu, self.specs)
+        self.mitsuba = mitsuba3.MitsubaRuns(os.path.join(root, "results"), gpu)
+        self.gpu = gpu
+        self.out = Out(out)
+        self.roof_spec = self.specs.get("roofline")
+        # The report's commit: that of its newest measurement (a `make
+        # experiments` at one commit makes it every row's); floats holding
+        # rows of another commit are marked (common.Out).
+        newest = self.pool.provenance()
+        self.commit = newest.get("commit") if newest else None
+        self.out.commit = self.commit
+        self.out.source = lambda: set(self.pool.touched)
+        self.gpu_short = "?"
+        self.best = {}
+
+    def begin(self):
+        """A new float (or part) starts: forget the rows looked up so far."""
+        self.pool.touched.clear()
+
+    def touch(self, rows):
+        """Rows a part read itself (Mitsuba, estimators) that a float shows."""
+        for r in rows:
+            self.pool.touched.add(r.get("commit") or "?")
+
+    def thesis_wk(self, scene):
+        """The thesis workload of scene, as the roofline experiment states it."""
+        return vx.workload_key(vx.base_workload(self.roof_spec, scene))
+
+    def spec_for_table(self, tid):
+        for s in self.specs.values():
+            if s.get("thesis_table") == tid:
+                return s
+        return None
+
+    def best_of(self, spec):
+        """{scene: row} of the best configs spec's configs_from names."""
+        best = {}
+        for dep in (self.specs[n] for n in vx.dependencies(spec)):
+            wanted = {s: [vx.workload_key(w) for w in vx.workloads(dep, s)] for s in dep.scenes}
+            rows = [r for (s, c, k), r in self.pool.results.items() if k in wanted.get(s, [])]
+            best.update(vx.best_configs(rows, scenes=dep.scenes))
+        for r in best.values():
+            self.pool.use(r)
+        return best
+
+    def display_order(self):
+        """Thesis tables by number, then the new experiments in run order."""
+        t = sorted((n for n in self.specs if self.specs[n].get("thesis_table")),
+                   key=lambda n: [int(x) for x in self.specs[n].get("thesis_table").split(".")])
+        return t + [n for n in vx.run_order(self.specs) if n not in t]
+
+    def schedule_rows(self, scene):
+        wk = self.thesis_wk(scene)
+        out = {}
+        for name in vx.SCHEDULE_NAMES:
+            out[name] = self.pool.result(scene, vx.canonical(name), wk)
+        return out

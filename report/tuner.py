@@ -1,0 +1,170 @@
+"""The tuner part: convergence per strategy (Figure fig:tuner, Table tab:tuner),
+each scene's best configuration and its transfer to the other scenes
+(Tables tab:best, tab:transfer)."""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
+import vptexp as vx  # noqa: E402
+import statistics
+from common import (SCENES, STRATEGY_COLORS, f_mrays, figure_env, gp_header, gp_str, metric, not_run_note,
+                    tex, tt)  # noqa: E402
+
+
+
+def tuner(ctx):
+    o = ctx.out
+    spec = ctx.specs.get("tuner_convergence")
+    rows = ctx.pool.file_rows(spec.output + ".jsonl")
+    runs = []
+    cur = None
+    for r in rows:
+        if r.get("kind") == "header":
+            cur = {"scene": r.get("scene"), "strategy": r.get("strategy"), "seed": r.get("seed"), "evals": []}
+            runs.append(cur)
+        elif r.get("kind") == "eval" and cur is not None:
+            cur["evals"].append(r)
+    runs = [r for r in runs if r["evals"] and r["strategy"]]
+    if not runs:
+        o.write("fig_tuner.tex", not_run_note(["tuner_convergence"], ctx.gpu, "Tuner convergence", "figure",
+                                           "fig:tuner", "Tuner convergence per strategy"))
+        o.write("tab_tuner.tex", "")
+        return
+    scenes = [s for s in spec.scenes if any(r["scene"] == s for r in runs)]
+    strategies = [s for s in spec.get("strategies") if any(r["strategy"] == s for r in runs)]
+    blocks = []
+    table = ["\\begin{table}[tbp]\\centering\\small",
+             "\\caption{Tuner convergence: per scene and strategy, the median over seeds of the evaluations "
+             "needed to come within 5\\% of the best time any run found, and of the quality reached at the end "
+             "(best time found / own best time).}\\label{tab:tuner}",
+             "\\begin{tabular}{@{}ll%s@{}}" % ("r" * 2), "\\toprule",
+             "Scene & Strategy & evals to 5\\% & final quality \\\\", "\\midrule"]
+    for s in scenes:
+        srun = [r for r in runs if r["scene"] == s]
+        best = None
+        for r in srun:
+            for e in r["evals"]:
+                t = metric(e, "time_ms")
+                if e.get("status") == "ok" and e.get("fidelity", 1) == 1 and t:
+                    best = t if best is None else min(best, t)
+        if best is None:
+            continue
+        b = ["# %s: evaluation\t%s" % (s, "\t".join(strategies))]
+        curves = {}
+        for st in strategies:
+            per_seed = []
+            for r in (x for x in srun if x["strategy"] == st):
+                bsf, curve = None, []
+                for e in r["evals"]:
+                    t = metric(e, "time_ms")
+                    if e.get("status") == "ok" and e.get("fidelity", 1) == 1 and t:
+                        bsf = t if bsf is None else min(bsf, t)
+                    curve.append(best / bsf if bsf else 0.0)
+                per_seed.append(curve)
+            curves[st] = per_seed
+            reach = [next((i + 1 for i, q in enumerate(c) if q >= 1 / 1.05), None) for c in per_seed]
+            reach_ok = [x for x in reach if x is not None]
+            final = [c[-1] for c in per_seed if c]
+            table.append("%s & %s & %s & %s \\\\" % (
+                tex(s) if st == strategies[0] else "", tex(st),
+                "%g" % statistics.median(reach_ok) if len(reach_ok) * 2 > len(reach) else "not reached",
+                "%.3f" % statistics.median(final) if final else "--"))
+        n = max((len(c) for cs in curves.values() for c in cs), default=0)
+        for i in range(n):
+            vals = []
+            for st in strategies:
+                qs = [c[i] if i < len(c) else c[-1] for c in curves[st] if c]
+                vals.append("%.6g" % statistics.median(qs) if qs else "NaN")
+            b.append("%d\t%s" % (i + 1, "\t".join(vals)))
+        blocks.append("\n".join(b))
+        table.append("\\addlinespace")
+    table += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    o.write("tab_tuner.tex", "\n".join(table) + "\n")
+    o.write("fig_tuner.dat", "\n\n\n".join(blocks) + "\n")
+    gp = gp_header("fig_tuner", h="2.6in")
+    gp += ("set xlabel 'evaluations'\nset ylabel 'best time found / own best so far'\nset yrange [0:1.05]\n"
+           "set key bottom right font ',7'\nset multiplot layout 1,%d\n" % len(scenes))
+    for i, s in enumerate(scenes):
+        gp += "set title %s\n" % gp_str(s)
+        plots = ["'fig_tuner.dat' index %d using 1:%d title %s with lines lw 1.5 lc rgb '%s'"
+                 % (i, k + 2, gp_str(st) if i == 0 else "''", STRATEGY_COLORS[k % len(STRATEGY_COLORS)])
+                 for k, st in enumerate(strategies)]
+        gp += "plot " + ", ".join(plots) + "\n"
+    gp += "unset multiplot\n"
+    o.figure("fig_tuner", gp)
+    o.write("fig_tuner.tex", figure_env(
+        "fig_tuner", "Tuner convergence per strategy: the median over seeds of the best time any run found "
+        "divided by the strategy's own best so far (1: it has found the best).", "fig:tuner"))
+
+
+def transfer(ctx):
+    o = ctx.out
+    spec = ctx.specs.get("transfer")
+    occ = ctx.specs.get("occupancy")
+    best = ctx.best_of(spec)
+    if not best:
+        o.write("tab_best.tex", not_run_note(["occupancy", "transfer"], ctx.gpu,
+                                             "The best configuration of each scene", "table", "tab:best",
+                                             "Best configuration per scene"))
+        o.write("tab_transfer.tex", not_run_note(["occupancy", "transfer"], ctx.gpu,
+                                                 "The cross-scene transfer matrix", "table", "tab:transfer",
+                                                 "Cross-scene transfer"))
+        return
+    lines = ["\\begin{table}[tbp]\\centering\\small",
+             "\\caption{Each scene's fastest configuration over the occupancy sweep (%s), re-measured at the "
+             "thesis workload (experiment \\texttt{transfer}), against the fastest of the nine thesis schedules "
+             "at that workload.}\\label{tab:best}" % tex(vx.format_workload(vx.base_workload(occ, "manix"))),
+             "\\begin{tabular}{@{}llrrr@{}}", "\\toprule",
+             "Scene & Best configuration & sweep Mrays/s & thesis-workload Mrays/s & vs best thesis schedule \\\\",
+             "\\midrule"]
+    for s in SCENES:
+        r = best.get(s)
+        if r is None:
+            lines.append("%s & \\multicolumn{4}{c}{no sweep point} \\\\" % tex(s))
+            continue
+        wk = vx.workload_key(vx.base_workload(spec, s))
+        full = ctx.pool.ok(s, r["config"], wk)
+        sched = [x for x in ctx.schedule_rows(s).values() if x is not None and x.get("status") == "ok"]
+        ts = max((metric(x, "mrays_per_s") for x in sched), default=None)
+        fm = metric(full, "mrays_per_s")
+        lines.append("%s & \\footnotesize %s & %s & %s & %s \\\\" % (
+            tex(s), tt(vx.describe_config(r["config"])), f_mrays(metric(r, "mrays_per_s")),
+            f_mrays(fm) if fm else "--", "%.2f$\\times$" % (fm / ts) if fm and ts else "--"))
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    o.write("tab_best.tex", "\n".join(lines) + "\n")
+    # transfer matrix: rows tuned on A, columns run on B, % of B's own best
+    src = [s for s in SCENES if s in best]
+    dst = [s for s in SCENES if s in spec.scenes]
+    have = False
+    m = ["\\begin{table}[tbp]\\centering\\small",
+         "\\caption{Cross-scene transfer: the configuration tuned on the row's scene run on the column's scene, "
+         "as a percentage of the column scene's own tuned configuration (thesis workload). Last row: the "
+         "thesis' default, regenerationSK (thread).}\\label{tab:transfer}",
+         "\\begin{tabular}{@{}l%s@{}}" % ("r" * len(dst)), "\\toprule",
+         "tuned on $\\downarrow$ run on $\\rightarrow$ & " + " & ".join(tex(s) for s in dst) + " \\\\",
+         "\\midrule"]
+    own = {}
+    for b in dst:
+        wk = vx.workload_key(vx.base_workload(spec, b))
+        own[b] = metric(ctx.pool.ok(b, best[b]["config"], wk), "mrays_per_s") if b in best else None
+    for a in src + ["regenerationSK-thread"]:
+        cfg = best[a]["config"] if a in best else vx.canonical(a)
+        cells = []
+        for b in dst:
+            wk = vx.workload_key(vx.base_workload(spec, b))
+            v = metric(ctx.pool.ok(b, cfg, wk), "mrays_per_s")
+            if v is not None and own.get(b):
+                have = True
+                cells.append("%.0f" % (100 * v / own[b]))
+            else:
+                cells.append("--")
+        if a == "regenerationSK-thread":
+            m.append("\\midrule")
+        m.append("%s & %s \\\\" % (tex(a), " & ".join(cells)))
+    m += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    o.write("tab_transfer.tex", "\n".join(m) + "\n" if have else
+            not_run_note(["transfer"], ctx.gpu, "The cross-scene transfer matrix", "table", "tab:transfer",
+                         "Cross-scene transfer"))

@@ -1,0 +1,197 @@
+"""The report's verdicts, checked against the numbers they cite.
+
+The prose states a comparison as
+
+    \\verdict[unit]{A}{wins|loses|ties}{B}{\\numberA}{\\numberB}
+
+which typesets "A beats B (x against y unit)", "A loses to B (...)" or "A
+ties within noise with B (...)". \\numberA and \\numberB are macros of
+generated/numbers.json (written by the report's parts through Out.number):
+each a measured value, its relative noise (the half-width of its 95%
+confidence interval over the time) and which way is better (higher for a
+rate, lower for a time). check() recomputes every verdict:
+
+    A's advantage  d = a/b - 1 (higher is better) or b/a - 1 (lower)
+    margin         m = max(NOISE_FLOOR, noise(a) + noise(b))
+    wins: d > m;   loses: d < -m;   ties: |d| <= m
+
+and fails on each verdict whose stated word disagrees, on a cited macro that
+is not a generated number, and on two numbers that are better in opposite
+directions. A verdict whose number was not measured on this GPU ("--") is
+not a disagreement: it typesets "not measured" and is listed as no data.
+
+NOISE_FLOOR: repeated measurements differ by more than one measurement's
+confidence interval says. Measured in this repository: every config measured
+twice in one session on an H200 (results/h200/archive/cheaper_steps_2/,
+run*_ and regcap files) differs by at most 0.76% between its two times. The
+floor covers that with room; it does not cover a change of commit (the
+thesis default on manix: 4060 Mrays/s at f83201b, 4365 at cb2ab51, two
+H100s), which the commit marks (\\othercommit) flag instead. 2%.
+
+    python3 report/verdicts.py [--root DIR]   exit 1 on a disagreement
+"""
+import json
+import os
+import re
+import sys
+
+NOISE_FLOOR = 0.02
+WORDS = ("wins", "loses", "ties")
+# The hand-written sources that may state verdicts.
+SOURCES = ("report.tex", "discussion.tex")
+
+
+def _args(text, pos, n):
+    """n brace-balanced arguments starting at text[pos]: ([arg], end)."""
+    out = []
+    for _ in range(n):
+        while pos < len(text) and text[pos] in " \t\n":
+            pos += 1
+        if pos >= len(text) or text[pos] != "{":
+            return None, pos
+        depth, start = 0, pos
+        while pos < len(text):
+            c = text[pos]
+            if c == "\\":
+                pos += 2
+                continue
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            pos += 1
+        if depth != 0:
+            return None, pos
+        out.append(text[start + 1:pos])
+        pos += 1
+    return out, pos
+
+
+def find(text, source="?"):
+    """[(source, line, a, word, b, macroA, macroB)] of the \\verdict calls in
+    text (comments ignored); malformed calls come back with word None."""
+    text = "\n".join(re.sub(r"(?<!\\)%.*", "", line) for line in text.split("\n"))
+    out = []
+    for m in re.finditer(r"\\verdict(?![A-Za-z])", text):
+        if text[:m.start()].rstrip().endswith("\\newcommand{") or text[m.end():m.end() + 1] == "}":
+            continue   # the definition
+        line = text.count("\n", 0, m.start()) + 1
+        pos = m.end()
+        opt = re.match(r"\s*\[[^\]]*\]", text[pos:])   # [unit]
+        if opt:
+            pos += opt.end()
+        args, _ = _args(text, pos, 5)
+        if args is None:
+            out.append((source, line, None, None, None, None, None))
+            continue
+        a, word, b, ma, mb = (x.strip() for x in args)
+        macro = re.compile(r"\\([A-Za-z]+)")
+        ka, kb = macro.fullmatch(ma), macro.fullmatch(mb)
+        out.append((source, line, a, word, b, ka.group(1) if ka else ma, kb.group(1) if kb else mb))
+    return out
+
+
+def decide(a, b):
+    """(word, advantage, margin) for numbers a and b (numbers.json entries)."""
+    if a["better"] == "higher":
+        d = a["value"] / b["value"] - 1
+    else:
+        d = b["value"] / a["value"] - 1
+    m = max(NOISE_FLOOR, (a.get("noise") or 0) + (b.get("noise") or 0))
+    return ("wins" if d > m else "loses" if d < -m else "ties"), d, m
+
+
+def check(verdicts, numbers):
+    """([(ok, message)] per verdict, [no-data message]); ok False: the build fails."""
+    results, nodata = [], []
+    for source, line, a, word, b, ma, mb in verdicts:
+        where = "%s:%d" % (source, line)
+        if word is None:
+            results.append((False, "%s: \\verdict needs {A}{wins|loses|ties}{B}{\\numberA}{\\numberB}" % where))
+            continue
+        if word not in WORDS:
+            results.append((False, "%s: verdict '%s' is not one of %s" % (where, word, ", ".join(WORDS))))
+            continue
+        missing = [x for x in (ma, mb) if x not in numbers]
+        if missing:
+            results.append((False, "%s: \\%s is not a generated number (numbers.json; a part emits it with "
+                                   "Out.number)" % (where, missing[0])))
+            continue
+        na, nb = numbers[ma], numbers[mb]
+        if na["better"] != nb["better"]:
+            results.append((False, "%s: \\%s and \\%s are better in opposite directions" % (where, ma, mb)))
+            continue
+        if na["value"] is None or nb["value"] is None:
+            nodata.append("%s: %s %s %s: not measured (\\%s = %s, \\%s = %s)" % (
+                where, a, word, b, ma, na["text"], mb, nb["text"]))
+            continue
+        got, d, m = decide(na, nb)
+        msg = "%s: %s %s %s (\\%s = %s, \\%s = %s: %+.1f%%, noise margin %.1f%%)" % (
+            where, a, word, b, ma, na["text"], mb, nb["text"], 100 * d, 100 * m)
+        results.append((got == word, msg if got == word else msg + ": the numbers say " + got))
+    return results, nodata
+
+
+def load(report_dir):
+    """(the \\verdict calls of the report's sources, generated/numbers.json);
+    numbers None when the generator has not run."""
+    found = []
+    for name in SOURCES:
+        with open(os.path.join(report_dir, name), encoding="utf-8") as f:
+            found += find(f.read(), "report/" + name)
+    path = os.path.join(report_dir, "generated", "numbers.json")
+    if not os.path.exists(path):
+        return found, None
+    with open(path, encoding="utf-8") as f:
+        return found, json.load(f)
+
+
+def check_report(report_dir):
+    """check() over the report's sources and its generated numbers."""
+    found, numbers = load(report_dir)
+    if numbers is None:
+        return [(False, "%s/generated/numbers.json is missing: run report/generate.py first" % report_dir)], []
+    return check(found, numbers)
+
+
+def flags(verdicts, numbers):
+    """generated/verdicts.tex: for each verdict its numbers contradict, a
+    definition \\verdict typesets beside it ("the numbers say ..."), so that
+    a report built anyway (REPORT_VERDICTS=off) shows the disagreement."""
+    out = ["% generated by report/verdicts.py: the verdicts the numbers contradict"]
+    for source, line, a, word, b, ma, mb in verdicts:
+        if word not in WORDS or ma not in numbers or mb not in numbers:
+            continue
+        na, nb = numbers[ma], numbers[mb]
+        if na["value"] is None or nb["value"] is None or na["better"] != nb["better"]:
+            continue
+        got = decide(na, nb)[0]
+        if got != word:
+            out.append("\\expandafter\\def\\csname verdictsays@\\string\\%s@\\string\\%s@%s\\endcsname{%s}"
+                       % (ma, mb, word, got))
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    root = argv[argv.index("--root") + 1] if "--root" in argv else os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))
+    rdir = os.path.join(root, "report")
+    results, nodata = check_report(rdir)
+    found, numbers = load(rdir)
+    if numbers is not None:
+        with open(os.path.join(rdir, "generated", "verdicts.tex"), "w", encoding="utf-8") as f:
+            f.write(flags(found, numbers))
+    for ok, msg in results:
+        print("%s  verdict %s" % ("PASS" if ok else "FAIL", msg))
+    for msg in nodata:
+        print("SKIP  verdict %s" % msg)
+    failed = sum(1 for ok, _ in results if not ok)
+    print("verdicts: %d agree with their numbers, %d disagree, %d without data" % (
+        len(results) - failed, failed, len(nodata)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Tests of scripts/results_index.py: the committed tree passes its check,
+and each rule fails on a scratch copy of the repository broken in one way
+(never on results/ itself).
+
+    python3 scripts/test_results_index.py      (run by make test)
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import results_index as ri  # noqa: E402
+
+
+def copy_repo(dst):
+    """The parts of the repository the check reads."""
+    for d in ("results", "scripts", "report", "experiments", "docs", "tests"):
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(dst, d),
+                        ignore=shutil.ignore_patterns("generated", "*.pdf", "fixtures", "__pycache__"))
+    shutil.copy(os.path.join(ROOT, "README.md"), dst)
+
+
+def problems_with(root, words):
+    return [p for p in ri.check(root) if all(w in p for w in words)]
+
+
+class ResultsIndexTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.base = tempfile.mkdtemp(prefix="vpt-results-index-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.base)
+
+    def setUp(self):
+        self.root = os.path.join(self.base, self.id().split(".")[-1])
+        copy_repo(self.root)
+
+    def manifest(self):
+        return ri.load_manifest(os.path.join(self.root, "results", "manifest.json"))
+
+    def write_manifest(self, m):
+        with open(os.path.join(self.root, "results", "manifest.json"), "w") as f:
+            json.dump(m, f, indent=0)
+
+    def test_committed_tree_passes(self):
+        self.assertEqual(ri.check(ROOT), [])
+
+    def test_unlisted_and_unread_files_fail(self):
+        with open(os.path.join(self.root, "results", "h100", "stray.jsonl"), "w") as f:
+            f.write('{"kind":"result","commit":"abc1234","gpu":{"name":"NVIDIA H100 80GB HBM3"}}\n')
+        self.assertTrue(problems_with(self.root, ["h100/stray.jsonl", "not in results/manifest.json"]))
+        m = self.manifest()
+        m["h100/stray.jsonl"] = {"what": "a stray run", "command": "bench", "commit": "abc1234"}
+        self.write_manifest(m)
+        self.assertTrue(problems_with(self.root, ["h100/stray.jsonl", "read by nothing"]))
+        self.assertFalse(problems_with(self.root, ["h100/stray.jsonl", "not in results/manifest.json"]))
+
+    def test_manifest_line_without_file_fails(self):
+        os.unlink(os.path.join(self.root, "results", "h100", "transfer.jsonl"))
+        self.assertTrue(problems_with(self.root, ["h100/transfer.jsonl names no file"]))
+
+    def test_wrong_commit_fails(self):
+        m = self.manifest()
+        m["h100/transfer.jsonl"]["commit"] = "0000000"
+        self.write_manifest(m)
+        self.assertTrue(problems_with(self.root, ["h100/transfer.jsonl says commit 0000000"]))
+
+    def test_row_of_another_gpu_fails(self):
+        path = os.path.join(self.root, "results", "h200", "thesis_schedules.jsonl")
+        with open(path) as f:
+            row = json.loads(f.readline())
+        row["gpu"]["name"] = "NVIDIA H100 80GB HBM3"
+        with open(path, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        self.assertTrue(problems_with(self.root, ["h200/thesis_schedules.jsonl", "whose folder is h100/"]))
+
+    def test_table_mixing_commits_silently_fails(self):
+        # the estimator tunes table reads one file per scene: one of them at
+        # a commit the table's text does not name
+        path = os.path.join(self.root, "results", "h100", "estimators", "smoke-winners.jsonl")
+        with open(path) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        for r in rows:
+            r["commit"] = "1234567abcde"
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows))
+        m = self.manifest()
+        m["h100/estimators/smoke-winners.jsonl"]["commit"] = "1234567abcde"
+        self.write_manifest(m)
+        self.assertTrue(problems_with(self.root, ["README table estimator_tunes (h100)", "does not name 1234567abcde"]))
+
+    def test_readme_table_shows_a_files_newest_commit(self):
+        rt = ri.load_module("readme_tables", os.path.join(ROOT, "scripts", "readme_tables.py"))
+        path = os.path.join(self.root, "two.jsonl")
+        with open(path, "w") as f:
+            for commit, t in (("old", "2026-01-01T00:00:00Z"), ("new", "2026-02-01T00:00:00Z"), ("old", "2026-01-02T00:00:00Z")):
+                f.write(json.dumps({"kind": "result", "commit": commit, "time": t}) + "\n")
+            f.write(json.dumps({"kind": "run", "commit": "old"}) + "\n")
+        self.assertEqual([r["commit"] for r in rt.rows(path)], ["new", "old"])
+        self.assertEqual([r["kind"] for r in rt.rows(path)], ["result", "run"])
+
+    def test_untraceable_best_fails(self):
+        path = os.path.join(self.root, "results", "h100", "best", "ad.json")
+        with open(path) as f:
+            best = json.load(f)
+        best["config"] = "naiveSK-not-in-the-cache"
+        with open(path, "w") as f:
+            json.dump(best, f)
+        self.assertTrue(problems_with(self.root, ["h100/best/ad.json", "not an ok evaluation"]))
+
+    def test_uncited_archive_entry_fails(self):
+        d = os.path.join(self.root, "results", "h100", "archive")
+        with open(os.path.join(d, "one-off.log"), "w") as f:
+            f.write("a log nobody cites\n")
+        self.assertTrue(problems_with(self.root, ["h100/archive/one-off.log", "cited by nothing"]))
+
+    def test_stale_index_fails(self):
+        with open(os.path.join(self.root, "results", "README.md"), "a") as f:
+            f.write("hand edit\n")
+        self.assertTrue(problems_with(self.root, ["results/README.md differs"]))
+
+    def test_declared_readme_input_missing_fails(self):
+        os.unlink(os.path.join(self.root, "results", "h200", "best_vs_roofline.jsonl"))
+        self.assertTrue(problems_with(self.root, ["README table roofline (h200)", "matches no file"]))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
