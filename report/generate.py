@@ -15,6 +15,7 @@ macros into report/generated/ (gitignored), nothing else:
   tuner.py       tuner convergence, best configuration per scene and its transfer
   tuner_compare.py  the tuner left one scene out, beside Kernel Tuner
   estimators.py  majorant grids and density formats
+  large.py       large volumes (issue 17): the schedules and estimators at 128^3 to 1024^3, tunes at 1024
   appendix.py    commands, specs, the data files read, the thesis' sources
   pool.py        the rows they look up (results/<gpu>/, see its docstring) and the shared context
   common.py      formatting, LaTeX, the output folder
@@ -43,6 +44,7 @@ import vptexp as vx  # noqa: E402
 import appendix  # noqa: E402
 import estimators as report_estimators  # noqa: E402
 import front  # noqa: E402
+import large  # noqa: E402
 import mitsuba3  # noqa: E402
 import occupancy  # noqa: E402
 import pool  # noqa: E402
@@ -64,7 +66,8 @@ def run(root, gpu, out_dir):
     ctx = pool.Context(root, gpu, out_dir)
     parts = [front.setup, front.scenes_figure, front.experiments_table, thesis.thesis_tables, mitsuba3.table,
              roofline.key_numbers, roofline.fig_schedules, roofline.fig_roofline, occupancy.fig_occupancy,
-             occupancy.fig_registers, occupancy.fig_depth, tuner.tuner, report_estimators.write, tuner.transfer, tuner_compare.part,
+             occupancy.fig_registers, occupancy.fig_depth, tuner.tuner, report_estimators.write,
+             large.write, tuner.transfer, tuner_compare.part,
              occupancy.coherence, thesis.claims, appendix.appendix]
     for part in parts:
         ctx.begin()

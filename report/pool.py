@@ -40,12 +40,14 @@ POOL_TUNED = "report: key numbers (tuned configs beside the roofline)"
 
 def all_inputs(specs):
     """{reader label: [pattern relative to results/]} of every part that
-    reads results: the pool, the front matter, Mitsuba, the estimators."""
+    reads results: the pool, the front matter, Mitsuba, the estimators,
+    the large volumes."""
     import estimators
     import front
+    import large
     import tuner_compare
     out = dict(inputs(specs))
-    for part in (front, mitsuba3, estimators, tuner_compare):
+    for part in (front, mitsuba3, estimators, large, tuner_compare):
         out.update(part.INPUTS)
     return out
 

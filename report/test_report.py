@@ -165,6 +165,16 @@ def make_root(base):
         with open(os.path.join(root, "results", folder, "mitsuba.jsonl"), "w") as f:
             for scene, control in (("cgg-logo", None), ("ad", None), ("manix", "smooth"), ("bucky", None)):
                 f.write(json.dumps(mitsuba_row(scene, control, backend)) + "\n")
+    # two tune caches of one 1024-wide volume (scripts/gpu_estimator_tune.sh): every estimator, the thesis'
+    thread, grid = vx.canonical("regenerationSK-thread"), vx.canonical("regenerationSK-warp,majorant=grid32,density=u8")
+    for est, evals in (("all", ((thread, 80.0, 1000), (grid, 20.0, 150))),
+                       ("global", ((thread, 80.0, 1000), (vx.canonical("regenerationSK-warp"), 79.0, 1000)))):
+        add("large/head1024-tune-%s-45s-abcdef0" % est, {"kind": "header", "schema": "vptune.tune/1",
+                                                          "scene": "head1024", "commit": "synthetic"})
+        for config, ms, steps in evals:
+            add("large/head1024-tune-%s-45s-abcdef0" % est, {
+                "kind": "eval", "config": config, "fidelity": 1, "status": "ok", "cost_s": 1.0,
+                "time": "2026-01-01T00:00:00Z", "metrics": {"time_ms": ms, "steps": steps, "rays": 100}})
     for name, rows in files.items():
         os.makedirs(os.path.dirname(os.path.join(out, name + ".jsonl")), exist_ok=True)
         with open(os.path.join(out, name + ".jsonl"), "w") as f:
@@ -204,7 +214,7 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(gen, "figures.txt")) as fh:
             figs = fh.read().split()
         self.assertEqual(set(figs), {"fig_schedules", "fig_roofline", "fig_occupancy", "fig_simd", "fig_registers",
-                                     "fig_depth", "fig_tuner", "fig_estimators"})
+                                     "fig_depth", "fig_tuner", "fig_estimators", "fig_large"})
         with open(os.path.join(gen, "macros.tex")) as fh:
             macros = fh.read()
         self.assertIn("\\newcommand{\\gpuName}{Synthetic Test GPU}", macros)
@@ -217,6 +227,19 @@ class ReportTest(unittest.TestCase):
         self.assertIsNone(numbers["mrAdStreamingMK"]["value"])
         self.assertEqual(numbers["mrManixThread"]["better"], "higher")
         self.assertEqual(numbers["tileNaiveskOne"]["better"], "lower")
+        # the large-volume part: its tables from large_schedules and large_coherence, no tune caches here
+        self.assertIsNotNone(numbers["largeHeadOneZeroTwoFourMortonMs"]["value"])
+        self.assertEqual(numbers["largeHeadOneZeroTwoFourMortonMs"]["better"], "lower")
+        self.assertIsNone(numbers["largeCraniumMhdUpFourTuneAllMs"]["value"])
+        # the best ok evaluation of each tune, and their ratio
+        self.assertEqual(numbers["largeHeadOneZeroTwoFourTuneAllMs"]["value"], 20.0)
+        self.assertEqual(numbers["largeHeadOneZeroTwoFourTuneGlobalMs"]["value"], 79.0)
+        self.assertIn("\\newcommand{\\largeHeadOneZeroTwoFourTuneRatio}{3.95}", macros)
+        self.assertIn("\\newcommand{\\largeHeadOneZeroTwoFourTuneEstimator}{grid32:u8}", macros)
+        for f, measured in (("tab_large_sizes.tex", True), ("tab_large_coherence.tex", True),
+                            ("tab_large_tunes.tex", True), ("tab_large_cranium.tex", False)):
+            with open(os.path.join(gen, f)) as fh:
+                self.assertEqual("Not measured on this GPU" not in fh.read(), measured, f)
         with open(os.path.join(gen, "tab_t42.tex")) as fh:
             t42 = fh.read()
         # tiling is implemented: the thesis' times beside ours, from the tiled rows

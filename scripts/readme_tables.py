@@ -33,6 +33,10 @@ INPUTS = {
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
     "tuner_compare": ["cpu-*/kernel_tuner/*.jsonl", "cpu-*/kernel_tuner/machine.txt"],
+    "large_sizes": ["{gpu}/large_schedules.jsonl"],
+    "large_coherence": ["{gpu}/large_coherence.jsonl"],
+    "large_tunes": ["{gpu}/large_schedules.jsonl", "{gpu}/large/*.jsonl"],
+    "large_cranium": ["{gpu}/large/cranium-sizes-probe-*.jsonl"],
 }
 
 
@@ -443,11 +447,112 @@ def table_tuner_compare(gpu):
     return "\n".join(lines)
 
 
+def large_module():
+    """report/large.py: the tables of the large-volume results, shared with
+    the report (it computes; this file writes Markdown)."""
+    sys.path.insert(0, os.path.join(ROOT, "report"))
+    sys.dont_write_bytecode = True
+    import large
+    return large
+
+
+def table_large_sizes(gpu):
+    """One head at 128^3 .. 1024^3 (experiments/run large_schedules)."""
+    lv = large_module()
+    rs = rows(one("large_sizes", gpu, "{gpu}/large_schedules.jsonl"))
+    sz = lv.Sizes(rs)
+    head, body = lv.sizes_table(sz)
+    w = sz.used[0]["workload"]
+    return ("On %s; %dx%d, %d spp, seed %d; `head<N>` is one content band-limited to each grid (see \"Scalable "
+            "scenes\"). Roofline rows: Gsteps/s of the divergence-free step loop (random rays, camera tiles, "
+            "one-voxel bundles = the coherent bound) over the f32 and the u8 texture; the other rows: ms per "
+            "image. Shares of the coherent roofline, two ways: the config's own Woodcock steps per second over the "
+            "u8 bundle probe's; and the steps the thesis' estimator takes on that volume (regenerationSK-thread, "
+            "f32, global majorant) per the config's time, over the f32 bundle probe's. Source: "
+            "results/%s/large_schedules.jsonl (`scripts/gpu_large.sh`: `experiments/run large_schedules`)."
+            % (provenance(sz.used), w["width"], w["height"], w["spp"], w["seed"], gpu)
+            + "\n\n" + lv.to_markdown(head, body))
+
+
+def table_large_coherence(gpu):
+    """Nsight Compute at head256 and head1024 (experiments/run large_coherence)."""
+    lv = large_module()
+    rs = rows(one("large_coherence", gpu, "{gpu}/large_coherence.jsonl"))
+    head, body, used = lv.coherence_table(rs)
+    r0 = used[0]
+    w = r0["workload"]
+    return ("Nsight Compute (%s) on one launch of `vpt_render`, %dx%d, %d spp; commit %s; "
+            "threads per instruction: active threads per executed warp instruction (of 32). Source: "
+            "results/%s/large_coherence.jsonl." % (r0["ncu"].split(" (")[0], w["width"], w["height"], w["spp"],
+                                                   r0["commit"], gpu)
+            + "\n\n" + lv.to_markdown(head, body))
+
+
+def table_large_tunes(gpu):
+    """The tunes of 1024-wide volumes with every estimator and with the
+    thesis' (results/<gpu>/large/), their share of the coherent roofline,
+    and the side-by-side and cell-size benches."""
+    lv = large_module()
+    sz = lv.Sizes(rows(one("large_tunes", gpu, "{gpu}/large_schedules.jsonl")))
+    files = {p: rows(p) for p in inputs("large_tunes", gpu, "{gpu}/large/*.jsonl")}
+    ts = lv.tunes(files)
+    bench = {p: rs for p, rs in files.items() if not lv.TUNE_FILE.match(os.path.basename(p))}
+    roofs = lv.rooflines(sz.rows + [r for rs in bench.values() for r in rs])
+    head, body = lv.tunes_table(ts)
+    rhead, rbody, _ = lv.roofline_table(ts, sz, roofs)
+    commits = sorted({t.commit for t in ts} | {r["commit"] for rs in bench.values() for r in rs if r.get("commit")})
+    out = ["On %s; 400x400, 100 spp, seed 1; commits %s. `cranium.mhd@up4`: a real head CT (InVesalius' "
+           "Cranium, 256x108x256 int16, `scripts/fetch_ct.sh`) upsampled 4x to 1024x432x1024 (`--upsample 4`). "
+           "Each row: the best ok evaluation in the tune cache of `tune --estimators all` (every majorant and "
+           "format) beside that of the thesis' estimator (global majorant, f32: the space before issue 16) on "
+           "the same volume. At d328053 and 321cd47 a bug in the tune cache's config key (fixed in eba7d8f) "
+           "answered grid64 and grid128 with the global estimator's row, so those tunes never measured them; "
+           "every row shown is a true measurement of its own config. head1024's global tune was stopped by its "
+           "stage's time limit after the evaluations shown. Source: results/%s/large/*-tune-*.jsonl."
+           % (lv.provenance(ts[0].header), ", ".join(commits), gpu), "", lv.to_markdown(head, body), "",
+           "Share of the coherent roofline (one-voxel bundles) of the tuned configs, two ways: their own Woodcock "
+           "steps per second over the bundle probe of their density format; and the global-majorant-equivalent "
+           "rate (the steps regenerationSK-thread takes with the thesis' estimator on that volume, from the same "
+           "tune cache, per the config's time) over the f32 probe. Probes: results/%s/large_schedules.jsonl "
+           "(head1024) and the newest `bench --roofline` on cranium.mhd@up4 (the winners file); none on "
+           "cloud1024." % gpu, "", lv.to_markdown(rhead, rbody)]
+    for p, rs in sorted(bench.items()):
+        res = lv.bench_rows(rs)
+        name = os.path.basename(p)
+        if "-winners-" in name and len(res) == 2:
+            a, g = res
+            out += ["", "Side by side (`%s`, both winners re-measured in one bench session, commit %s): every "
+                    "estimator `%s` %.2f ms (%.2f steps/ray), global:f32 `%s` %.2f ms: %.2fx."
+                    % (name, a["commit"], a["config"], a["metrics"]["time_ms"], lv.steps_per_ray(a), g["config"],
+                       g["metrics"]["time_ms"], g["metrics"]["time_ms"] / a["metrics"]["time_ms"])]
+        elif "-cell-sizes-" in name:
+            out += ["", "Majorant cell sizes on that winner's schedule (`%s`, commit %s): %s." % (
+                name, res[0]["commit"], "; ".join("%s%s %.2f ms (%.2f steps/ray)" % (
+                    lv.estimator_of(r["config"]), ", coop=4" if ",coop=4" in r["config"] else "",
+                    r["metrics"]["time_ms"], lv.steps_per_ray(r)) for r in res))]
+    return "\n".join(out)
+
+
+def table_large_cranium(gpu):
+    """The real CT at 1x, 2x, 4x: each estimator and four thesis schedules."""
+    lv = large_module()
+    path = inputs("large_cranium", gpu)[-1]
+    rs = rows(path)
+    head, body = lv.probe_table(rs)
+    res = lv.bench_rows(rs)
+    return ("On %s; 400x400, 100 spp; `bench --volume cranium.mhd --like manix --upsample 1|2|4 --roofline` "
+            "(256x108x256, 512x216x512, 1024x432x1024). ms (Woodcock steps per ray). Source: results/%s."
+            % (provenance(res), os.path.relpath(path, os.path.join(ROOT, "results")))
+            + "\n\n" + lv.to_markdown(head, body))
+
+
 GENERATED = {os.path.join("docs", "images", "estimators.svg"): svg_estimators}
 
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
           "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
-          "estimators": table_estimators, "tuner_compare": table_tuner_compare}
+          "estimators": table_estimators, "tuner_compare": table_tuner_compare, "large_sizes": table_large_sizes,
+          "large_coherence": table_large_coherence, "large_tunes": table_large_tunes,
+          "large_cranium": table_large_cranium}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")
