@@ -213,9 +213,13 @@ TEST_TIMEOUT(tuner_mpi_lost_rank_is_reported_and_the_tune_goes_on, 180)
     reference("random", &ref);
     char cache[600];
     snprintf(cache, sizeof cache, "%s/recovered.jsonl", vpt_test_tmpdir());
-    run_and_kill(cache, 3, "VPT_MPI_SILENCE_S=2", "--enable-recovery", 2);
+    run_and_kill(cache, 3, "VPT_MPI_SILENCE_S=2 VPT_MPI_FINALIZE_S=5", "--enable-recovery", 2);
     REQUIRE_MSG(strstr(out, "killed rank 2"), "rank 2 was not found to kill:\n%s", out);
-    CHECK_STR_CONTAINS(out, "mpirun exited 0");
+    /* the job ends: cleanly, or, when Open MPI's finalize waits on the
+     * dead rank (it does under load), by the finalize time limit */
+    CHECK_MSG(strstr(out, "mpirun exited 0") || strstr(out, "MPI_Finalize did not return"),
+              "the job did not end by itself:\n%s", out);
+    CHECK_MSG(!strstr(out, "mpirun exited 124"), "the job did not end by itself:\n%s", out);
     CHECK_STR_CONTAINS(out, "is lost (no message from rank 2 for");
     CHECK_STR_CONTAINS(out, "evaluations (lost)");
     check_same("a rank lost", "random", cache, &ref);

@@ -920,7 +920,7 @@ static int start_mpi(VptMpi **m)
     if (size == 0 || size == 1) return 0;
     if (!(*m = vpt_mpi_init())) return -1;
     if (vpt_mpi_size(*m) == 1) { /* one process after all: no MPI needed */
-        vpt_mpi_finalize(*m);
+        vpt_mpi_finalize(*m, 0);
         *m = NULL;
     }
     return 0;
@@ -978,6 +978,6 @@ int main(int argc, char **argv)
         prog = rank_prog;
     }
     int rc = o.replay ? run_replay(&o, m) : run_gpu(&o, m);
-    vpt_mpi_finalize(m);
+    vpt_mpi_finalize(m, rc);
     return rc;
 }

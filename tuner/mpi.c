@@ -7,6 +7,7 @@
 #include "tuner/mpi_shim.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,10 +175,33 @@ int vpt_mpi_local_size(const VptMpi *m) { return m->local_size; }
 const char *vpt_mpi_host(const VptMpi *m) { return m->host; }
 const char *vpt_mpi_library(const VptMpi *m) { return m->library; }
 
-void vpt_mpi_finalize(VptMpi *m)
+static volatile sig_atomic_t finalize_rc;
+
+static void finalize_timed_out(int sig)
+{
+    (void)sig;
+    static const char msg[] = "tune: MPI_Finalize did not return (a rank was lost?): exiting without it; "
+                              "every finished evaluation is in the cache\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(finalize_rc);
+}
+
+void vpt_mpi_finalize(VptMpi *m, int rc)
 {
     if (!m) return;
+    unsigned seconds = 20;
+    const char *env = getenv("VPT_MPI_FINALIZE_S");
+    if (env && atoi(env) > 0) seconds = (unsigned)atoi(env);
+    finalize_rc = rc;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = finalize_timed_out;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(seconds);
     m->shim->finalize();
+    alarm(0);
     free(m);
 }
 

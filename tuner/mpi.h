@@ -76,8 +76,15 @@ int vpt_mpi_local_size(const VptMpi *m);
 const char *vpt_mpi_host(const VptMpi *m);
 /* "Open MPI v4.1.4" */
 const char *vpt_mpi_library(const VptMpi *m);
-/* MPI_Finalize, then frees m. NULL is fine. */
-void vpt_mpi_finalize(VptMpi *m);
+/* MPI_Finalize, then frees m. NULL is fine. `rc` is the process' exit
+ * status: should MPI_Finalize not return within VPT_MPI_FINALIZE_S seconds
+ * (default 20), the process says so on stderr and exits with rc. Why: after
+ * a rank was lost (mpirun --enable-recovery), Open MPI 4.1's finalize can
+ * wait on the dead rank for ever under load (seen on the 2-core CI machine);
+ * by then every finished evaluation is in the cache and the results are
+ * printed, so waiting gains nothing and would hold a cluster job until its
+ * time limit. */
+void vpt_mpi_finalize(VptMpi *m, int rc);
 
 /* ---- rank 0 ------------------------------------------------------------
  *
