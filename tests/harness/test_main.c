@@ -97,11 +97,16 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Arguments are substrings of test names: a test runs when its name holds
+ * one of them (all tests when none is given), unless it holds one given as
+ * !SUBSTRING. Options start with '-'. */
 static int selected(const TestCase *t, int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '!' && strstr(t->name, argv[i] + 1)) return 0;
     int any = 0;
     for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-') continue;
+        if (argv[i][0] == '-' || argv[i][0] == '!') continue;
         any = 1;
         if (strstr(t->name, argv[i])) return 1;
     }
