@@ -8,6 +8,7 @@
  * the reason) when python3 or the experiments/ folder is missing, i.e. when
  * the tests do not run from the repository root. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "codegen/config.h"
 
@@ -128,18 +129,8 @@ static void run_python_suite(const char *script)
     snprintf(cmd, sizeof cmd, "python3 %s > '%s' 2>&1", script, log);
     int rc = system(cmd);
     if (rc != 0) {
-        FILE *f = fopen(log, "r");
         char buf[8192];
-        size_t len = 0;
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            long size = ftell(f);
-            fseek(f, size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0, SEEK_SET);
-            len = fread(buf, 1, sizeof buf - 1, f);
-            fclose(f);
-        }
-        buf[len] = '\0';
-        CHECK_MSG(0, "%s failed (status %d):\n%s", script, rc, buf);
+        CHECK_MSG(0, "%s failed (status %d):\n%s", script, rc, vpt_test_read_tail(log, buf, sizeof buf));
     }
 }
 

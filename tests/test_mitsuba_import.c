@@ -523,17 +523,8 @@ static void run_python_tests(const char *classes)
     snprintf(log, sizeof log, "%s/py.log", vpt_test_tmpdir());
     snprintf(cmd, sizeof cmd, "VPT_BIN_DIR='%s' python3 experiments/test_mitsuba.py %s > '%s' 2>&1", bin, classes, log);
     int rc = system(cmd);
-    FILE *f = fopen(log, "r");
     char buf[8192];
-    size_t len = 0;
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0, SEEK_SET);
-        len = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-    }
-    buf[len] = '\0';
+    vpt_test_read_tail(log, buf, sizeof buf);
     vpt_test_log("%s", buf);
     CHECK_MSG(rc == 0, "experiments/test_mitsuba.py %s failed (status %d):\n%s", classes, rc, buf);
 }
@@ -568,13 +559,10 @@ TEST_TIMEOUT(mitsuba_python_load, 300)
 static int run_tool(const char *tool, const char *args, char *out, size_t outsz)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", vpt_test_tool(tool), args);
-    FILE *p = popen(cmd, "r");
-    REQUIRE(p);
-    size_t n = fread(out, 1, outsz - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "%s %s", vpt_test_tool(tool), args);
+    int rc = vpt_test_sh(cmd, out, outsz);
+    REQUIRE(rc != -2);
+    return rc;
 }
 
 TEST(mitsuba_tune_and_bench_take_scene_files)

@@ -60,6 +60,23 @@ static inline int vpt_test_sh(const char *cmd, char *out, size_t size)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The last size - 1 bytes of the file at path into buf, NUL-terminated
+ * ("" when it cannot be read): a failed child's log, for a message. */
+static inline const char *vpt_test_read_tail(const char *path, char *buf, size_t size)
+{
+    size_t len = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        long end = ftell(f);
+        fseek(f, end > (long)size - 1 ? end - (long)size + 1 : 0, SEEK_SET);
+        len = fread(buf, 1, size - 1, f);
+        fclose(f);
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
 /* Lays out dir/p as `make install` does, with render and one shim library
  * (PREFIX/bin/render, PREFIX/lib/vptune/<shim's file name>), and runs the
  * installed render with args, like vpt_test_sh. */
