@@ -91,7 +91,39 @@ def t4_to_cache(t4, path):
            "tune_params_keys": keys, "tune_params": values, "objective": "time", "cache": cache}
     with open(path, "w") as f:
         json.dump(doc, f)
+    product = 1
+    for k in keys:
+        product *= len(values[k])
+    if product > BUILD_LIMIT:
+        use_recorded_space(doc)
     return len(cache)
+
+
+# Above this many members of the Cartesian product of the parameters' values,
+# the space is given to Kernel Tuner already built (see use_recorded_space).
+BUILD_LIMIT = 1000000
+
+
+def use_recorded_space(doc):
+    """Kernel Tuner builds its search space by solving its restriction over the
+    Cartesian product of the parameters' values. A recorded sample of vptune's
+    full space (tests/fixtures/tuner/sampled/: ~2,600 configs of 14
+    parameters, a product of ~10^8) takes python-constraint minutes per run,
+    so every strategy hit the run limit before its first evaluation. Kernel
+    Tuner's Searchspace has a documented way to skip that construction
+    (from_cache: the members are the cache's configs, exactly the set the
+    inferred restriction admits); tune_kernel does not expose it, so the
+    class it instantiates is replaced by one that passes the cache. Used only
+    above BUILD_LIMIT, so the 336-config spaces are built as before."""
+    import kernel_tuner.interface as ki
+    from kernel_tuner.searchspace import Searchspace
+
+    class RecordedSpace(Searchspace):
+        def __init__(self, tune_params, restrictions, max_threads, **options):
+            super().__init__(None, None, None, from_cache=doc, **options)
+            self.max_threads = max_threads
+
+    ki.Searchspace = RecordedSpace
 
 
 def run(cache_path, strategy, seed, max_fevals):

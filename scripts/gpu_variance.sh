@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# On the GPU machine: the default tune's spread over seeds (issue 21,
+# deliverable 5). Each seed runs `bin/tune` exactly as a user would (the
+# default strategy, estimators and 90 s budget) with its own fresh
+# evaluation cache and its own empty cubin cache, so no run starts from
+# another's work and every run pays its compiles as a first tune does.
+#   scripts/gpu_variance.sh OUTDIR NAME SEEDS [SCENE OPTIONS...]
+#   scripts/gpu_variance.sh out manix "1 2 3 4 5"                      (--scene manix)
+#   scripts/gpu_variance.sh out cranium "1 2 3 4 5" --volume .ct/cranium.mhd --like manix
+# Writes OUTDIR/NAME_seedS.log (the tune's report) and appends one JSON line
+# per finished seed to OUTDIR/tune_variance.jsonl (kind "tune_variance":
+# the winner's re-measured time and config, evaluations, GPU, commit),
+# as it goes, so a run cut short keeps the seeds it finished.
+# BUDGET (default 90s) is the tune's --budget.
+set -uo pipefail
+out=${1:?usage: gpu_variance.sh OUTDIR NAME SEEDS [SCENE OPTIONS...]}
+name=${2:?usage: gpu_variance.sh OUTDIR NAME SEEDS [SCENE OPTIONS...]}
+seeds=${3:?usage: gpu_variance.sh OUTDIR NAME SEEDS [SCENE OPTIONS...]}
+shift 3
+scene=("$@")
+[ ${#scene[@]} -gt 0 ] || scene=(--scene "$name")
+budget=${BUDGET:-90s}
+mkdir -p "$out"
+gpu=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader 2>/dev/null | head -1)
+for s in $seeds; do
+  log=$out/${name}_seed$s.log
+  cubin=$(mktemp -d /tmp/vptune-variance-cubin.XXXXXX)
+  t0=$(date +%s.%N)
+  VPT_CACHE_DIR=$cubin ./bin/tune "${scene[@]}" --seed "$s" --budget "$budget" --cache "$out/${name}_seed$s.cache.jsonl" \
+      --no-save --quiet > "$log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  rm -rf "$cubin"
+  # the report's first finalist row: rank time_ms spread Mrays/s regs occ schedule config
+  python3 - "$log" "$name" "$s" "$budget" "$rc" "$t0" "$t1" "$gpu" "${scene[*]}" >> "$out/tune_variance.jsonl" <<'EOF'
+import json, re, sys
+log, name, seed, budget, rc, t0, t1, gpu, scene = sys.argv[1:]
+text = open(log, errors="replace").read()
+row = {"kind": "tune_variance", "scene": name, "scene_args": scene, "seed": int(seed), "budget": budget,
+       "exit": int(rc), "wall_s": round(float(t1) - float(t0), 1), "gpu": gpu}
+m = re.search(r"commit ([0-9a-f]+)\)", text)
+row["commit"] = m.group(1) if m else None
+# one line per search (the estimator stage searches twice)
+runs = re.findall(r"^\w+: (\d+) evaluations \((\d+) from the cache\)", text, re.M)
+row["evaluations"] = sum(int(a) for a, _ in runs) if runs else None
+m = re.search(r"^finalists re-measured:\n.*\n\s+1\s+([0-9.]+)\s+([0-9.]+)\s+\S+\s+\S+\s+\S+\s+(\S+)\s+(\S+)$", text, re.M)
+if m:
+    row.update(time_ms=float(m.group(1)), time_ms_spread=float(m.group(2)), schedule=m.group(3), config=m.group(4))
+else:
+    row.update(time_ms=None, reason="no finalist table in the log (exit %s): %s" % (rc, text.strip().splitlines()[-1:] ))
+print(json.dumps(row))
+EOF
+  tail -1 "$out/tune_variance.jsonl"
+done
