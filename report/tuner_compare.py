@@ -2,8 +2,10 @@
 the scene it is scored on (leave one scene out), beside Kernel Tuner's
 strategies in its simulation mode on the same recorded spaces, both scored
 by one scorer (tuner/score.h: 0 = random search, 1 = the optimum). Reads
-results/cpu-*/kernel_tuner/ (experiments/kernel_tuner: a simulation on
-recorded GPU data, run on a CPU machine) and nothing else; the prose is in
+results/cpu-*/kernel_tuner/ (experiments/kernel_tuner on the six 336-config
+spaces) and results/cpu-*/kernel_tuner_sampled/ (the same on the samples of
+the full space, tests/fixtures/tuner/sampled/): a simulation on recorded GPU
+data, run on a CPU machine, and nothing else; the prose is in
 report.tex. One module per part of the report: generate.py calls
 `write(out, results_dir, gpu, figure_env, gp_header)`; scripts/readme_tables.py
 calls `load` and `summary` for the README's table.
@@ -21,7 +23,11 @@ import os
 
 SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 
-INPUTS = {"report: the tuner beside Kernel Tuner": ["cpu-*/kernel_tuner/*.jsonl", "cpu-*/kernel_tuner/machine.txt"]}
+# the experiment's two folders: the 336-config spaces, the full space's samples
+SETS = ("kernel_tuner", "kernel_tuner_sampled")
+
+INPUTS = {"report: the tuner beside Kernel Tuner": ["cpu-*/%s/%s" % (d, f) for d in SETS
+                                                     for f in ("*.jsonl", "machine.txt")]}
 
 
 def _rows(path):
@@ -29,18 +35,18 @@ def _rows(path):
         return [json.loads(l) for l in f if l.strip()]
 
 
-def find(results_dir):
-    """The experiment's folder: the last results/cpu-*/kernel_tuner/ by name
+def find(results_dir, which="kernel_tuner"):
+    """The experiment's folder: the last results/cpu-*/<which>/ by name
     that holds kt_scores.jsonl, or None."""
-    dirs = sorted(d for d in glob.glob(os.path.join(results_dir, "cpu-*", "kernel_tuner"))
+    dirs = sorted(d for d in glob.glob(os.path.join(results_dir, "cpu-*", which))
                   if os.path.exists(os.path.join(d, "kt_scores.jsonl")))
     return dirs[-1] if dirs else None
 
 
-def load(results_dir):
+def load(results_dir, which="kernel_tuner"):
     """(folder, rows of kt_scores.jsonl + vptune_loo.jsonl + kt_summary.jsonl,
     machine.txt lines) or None when the experiment has not run."""
-    d = find(results_dir)
+    d = find(results_dir, which)
     if not d:
         return None
     rows = []
@@ -94,6 +100,7 @@ def summary(rows):
         out.append({
             "scene": s,
             "default": pick("local", "thesis"),
+            "gpu_default": pick("local", "thesis+transfer"),
             "chosen": chosen[0] if chosen else None,
             "transfer": pick("local", "transfer"),
             "noprior": pick("local", "none"),
@@ -121,80 +128,95 @@ def part(ctx):
     write(ctx.out, os.path.join(ctx.root, "results"), ctx.gpu, figure_env, gp_header)
 
 
+# (folder, file suffix, macro prefix, what the spaces are)
+PARTS = (("kernel_tuner", "", "tc", "the six recorded 336-configuration spaces"),
+         ("kernel_tuner_sampled", "_sampled", "tcs",
+          "the recorded samples of the full space (about 2,600 configurations of every dimension each)"))
+
+
 def write(out, results_dir, gpu, figure_env, gp_header):
-    """Writes tab_tuner_compare.tex and fig_tuner_compare.{tex,gp,dat} into
-    out, and macros tcMinMargin (the least time-score margin of the default
-    over Kernel Tuner's best), tcKtBest, tcSeeds. Returns the result files
-    read (relative to results/)."""
-    macros = {"tcMinMargin": "--", "tcMinMarginEvals": "--", "tcSeeds": "--", "tcMachine": "--"}
+    """Writes, for each of PARTS, tab_tuner_compare<sfx>.tex and
+    fig_tuner_compare<sfx>.{tex,gp,dat} into out, and macros <p>MinMargin and
+    <p>MinMarginEvals (the least margin of the default over Kernel Tuner's
+    best, by time and by evaluations), <p>MinMarginGpu and
+    <p>MinMarginGpuEvals (the same for tune's GPU default, thesis + transfer
+    prior fitted without the scene), <p>Seeds,
+    <p>Machine. Returns the result files read (relative to results/)."""
     used = []
-    try:
-        _write(out, results_dir, used, macros, figure_env, gp_header)
-    finally:
-        for name, value in macros.items():
-            out.macro(name, value)
+    for which, sfx, pre, what in PARTS:
+        macros = {pre + k: "--" for k in ("MinMargin", "MinMarginEvals", "MinMarginGpu", "MinMarginGpuEvals", "Seeds",
+                                          "Machine")}
+        try:
+            _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp_header)
+        finally:
+            for name, value in macros.items():
+                out.macro(name, value)
     return used
 
 
-def _write(out, results_dir, used, macros, figure_env, gp_header):
-    loaded = load(results_dir)
+def _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp_header):
+    label_sfx = sfx.replace("_", "")
+    loaded = load(results_dir, which)
     if not loaded:
-        for name, env, label_ in (("tab_tuner_compare.tex", "table", "tab:tunercompare"),
-                                  ("fig_tuner_compare.tex", "figure", "fig:tunercompare")):
-            out.write(name, "\\begin{%s}[tbp]\\centering\\caption{Not run yet: no results/cpu-*/kernel\\_tuner/ "
-                      "(experiments/kernel\\_tuner).}\\label{%s}\\end{%s}\n" % (env, label_, env))
+        for name, env, label_ in (("tab_tuner_compare%s.tex" % sfx, "table", "tab:tunercompare" + label_sfx),
+                                  ("fig_tuner_compare%s.tex" % sfx, "figure", "fig:tunercompare" + label_sfx)):
+            out.write(name, "\\begin{%s}[tbp]\\centering\\caption{Not run yet: no results/cpu-*/%s/ "
+                      "(experiments/kernel\\_tuner).}\\label{%s}\\end{%s}\n" % (env, _tex(which), label_, env))
         return
     d, rows, machine = loaded
     rel = os.path.relpath(d, results_dir)
     used += [os.path.join(rel, n) for n in ("kt_scores.jsonl", "vptune_loo.jsonl")]
     summ = summary(rows)
     seeds = sorted({r["seeds"] for r in rows if "seeds" in r})
-    macros["tcSeeds"] = ", ".join(str(s) for s in seeds)
-    macros["tcMachine"] = _tex(rel)
-    margins = [x["default"]["score_seconds"] - x["kt_time"]["score_seconds"] for x in summ
-               if x["default"] and x["kt_time"]]
-    margins_e = [x["default"]["score_evals"] - x["kt_evals"]["score_evals"] for x in summ
-                 if x["default"] and x["kt_evals"]]
-    if margins:
-        macros["tcMinMargin"] = "%+.2f" % min(margins)
-    if margins_e:
-        macros["tcMinMarginEvals"] = "%+.2f" % min(margins_e)
+    macros[pre + "Seeds"] = ", ".join(str(s) for s in seeds)
+    macros[pre + "Machine"] = _tex(rel)
+    for key, field, score in (("MinMargin", "default", "score_seconds"), ("MinMarginEvals", "default", "score_evals"),
+                              ("MinMarginGpu", "gpu_default", "score_seconds"),
+                              ("MinMarginGpuEvals", "gpu_default", "score_evals")):
+        best = "kt_time" if score == "score_seconds" else "kt_evals"
+        m = [x[field][score] - x[best][score] for x in summ if x[field] and x[best]]
+        if m:
+            macros[pre + key] = "%+.2f" % min(m)
     t = ["\\begin{table}[tbp]\\centering\\scriptsize",
-         "\\caption{Leave one scene out, and Kernel Tuner (%s) in simulation mode on the same recorded spaces, "
+         "\\caption{Leave one scene out on %s, and Kernel Tuner (%s) in simulation mode on the same spaces, "
          "scored by one scorer (0 = random search, 1 = the optimum; by time, and by evaluations in brackets; %s "
-         "seeds). ``default'': vptune's local search from the thesis' prior (not fitted on any scene); "
-         "``chosen'': the candidate chosen on the other scenes; ``2\\%%'': seeds whose 90\\,s run ends within "
-         "2\\%% of the optimum. Results in \\texttt{%s}.}\\label{tab:tunercompare}"
-         % (_tex(_kt_version(rows)), macros["tcSeeds"], _tex(rel)),
-         "\\begin{tabular}{lrrlrrlrr}", "\\toprule",
-         "scene & default & 2\\% & chosen & score & no prior & KT best (time) & score & margin \\\\", "\\midrule"]
+         "seeds). ``thesis'': local search from the thesis' prior (not fitted on any scene); ``tune'': local "
+         "search from the thesis' and the transfer prior, the other scenes' winners (what \\texttt{tune} does "
+         "on a GPU), fitted without the scene; ``2\\%%'': seeds whose 90\\,s run ends within "
+         "2\\%% of the optimum; margin: ``tune'' minus Kernel Tuner's best by time. Results in \\texttt{%s}.}"
+         "\\label{tab:tunercompare%s}" % (what, _tex(_kt_version(rows)), macros[pre + "Seeds"], _tex(rel), label_sfx),
+         "\\begin{tabular}{lrrrrrlrr}", "\\toprule",
+         "scene & thesis & 2\\% & tune & 2\\% & no prior & KT best (time) & score & margin \\\\", "\\midrule"]
     dat = []
     for i, x in enumerate(summ):
-        dflt, ch, npr, kt = x["default"], x["chosen"], x["noprior"], x["kt_time"]
-        if not (dflt and ch and npr and kt):
+        dflt, gd, npr, kt = x["default"], x["gpu_default"], x["noprior"], x["kt_time"]
+        if not (dflt and gd and npr and kt):
             continue
-        t.append("%s & %+.2f (%+.2f) & %.0f\\%% & %s & %+.2f & %+.2f & %s & %+.2f (%+.2f) & %+.2f \\\\" % (
+        t.append("%s & %+.2f (%+.2f) & %.0f\\%% & %+.2f (%+.2f) & %.0f\\%% & %+.2f & %s & %+.2f (%+.2f) & %+.2f \\\\" % (
             x["scene"], dflt["score_seconds"], dflt["score_evals"], 100 * dflt["within_2pct_at_90s"],
-            _tex(label(ch)), ch["score_seconds"], npr["score_seconds"], _tex(kt["strategy"]),
-            kt["score_seconds"], kt["score_evals"], dflt["score_seconds"] - kt["score_seconds"]))
-        dat.append("%d\t%s\t%.4f\t%.4f\t%.4f\t%.4f" % (i, x["scene"], dflt["score_seconds"], ch["score_seconds"],
+            gd["score_seconds"], gd["score_evals"], 100 * gd["within_2pct_at_90s"], npr["score_seconds"],
+            _tex(kt["strategy"]), kt["score_seconds"], kt["score_evals"], gd["score_seconds"] - kt["score_seconds"]))
+        dat.append("%d\t%s\t%.4f\t%.4f\t%.4f\t%.4f" % (i, x["scene"], dflt["score_seconds"], gd["score_seconds"],
                                                       npr["score_seconds"], kt["score_seconds"]))
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
-    out.write("tab_tuner_compare.tex", "\n".join(t) + "\n")
-    out.write("fig_tuner_compare.dat", "\n".join(dat) + "\n")
-    gp = gp_header("fig_tuner_compare", h="2.4in")
+    out.write("tab_tuner_compare%s.tex" % sfx, "\n".join(t) + "\n")
+    fig = "fig_tuner_compare" + sfx
+    out.write(fig + ".dat", "\n".join(dat) + "\n")
+    gp = gp_header(fig, h="2.4in")
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 noborder\n"
            "set ylabel 'score by time (0 = random search, 1 = optimum)'\nset yrange [-1:1.05]\n"
            "set key bottom left font ',7'\nset xtics nomirror\n")
-    series = [(3, "vptune default (thesis prior)", "#1b9e77"), (4, "vptune, chosen leaving the scene out", "#7570b3"),
+    series = [(3, "vptune, thesis prior", "#1b9e77"), (4, "vptune as tune runs (thesis + transfer, scene left out)",
+                                                          "#7570b3"),
               (5, "vptune local, no prior", "#66a61e"), (6, "Kernel Tuner, best strategy", "#d95f02")]
-    gp += "plot " + ", ".join("'fig_tuner_compare.dat' using %d:xtic(2) title '%s' lc rgb '%s'" % (c, n, col)
+    gp += "plot " + ", ".join("'%s.dat' using %d:xtic(2) title '%s' lc rgb '%s'" % (fig, c, n, col)
                               for c, n, col in series) + "\n"
-    out.figure("fig_tuner_compare", gp)
-    out.write("fig_tuner_compare.tex", figure_env(
-        "fig_tuner_compare", "Time-axis scores per scene (Table~\\ref{tab:tunercompare}): vptune's default, the "
-        "candidate chosen without the scene, local search without a prior, and Kernel Tuner's best strategy on that "
-        "scene (chosen in hindsight, in its favour; exhaustive search left out on both sides).", "fig:tunercompare"))
+    out.figure(fig, gp)
+    out.write(fig + ".tex", figure_env(
+        fig, "Time-axis scores per scene on %s (Table~\\ref{tab:tunercompare%s}): vptune from the thesis' prior, "
+        "vptune as \\texttt{tune} runs on a GPU with the transfer prior fitted without the scene, local search "
+        "without a prior, and Kernel Tuner's best strategy on that scene (chosen in hindsight, in its favour; "
+        "exhaustive search left out on both sides)." % (what, label_sfx), "fig:tunercompare" + label_sfx))
 
 
 def _kt_version(rows):

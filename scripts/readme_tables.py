@@ -33,6 +33,9 @@ INPUTS = {
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
     "tuner_compare": ["cpu-*/kernel_tuner/*.jsonl", "cpu-*/kernel_tuner/machine.txt"],
+    "tuner_compare_sampled": ["cpu-*/kernel_tuner_sampled/*.jsonl", "cpu-*/kernel_tuner_sampled/machine.txt"],
+    "ground_truth": [],   # tests/fixtures/tuner/sampled/, not results/
+    "tune_variance": ["{gpu}/tune_variance.jsonl"],
     "large_sizes": ["{gpu}/large_schedules.jsonl"],
     "large_coherence": ["{gpu}/large_coherence.jsonl"],
     "large_tunes": ["{gpu}/large_schedules.jsonl", "{gpu}/large/*.jsonl"],
@@ -447,6 +450,102 @@ def table_tuner_compare(gpu):
     return "\n".join(lines)
 
 
+def table_tuner_compare_sampled(gpu):
+    """experiments/kernel_tuner on the samples of the full space
+    (tests/fixtures/tuner/sampled/): the scene left out, tune's default as
+    it runs on a GPU, and Kernel Tuner's best strategy in hindsight."""
+    sys.path.insert(0, os.path.join(ROOT, "report"))
+    sys.dont_write_bytecode = True
+    import tuner_compare as tc
+    loaded = tc.load(os.path.join(ROOT, "results"), "kernel_tuner_sampled")
+    if not loaded:
+        return "Not run yet (`experiments/kernel_tuner --fixtures tests/fixtures/tuner/sampled ...`)."
+    d, rows_, machine = loaded
+    info = dict(l.split(": ", 1) for l in machine if ": " in l)
+    failed, n_strategies = tc.failures(rows_)
+    ran = sorted({r["strategy"] for r in rows_ if r.get("mode") == "sequence"})
+    seeds = sorted({r["seeds"] for r in rows_ if "seeds" in r})
+    lines = ["Replay of the four recorded samples of the full space (`tests/fixtures/tuner/sampled/`), %s seeds, "
+             "the replay's clock from the recordings (compiles as bench's 15 worker processes made them). "
+             "\"thesis\": local search from the thesis' prior alone; \"tune\": local search from the thesis' "
+             "prior and the transfer prior (what `tune` does on a GPU), the transfer prior fitted on the other "
+             "three scenes; \"chosen\": the candidate `--leave-one-out` picks on the other scenes. Kernel Tuner: "
+             "%s; of its %d strategies, %d ran (%s), its best on each scene picked in hindsight; did not run: %s. "
+             "%s; commit %s. `%s/`." % (
+                 ", ".join(str(x) for x in seeds),
+                 ", ".join(sorted({r["tuner"] for r in rows_ if r.get("mode") == "sequence"})), n_strategies,
+                 len(ran), ", ".join(ran),
+                 "; ".join("%s (%s)" % (st, ", ".join("%s: %s" % (sc, why[:90]) for sc, why in sorted(v.items())))
+                           for st, v in sorted(failed.items())) or "none",
+                 info.get("cpu", "?"), info.get("commit", "?"), os.path.relpath(d, ROOT)), "",
+             "| held-out scene | thesis: score | 2% at 90 s | tune: score | 2% at 90 s | chosen | its 2% at 90 s "
+             "| local, no prior | Kernel Tuner best (time) | its score | tune - KT best |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|"]
+    for x in tc.summary(rows_):
+        dflt, gd, ch, npr, k = x["default"], x["gpu_default"], x["chosen"], x["noprior"], x["kt_time"]
+        if not (dflt and gd and ch and npr and k):
+            continue
+        lines.append("| %s | %+.2f (%+.2f) | %.0f%% | %+.2f (%+.2f) | %.0f%% | %s | %.0f%% | %+.2f (%+.2f) | %s | "
+                     "%+.2f (%+.2f) | %+.2f (%+.2f) |" % (
+                         x["scene"], dflt["score_seconds"], dflt["score_evals"], 100 * dflt["within_2pct_at_90s"],
+                         gd["score_seconds"], gd["score_evals"], 100 * gd["within_2pct_at_90s"], tc.label(ch),
+                         100 * ch["within_2pct_at_90s"], npr["score_seconds"], npr["score_evals"], k["strategy"],
+                         k["score_seconds"], k["score_evals"], gd["score_seconds"] - k["score_seconds"],
+                         gd["score_evals"] - x["kt_evals"]["score_evals"]))
+    return "\n".join(lines)
+
+
+def table_ground_truth(gpu):
+    """tests/fixtures/tuner/sampled/: what each recording holds."""
+    import gzip
+    folder = os.path.join(ROOT, "tests", "fixtures", "tuner", "sampled")
+    lines = ["| scene | configs | ok | optimum ms | optimum | median ms | rho (4 vs 16 spp) | top-20 overlap |",
+             "|---|---:|---:|---:|---|---:|---:|---:|"]
+    prov = set()
+    for f in sorted(glob.glob(os.path.join(folder, "*_sampled.jsonl.gz"))):
+        with gzip.open(f, "rt") as fp:
+            rs = [json.loads(l) for l in fp if l.strip()]
+        rs = [r for r in rs if r.get("kind") == "result"]
+        ok = sorted((r for r in rs if r["status"] == "ok"), key=lambda r: r["metrics"]["time_ms"])
+        prov |= {(r["gpu"]["name"], r["gpu"]["uuid"], r["commit"], r["workload"]["width"], r["workload"]["height"],
+                  r["workload"]["spp"]) for r in rs}
+        corr = {}
+        c = f.replace("_sampled.jsonl.gz", "_correlation.txt")
+        if os.path.exists(c):
+            corr = dict(l.strip().split(": ", 1) for l in open(c) if ": " in l)
+        lines.append("| %s | %d | %d | %.3f | `%s` | %.3f | %s | %s |" % (
+            ok[0]["scene"], len(rs), len(ok), ok[0]["metrics"]["time_ms"], ok[0]["config"],
+            ok[len(ok) // 2]["metrics"]["time_ms"], corr.get("spearman_rho", ""), corr.get("top 20 overlap", "")))
+    head = "; ".join("%s %s, commit %s, %dx%d at %d spp" % p for p in sorted(prov))
+    return "Recorded on %s (`tests/fixtures/tuner/sampled/`):\n\n" % head + "\n".join(lines)
+
+
+def table_tune_variance(gpu):
+    """results/<gpu>/tune_variance.jsonl: the default 90 s tune, one row per
+    seed (scripts/gpu_variance.sh), per scene the spread of the winners'
+    re-measured times."""
+    files = inputs("tune_variance", gpu)
+    if not files:
+        return "Not measured on this GPU yet (`scripts/gpu_variance.sh`)."
+    rs = [r for r in rows(files[0]) if r.get("kind") == "tune_variance"]
+    commits = sorted({r["commit"] for r in rs})
+    gpus = sorted({r["gpu"] for r in rs})
+    lines = ["`bin/tune` with its defaults (local search, thesis + transfer prior, every estimator, 90 s), one run "
+             "per seed, each with a fresh evaluation cache and an empty cubin cache; %s; commit %s; `results/%s/"
+             "tune_variance.jsonl`:" % ("; ".join(gpus), ", ".join(commits), gpu), "",
+             "| scene | scene options | seeds | winners' time ms (by seed) | spread (max/min - 1) | evaluations | "
+             "winners |", "|---|---|---:|---|---:|---|---|"]
+    for scene in sorted({r["scene"] for r in rs}, key=lambda s: (s != "manix", s)):
+        x = sorted((r for r in rs if r["scene"] == scene and r.get("time_ms")), key=lambda r: r["seed"])
+        t = [r["time_ms"] for r in x]
+        configs = sorted({r["config"] for r in x})
+        lines.append("| %s | `%s` | %d | %s | %.2f%% | %s | %d distinct; all `%s` |" % (
+            scene, x[0]["scene_args"], len(x), ", ".join("%.3f" % v for v in t), 100 * (max(t) / min(t) - 1),
+            "-".join(str(v) for v in (min(r["evaluations"] for r in x), max(r["evaluations"] for r in x))),
+            len(configs), ",".join(sorted({r["schedule"] for r in x}))))
+    return "\n".join(lines)
+
+
 def large_module():
     """report/large.py: the tables of the large-volume results, shared with
     the report (it computes; this file writes Markdown)."""
@@ -552,7 +651,8 @@ TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table
           "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
           "estimators": table_estimators, "tuner_compare": table_tuner_compare, "large_sizes": table_large_sizes,
           "large_coherence": table_large_coherence, "large_tunes": table_large_tunes,
-          "large_cranium": table_large_cranium}
+          "large_cranium": table_large_cranium, "tuner_compare_sampled": table_tuner_compare_sampled,
+          "ground_truth": table_ground_truth, "tune_variance": table_tune_variance}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")
