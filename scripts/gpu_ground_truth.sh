@@ -41,6 +41,15 @@
 # cache instead does not fit: 20 configs of the sample took 8.6 s on 2 cores
 # (bench --precompile --arch sm_90) and 390 KB of cubin each (85 KB
 # gzipped), i.e. about 770 MB (170 MB gzipped) for 2,000.
+# Measured when tests/fixtures/tuner/sampled/ was recorded (H100 hosts, 16
+# cores, 2026-11-25): a compile takes 2.1 s (median) in the 15-worker pool, so
+# a fresh machine needs about 280 s to compile the sample, which the four
+# scenes share (the kernel source does not depend on the scene: keep
+# VPT_CACHE_DIR and record the scenes on one machine). At 4 spp a config
+# then took 0.04-0.24 s (cloud512 and smoke the most), a neighbour round
+# 8-43 s, and verify (16 spp) 7-28 s; the device tool keeps /tmp of a warm
+# machine between calls but not the repository's ignored folders, so carry
+# OUTDIR back in.
 set -uo pipefail
 out=${1:?usage: gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]}
 name=${2:?usage: gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]}
