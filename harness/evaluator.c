@@ -207,17 +207,23 @@ static int pending_has(const VptEvaluator *e, const VptConfig *c)
  * references of the estimators the list brings are queued first. */
 void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
 {
+    VptConfig asked[MAX_ESTIMATORS]; /* the references this call has looked at (one source build each) */
+    int nasked = 0;
     for (int i = 0; i < n && e->opt.gate; i++) {
         const VptConfig *c = &configs[i];
         if (vpt_config_check(c) || (c->majorant == 0 && c->density == VPT_DENSITY_F32 && !c->sparse)) continue;
         int seen = 0;
         for (int k = 0; k < e->nest && !seen; k++)
             seen = e->est[k].cell == c->majorant && e->est[k].format == c->density && e->est[k].sparse == c->sparse;
+        for (int k = 0; k < nasked && !seen; k++)
+            seen = asked[k].majorant == c->majorant && asked[k].density == c->density && asked[k].sparse == c->sparse;
+        if (seen || nasked == MAX_ESTIMATORS) continue;
         VptConfig ref = vpt_config_default();
         ref.majorant = c->majorant;
         ref.density = c->density;
         ref.sparse = c->sparse;
-        if (seen || pending_has(e, &ref)) continue;
+        asked[nasked++] = ref;
+        if (pending_has(e, &ref)) continue;
         if (submit(e, &ref) && !e->opt.quiet)
             fprintf(stderr, "warning: could not queue a compile: %s\n", vpt_errmsg());
     }
