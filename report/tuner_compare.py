@@ -181,8 +181,9 @@ def _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp
          "\\caption{Leave one scene out on %s, and Kernel Tuner (%s) in simulation mode on the same spaces, "
          "scored by one scorer (0 = random search, 1 = the optimum; by time, and by evaluations in brackets; %s "
          "seeds). ``thesis'': local search from the thesis' prior (not fitted on any scene); ``tune'': local "
-         "search from the thesis' and the transfer prior, the other scenes' winners (what \\texttt{tune} does "
-         "on a GPU), fitted without the scene; ``2\\%%'': seeds whose 90\\,s run ends within "
+         "search from the thesis' and the transfer prior, the other scenes' winners (\\texttt{tune}'s starts "
+         "on a GPU), fitted without the scene, over schedules and estimators as one space (the replay has no "
+         "estimator stage); ``2\\%%'': seeds whose 90\\,s run ends within "
          "2\\%% of the optimum; margin: ``tune'' minus Kernel Tuner's best by time. Results in \\texttt{%s}.}"
          "\\label{tab:tunercompare%s}" % (what, _tex(_kt_version(rows)), macros[pre + "Seeds"], _tex(rel), label_sfx),
          "\\begin{tabular}{lrrrrrlrr}", "\\toprule",
@@ -206,7 +207,7 @@ def _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 noborder\n"
            "set ylabel 'score by time (0 = random search, 1 = optimum)'\nset yrange [-1:1.05]\n"
            "set key bottom left font ',7'\nset xtics nomirror\n")
-    series = [(3, "vptune, thesis prior", "#1b9e77"), (4, "vptune as tune runs (thesis + transfer, scene left out)",
+    series = [(3, "vptune, thesis prior", "#1b9e77"), (4, "vptune, thesis + transfer prior (scene left out)",
                                                           "#7570b3"),
               (5, "vptune local, no prior", "#66a61e"), (6, "Kernel Tuner, best strategy", "#d95f02")]
     gp += "plot " + ", ".join("'%s.dat' using %d:xtic(2) title '%s' lc rgb '%s'" % (fig, c, n, col)
@@ -214,7 +215,7 @@ def _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp
     out.figure(fig, gp)
     out.write(fig + ".tex", figure_env(
         fig, "Time-axis scores per scene on %s (Table~\\ref{tab:tunercompare%s}): vptune from the thesis' prior, "
-        "vptune as \\texttt{tune} runs on a GPU with the transfer prior fitted without the scene, local search "
+        "vptune from \\texttt{tune}'s starts on a GPU (the transfer prior fitted without the scene), local search "
         "without a prior, and Kernel Tuner's best strategy on that scene (chosen in hindsight, in its favour; "
         "exhaustive search left out on both sides)." % (what, label_sfx), "fig:tunercompare" + label_sfx))
 

@@ -468,8 +468,10 @@ def table_tuner_compare_sampled(gpu):
     lines = ["Replay of the four recorded samples of the full space (`tests/fixtures/tuner/sampled/`), %s seeds, "
              "the replay's clock from the recordings (compiles as bench's 15 worker processes made them). "
              "\"thesis\": local search from the thesis' prior alone; \"tune\": local search from the thesis' "
-             "prior and the transfer prior (what `tune` does on a GPU), the transfer prior fitted on the other "
-             "three scenes; \"chosen\": the candidate `--leave-one-out` picks on the other scenes. Kernel Tuner: "
+             "prior and the transfer prior (`tune`'s starts on a GPU), the transfer prior fitted on the other "
+             "three scenes, searching schedules and estimators as one space (the replay does not run `tune`'s "
+             "estimator stage, tuner/estimators.h: a recording holds every estimator only around its fastest "
+             "configs); \"chosen\": the candidate `--leave-one-out` picks on the other scenes. Kernel Tuner: "
              "%s; of its %d strategies, %d ran (%s), its best on each scene picked in hindsight; did not run: %s. "
              "%s; commit %s. `%s/`." % (
                  ", ".join(str(x) for x in seeds),
