@@ -188,15 +188,16 @@ static int submit(VptEvaluator *e, const VptConfig *c)
     return 0;
 }
 
-/* Whether the compile of c is already queued. */
-static int pending_has(const VptEvaluator *e, const VptConfig *c)
+/* The index in the queue of c's compile; -1 when it is not queued, -2 when
+ * its source cannot be built (message set). */
+static int pending_index(const VptEvaluator *e, const VptConfig *c)
 {
     VptKernelSource want;
-    if (vpt_kernel_source_build(c, &want)) return 0;
-    int found = 0;
-    for (int i = 0; i < e->npending && !found; i++) found = !strcmp(e->pending[i].ks.source, want.source);
+    if (vpt_kernel_source_build(c, &want)) return -2;
+    int i = 0;
+    while (i < e->npending && strcmp(e->pending[i].ks.source, want.source)) i++;
     vpt_kernel_source_free(&want);
-    return found;
+    return i < e->npending ? i : -1;
 }
 
 /* The gate renders each estimator's reference variant (naiveSK with its
@@ -223,7 +224,7 @@ void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
         ref.density = c->density;
         ref.sparse = c->sparse;
         asked[nasked++] = ref;
-        if (pending_has(e, &ref)) continue;
+        if (pending_index(e, &ref) >= 0) continue;
         if (submit(e, &ref) && !e->opt.quiet)
             fprintf(stderr, "warning: could not queue a compile: %s\n", vpt_errmsg());
     }
@@ -237,13 +238,9 @@ void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
 /* Takes the compile of c out of the queue (submitting it first if needed). */
 static int compiled(VptEvaluator *e, const VptConfig *c, VptKernelSource *ks, VptCompileResult *cr)
 {
-    VptKernelSource want;
-    if (vpt_kernel_source_build(c, &want)) return -1;
-    int i;
-    for (i = 0; i < e->npending; i++)
-        if (!strcmp(e->pending[i].ks.source, want.source)) break;
-    vpt_kernel_source_free(&want);
-    if (i == e->npending) {
+    int i = pending_index(e, c);
+    if (i == -2) return -1;
+    if (i == -1) {
         if (submit(e, c)) return -1;
         i = e->npending - 1;
     }
