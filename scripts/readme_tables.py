@@ -395,25 +395,38 @@ def svg_estimators(gpu):
     return "\n".join(out) + "\n"
 
 
+def kernel_tuner_run(which):
+    """report/tuner_compare.py (the module) and what both Kernel Tuner tables
+    say of results/cpu-*/<which>/, or None for the second when it has not run:
+    its rows, folder (relative to the repository), per-scene summary, Kernel
+    Tuner versions, failed strategies and their count, the strategies that
+    ran, seed counts and machine.txt's fields."""
+    sys.path.insert(0, os.path.join(ROOT, "report"))
+    sys.dont_write_bytecode = True
+    import tuner_compare as tc
+    loaded = tc.load(os.path.join(ROOT, "results"), which)
+    if not loaded:
+        return tc, None
+    d, rows_, machine = loaded
+    failed, n_strategies = tc.failures(rows_)
+    seq = [r for r in rows_ if r.get("mode") == "sequence"]
+    return tc, {"rows": rows_, "rel": os.path.relpath(d, ROOT), "summary": tc.summary(rows_),
+                "kt": sorted({r["tuner"] for r in seq}), "failed": failed, "n_strategies": n_strategies,
+                "ran": sorted({r["strategy"] for r in seq}),
+                "seeds": sorted({r["seeds"] for r in rows_ if "seeds" in r}),
+                "info": dict(l.split(": ", 1) for l in machine if ": " in l)}
+
+
 def table_tuner_compare(gpu):
     """experiments/kernel_tuner's rows (results/cpu-*/kernel_tuner/, a
     simulation on the recorded spaces): leave one scene out, and Kernel
     Tuner's strategies scored by the same scorer (report/tuner_compare.py
     reads and summarizes them for the report and this table alike)."""
-    sys.path.insert(0, os.path.join(ROOT, "report"))
-    sys.dont_write_bytecode = True
-    import tuner_compare as tc
-    loaded = tc.load(os.path.join(ROOT, "results"))
-    if not loaded:
+    tc, x = kernel_tuner_run("kernel_tuner")
+    if not x:
         return "Not run yet (`experiments/kernel_tuner`)."
-    d, rows, machine = loaded
-    rel = os.path.relpath(d, ROOT)
-    summ = tc.summary(rows)
-    kt = sorted({r["tuner"] for r in rows if r.get("mode") == "sequence"})
-    failed, n_strategies = tc.failures(rows)
-    ran = sorted({r["strategy"] for r in rows if r.get("mode") == "sequence"})
-    seeds = sorted({r["seeds"] for r in rows if "seeds" in r})
-    info = dict(l.split(": ", 1) for l in machine if ": " in l)
+    rows, rel, summ, kt, failed, n_strategies, ran, seeds, info = (
+        x[k] for k in ("rows", "rel", "summary", "kt", "failed", "n_strategies", "ran", "seeds", "info"))
     def reason(text):
         return "a run over the 30 s limit" if text.startswith("RunTimeout") else text
 
@@ -454,17 +467,10 @@ def table_tuner_compare_sampled(gpu):
     """experiments/kernel_tuner on the samples of the full space
     (tests/fixtures/tuner/sampled/): the scene left out, tune's default as
     it runs on a GPU, and Kernel Tuner's best strategy in hindsight."""
-    sys.path.insert(0, os.path.join(ROOT, "report"))
-    sys.dont_write_bytecode = True
-    import tuner_compare as tc
-    loaded = tc.load(os.path.join(ROOT, "results"), "kernel_tuner_sampled")
-    if not loaded:
+    tc, x = kernel_tuner_run("kernel_tuner_sampled")
+    if not x:
         return "Not run yet (`experiments/kernel_tuner --fixtures tests/fixtures/tuner/sampled ...`)."
-    d, rows_, machine = loaded
-    info = dict(l.split(": ", 1) for l in machine if ": " in l)
-    failed, n_strategies = tc.failures(rows_)
-    ran = sorted({r["strategy"] for r in rows_ if r.get("mode") == "sequence"})
-    seeds = sorted({r["seeds"] for r in rows_ if "seeds" in r})
+    failed, n_strategies, ran, seeds, info = (x[k] for k in ("failed", "n_strategies", "ran", "seeds", "info"))
     lines = ["Replay of the four recorded samples of the full space (`tests/fixtures/tuner/sampled/`), %s seeds, "
              "the replay's clock from the recordings (compiles as bench's 15 worker processes made them). "
              "\"thesis\": local search from the thesis' prior alone; \"tune\": local search from the thesis' "
@@ -475,25 +481,25 @@ def table_tuner_compare_sampled(gpu):
              "%s; of its %d strategies, %d ran (%s), its best on each scene picked in hindsight; did not run: %s. "
              "%s; commit %s. `%s/`." % (
                  ", ".join(str(x) for x in seeds),
-                 ", ".join(sorted({r["tuner"] for r in rows_ if r.get("mode") == "sequence"})), n_strategies,
+                 ", ".join(x["kt"]), n_strategies,
                  len(ran), ", ".join(ran),
                  "; ".join("%s (%s)" % (st, ", ".join("%s: %s" % (sc, why[:90]) for sc, why in sorted(v.items())))
                            for st, v in sorted(failed.items())) or "none",
-                 info.get("cpu", "?"), info.get("commit", "?"), os.path.relpath(d, ROOT)), "",
+                 info.get("cpu", "?"), info.get("commit", "?"), x["rel"]), "",
              "| held-out scene | thesis: score | 2% at 90 s | tune: score | 2% at 90 s | chosen | its 2% at 90 s "
              "| local, no prior | Kernel Tuner best (time) | its score | tune - KT best |",
              "|---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|"]
-    for x in tc.summary(rows_):
-        dflt, gd, ch, npr, k = x["default"], x["gpu_default"], x["chosen"], x["noprior"], x["kt_time"]
+    for y in x["summary"]:
+        dflt, gd, ch, npr, k = y["default"], y["gpu_default"], y["chosen"], y["noprior"], y["kt_time"]
         if not (dflt and gd and ch and npr and k):
             continue
         lines.append("| %s | %+.2f (%+.2f) | %.0f%% | %+.2f (%+.2f) | %.0f%% | %s | %.0f%% | %+.2f (%+.2f) | %s | "
                      "%+.2f (%+.2f) | %+.2f (%+.2f) |" % (
-                         x["scene"], dflt["score_seconds"], dflt["score_evals"], 100 * dflt["within_2pct_at_90s"],
+                         y["scene"], dflt["score_seconds"], dflt["score_evals"], 100 * dflt["within_2pct_at_90s"],
                          gd["score_seconds"], gd["score_evals"], 100 * gd["within_2pct_at_90s"], tc.label(ch),
                          100 * ch["within_2pct_at_90s"], npr["score_seconds"], npr["score_evals"], k["strategy"],
                          k["score_seconds"], k["score_evals"], gd["score_seconds"] - k["score_seconds"],
-                         gd["score_evals"] - x["kt_evals"]["score_evals"]))
+                         gd["score_evals"] - y["kt_evals"]["score_evals"]))
     return "\n".join(lines)
 
 
