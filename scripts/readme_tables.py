@@ -538,19 +538,27 @@ def table_tune_variance(gpu):
     rs = [r for r in rows(files[0]) if r.get("kind") == "tune_variance"]
     commits = sorted({r["commit"] for r in rs})
     gpus = sorted({r["gpu"] for r in rs})
+    # the seeds of one scene may come from several sessions: each GPU and
+    # commit is named once above the table and again, shortened, on its seeds
+    gpu_id = {g: "GPU-" + g.split("GPU-")[1][:8] if "GPU-" in g else g for g in gpus}
     lines = ["`bin/tune` with its defaults (local search, thesis + transfer prior, every estimator, 90 s), one run "
              "per seed, each with a fresh evaluation cache and an empty cubin cache; %s; commit %s; `results/%s/"
              "tune_variance.jsonl`:" % ("; ".join(gpus), ", ".join(commits), gpu), "",
              "| scene | scene options | seeds | winners' time ms (by seed) | spread (max/min - 1) | evaluations | "
-             "winners |", "|---|---|---:|---|---:|---|---|"]
+             "winners | runs (GPU at commit: seeds) |", "|---|---|---:|---|---:|---|---|---|"]
     for scene in sorted({r["scene"] for r in rs}, key=lambda s: (s != "manix", s)):
         x = sorted((r for r in rs if r["scene"] == scene and r.get("time_ms")), key=lambda r: r["seed"])
         t = [r["time_ms"] for r in x]
         configs = sorted({r["config"] for r in x})
-        lines.append("| %s | `%s` | %d | %s | %.2f%% | %s | %d distinct; all `%s` |" % (
+        runs = sorted({(r["gpu"], r["commit"]) for r in x}, key=lambda gc: min(r["seed"] for r in x
+                                                                               if (r["gpu"], r["commit"]) == gc))
+        lines.append("| %s | `%s` | %d | %s | %.2f%% | %s | %d distinct; all `%s` | %s |" % (
             scene, x[0]["scene_args"], len(x), ", ".join("%.3f" % v for v in t), 100 * (max(t) / min(t) - 1),
             "-".join(str(v) for v in (min(r["evaluations"] for r in x), max(r["evaluations"] for r in x))),
-            len(configs), ",".join(sorted({r["schedule"] for r in x}))))
+            len(configs), ",".join(sorted({r["schedule"] for r in x})),
+            "; ".join("%s at %s: %s" % (gpu_id[g], c, ", ".join(str(r["seed"]) for r in x
+                                                               if (r["gpu"], r["commit"]) == (g, c)))
+                      for g, c in runs)))
     return "\n".join(lines)
 
 
