@@ -18,9 +18,10 @@ static const char *const regen_names[] = {"none", "thread", "warp", "block", "de
 static const char *const reorder_names[] = {"none", "compact", "morton", "morton_delayed"};
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
-/* majorant: the global one (0) or a grid of C^3-voxel cells (C) */
-static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128"};
-static const int majorant_cells[] = {0, 4, 8, 16, 32, 64, 128};
+/* majorant: the global one (0), a grid of C^3-voxel cells (C), or the
+ * global one with empty space skipped by the distance map (-1) */
+static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128", "skip"};
+static const int majorant_cells[] = {0, 4, 8, 16, 32, 64, 128, -1};
 _Static_assert(sizeof majorant_cells / sizeof majorant_cells[0] == VPT_MAJORANT_COUNT, "VPT_MAJORANT_COUNT");
 static const char *const density_names[] = {"f32", "f16", "u16", "u8"};
 /* volume: the density as a dense texture or a sparse NanoVDB tree */
@@ -419,7 +420,7 @@ static int check_domains(const VptConfig *c)
         return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
     if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
     if (!majorant_ok(c->majorant))
-        return vpt_fail("majorant cell size %d is not one of 0 (global), 4, 8, 16, 32, 64, 128", c->majorant);
+        return vpt_fail("majorant %d is not one of 0 (global), 4, 8, 16, 32, 64, 128 (grids), -1 (skip)", c->majorant);
     if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))
         return vpt_fail("density=%d is not a density format", (int)c->density);
     if (c->sparse != 0 && c->sparse != 1) return vpt_fail("volume=%d is not 0 (dense) or 1 (sparse)", c->sparse);
@@ -451,6 +452,9 @@ static int check_rules(const VptConfig *c)
     if (c->grid > 0 && !vpt_config_is_persistent(c))
         return vpt_fail("grid=%d needs a persistent kernel, regen thread|warp|block (got regen=%s, kernels=%s)",
                         c->grid, regen, vpt_kernels_name(c->kernels));
+    if (vpt_majorant_skips(c->majorant) && c->sparse)
+        return vpt_fail("majorant=skip reads its distance map from the dense texture's second channel: it needs "
+                        "volume=dense (got volume=sparse)");
     if (c->maxrregcount > 0) {
         long per_thread = (c->maxrregcount + VPT_REG_ALLOC_UNIT - 1) / VPT_REG_ALLOC_UNIT * VPT_REG_ALLOC_UNIT;
         long total = per_thread * c->block;

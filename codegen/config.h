@@ -19,6 +19,7 @@
 #define VPT_CODEGEN_CONFIG_H
 
 #include "physics/density_format.h"
+#include "physics/majorant_grid.h"
 
 #include <stddef.h>
 
@@ -50,7 +51,8 @@ typedef struct {
     int majorant;            /* the free-flight estimator (physics/vpt_tracer.h): 0 the
                                 global majorant; C > 0 a majorant grid of C^3-voxel
                                 cells walked by a DDA (text majorant=global|grid4|grid8|
-                                grid16|grid32|grid64|grid128) */
+                                grid16|grid32|grid64|grid128); -1 the global majorant
+                                with empty space skipped by the distance map (skip) */
     VptDensityFormat density; /* the density texture's format (physics/density_format.h):
                                 f32|f16|u16|u8 */
     int sparse;              /* the density's representation (text volume=dense|sparse):
@@ -125,11 +127,14 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size);
 #define VPT_MAX_PATH_SLOTS 4096
 int vpt_config_check(const VptConfig *c);
 
-/* The majorant cell sizes a config may name, in order: 0 (global), then the
- * grids' C (4 .. 128; large cells pay on large volumes, where a walk through
- * many small cells costs more than the steps it saves); returns the count. */
-#define VPT_MAJORANT_COUNT 7
+/* The majorants a config may name (VptConfig.majorant), in order: 0
+ * (global), then the grids' C (4 .. 128; large cells pay on large volumes,
+ * where a walk through many small cells costs more than the steps it
+ * saves), then -1 (skip); returns the count. */
+#define VPT_MAJORANT_COUNT 8
 int vpt_majorant_cells(const int **cells);
+/* (vpt_majorant_grid_cell and vpt_majorant_skips, physics/majorant_grid.h,
+ * read a majorant's grid and kind.) */
 
 /* "global", "grid4", ... for a majorant cell size ("?" for none of them);
  * "f32", ... for a density format. */

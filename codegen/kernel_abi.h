@@ -39,7 +39,8 @@ typedef struct {
 /* Everything a launch needs; passed by value as the only kernel parameter. */
 typedef struct {
     VptParams P;
-    vpt_u64 density_tex;   /* CUtexObject: the config's density format, read as float, trilinear, normalized coords */
+    vpt_u64 density_tex;   /* CUtexObject: the config's density format, read as float, trilinear, normalized coords;
+                              majorant=skip: two channels, the density and the distance map */
     vpt_u64 albedo_tex;    /* CUtexObject: RGBA8 unorm -> float4, trilinear */
     vpt_u64 majorant_grid; /* const float*: the majorant grid's cells (P.mg_cells), 0 without */
     vpt_u64 sparse_grid;   /* const uint32_t*: volume=sparse, the density as a NanoVDB grid

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/threads.h"
 #include "codegen/config.h"
+#include "physics/distance_map.h"
 #include "physics/majorant_grid.h"
 #include "physics/sparse_grid.h"
 
@@ -45,9 +46,11 @@ static int make_texture(CUarray arr, CUtexObject *tex)
     return VPT_CU_TRY(cuTexObjectCreate, tex, &res, &td, NULL);
 }
 
-void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int cell)
+void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int majorant)
 {
+    const int cell = vpt_majorant_grid_cell(majorant);
     if ((unsigned)f >= VPT_DENSITY_FORMAT_COUNT) return;
+    if (vpt_majorant_skips(majorant)) e->paired |= 1u << f;
     e->formats |= 1u << f;
     int k = 0;
     while (cell > 0 && (1 << k) < cell) k++;
@@ -64,7 +67,8 @@ void vpt_gpu_estimators_all(VptGpuEstimators *e)
 }
 
 /* The parts of vpt_gpu_scene_bytes: textures (f32 density, albedo, compact
- * formats) and majorant grids (two floats a cell, as make_grid uploads). */
+ * formats, skip's two-channel ones) and majorant grids (two floats a cell,
+ * as make_grid uploads). */
 static void scene_parts(int nx, int ny, int nz, const VptGpuEstimators *e, double *textures, double *compact,
                         double *grids)
 {
@@ -73,6 +77,7 @@ static void scene_parts(int nx, int ny, int nz, const VptGpuEstimators *e, doubl
     *compact = *grids = 0;
     for (int f = 0; e && f < VPT_DENSITY_FORMAT_COUNT; f++) {
         if (f != VPT_DENSITY_F32 && (e->formats >> f & 1)) *compact += nvox * (double)vpt_density_format_bytes((VptDensityFormat)f);
+        if (e->paired >> f & 1) *compact += 2.0 * nvox * (double)vpt_density_format_bytes((VptDensityFormat)f);
         for (int k = 0; k < VPT_GPU_GRID_LOG2_MAX; k++)
             if (e->grids[f] >> k & 1) {
                 const double c = (double)(1 << k);
@@ -315,6 +320,77 @@ static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, float tau_per
     return 0;
 }
 
+/* Format f's texture of two channels (majorant=skip): the density as
+ * make_format_texture stores it, and the distance map (built on the host
+ * once per scene) as texels of the same format read as value / 255: the
+ * byte itself for u8, times 257 for u16, k / 255 as half or float. One
+ * fetch filters both (kernels.cu.in, vpt_medium_density_distance). */
+static int make_paired_texture(VptGpuScene *g, VptDensityFormat f)
+{
+    const VptScene *s = g->scene;
+    VptGpuDensityTexture *t = &g->paired[f];
+    const size_t nvox = (size_t)s->nx * s->ny * s->nz, b = vpt_density_format_bytes(f);
+    char what[80];
+    snprintf(what, sizeof what, "the density and distance map texture in format %s", vpt_density_format_name(f));
+    if (!g->distance_map) {
+        double t0 = now_ms();
+        if (vpt_distance_map_build(s->density, s->nx, s->ny, s->nz, &g->distance_map)) {
+            vpt_error_prefix("scene '%s'", s->name);
+            return -1;
+        }
+        g->distance_build_ms = now_ms() - t0;
+    }
+    if (check_free(g, 2 * nvox * b, what)) return -1;
+    unsigned char *dens = vpt_malloc(nvox * b), *pair = vpt_malloc(2 * nvox * b);
+    if (!dens || !pair) {
+        free(dens);
+        free(pair);
+        return -1;
+    }
+    if (f == VPT_DENSITY_F32) memcpy(dens, s->density, nvox * b);
+    else vpt_density_format_encode(f, s->density, nvox, s->density_max, dens, NULL, 0);
+    for (size_t i = 0; i < nvox; i++) {
+        const unsigned k = g->distance_map[i];
+        unsigned char *o = pair + 2 * b * i;
+        memcpy(o, dens + b * i, b);
+        if (f == VPT_DENSITY_U8) {
+            o[1] = (unsigned char)k;
+        } else if (f == VPT_DENSITY_U16) {
+            const uint16_t v = (uint16_t)(k * 257u);
+            memcpy(o + 2, &v, 2);
+        } else if (f == VPT_DENSITY_F16) {
+            const uint16_t v = vpt_half_from_float((float)k / 255.0f);
+            memcpy(o + 2, &v, 2);
+        } else {
+            const float v = (float)k / 255.0f;
+            memcpy(o + 4, &v, 4);
+        }
+    }
+    free(dens);
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    memset(&d, 0, sizeof d);
+    d.Width = (size_t)s->nx;
+    d.Height = (size_t)s->ny;
+    d.Depth = (size_t)s->nz;
+    d.Format = f == VPT_DENSITY_F32   ? CU_AD_FORMAT_FLOAT
+               : f == VPT_DENSITY_F16 ? CU_AD_FORMAT_HALF
+               : f == VPT_DENSITY_U16 ? CU_AD_FORMAT_UNSIGNED_INT16
+                                      : CU_AD_FORMAT_UNSIGNED_INT8;
+    d.NumChannels = 2;
+    int rc = VPT_CU_TRY(cuArray3DCreate, &t->array, &d) ||
+             upload_3d(t->array, pair, (size_t)s->nx * 2 * b, s->ny, s->nz) || make_texture(t->array, &t->tex);
+    free(pair);
+    if (rc) {
+        if (t->tex) vpt_cu.cuTexObjectDestroy(t->tex);
+        if (t->array) vpt_cu.cuArrayDestroy(t->array);
+        memset(t, 0, sizeof *t);
+        vpt_error_prefix("scene '%s': %s", s->name, what);
+        return -1;
+    }
+    g->bytes += 2 * nvox * b;
+    return 0;
+}
+
 /* The NanoVDB grid of format f's texture values (the scene's densities for
  * f32), built on the host and uploaded after the free-memory check. */
 static int make_sparse(VptGpuScene *g, VptDensityFormat f, VptGpuSparseGrid *out)
@@ -361,14 +437,15 @@ static int make_sparse(VptGpuScene *g, VptDensityFormat f, VptGpuSparseGrid *out
     return 0;
 }
 
-int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int sparse, const VptParams *base,
+int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int majorant, int sparse, const VptParams *base,
                          VptParams *P, VptGpuMedium *out)
 {
     const VptScene *s = g->scene;
-    if ((unsigned)format >= VPT_DENSITY_FORMAT_COUNT || cell < 0 || cell > (1 << (VPT_GPU_GRID_LOG2_MAX - 1)) ||
+    const int cell = vpt_majorant_grid_cell(majorant);
+    if ((unsigned)format >= VPT_DENSITY_FORMAT_COUNT || majorant < -1 || cell > (1 << (VPT_GPU_GRID_LOG2_MAX - 1)) ||
         (cell & (cell - 1)))
-        return vpt_fail("internal error: estimator (density %d, majorant cells %d) is not one vptune has", (int)format,
-                        cell);
+        return vpt_fail("internal error: estimator (density %d, majorant %d) is not one vptune has", (int)format,
+                        majorant);
     *P = *base;
     memset(out, 0, sizeof *out);
     out->albedo_tex = g->albedo_tex;
@@ -392,6 +469,12 @@ int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int 
         vpt_params_set_majorant_grid(P, &shape, s->nx, s->ny, s->nz);
         out->majorant = gr->cells;
     }
+    if (vpt_majorant_skips(majorant)) {
+        if (sparse) return vpt_fail("majorant=skip reads the distance map from the dense texture: not with volume=sparse");
+        if (!g->paired[format].tex && make_paired_texture(g, format)) return -1;
+        vpt_params_set_distance_map(P, s->nx, s->ny, s->nz);
+        out->density_tex = g->paired[format].tex;
+    }
     return 0;
 }
 
@@ -404,6 +487,11 @@ void vpt_gpu_scene_destroy(VptGpuScene *g)
             if (g->grids[k][f].cells) vpt_cu.cuMemFree(g->grids[k][f].cells);
         if (g->sparse[f].grid) vpt_cu.cuMemFree(g->sparse[f].grid);
     }
+    for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) {
+        if (g->paired[f].tex) vpt_cu.cuTexObjectDestroy(g->paired[f].tex);
+        if (g->paired[f].array) vpt_cu.cuArrayDestroy(g->paired[f].array);
+    }
+    free(g->distance_map);
     if (g->density_tex) vpt_cu.cuTexObjectDestroy(g->density_tex);
     if (g->albedo_tex) vpt_cu.cuTexObjectDestroy(g->albedo_tex);
     if (g->density_array) vpt_cu.cuArrayDestroy(g->density_array);

@@ -3,8 +3,9 @@
  * normalized coordinates (what vpt_medium_density/albedo sample in
  * kernels.cu.in, and what reference/cpu_medium.h emulates).
  *
- * Compact density formats and majorant grids (the estimators of
- * physics/vpt_tracer.h) are made per scene when a render first asks for them.
+ * Compact density formats, majorant grids and the distance map (the
+ * estimators of physics/vpt_tracer.h) are made per scene when a render first
+ * asks for them.
  *
  * Lifecycle: create after vpt_gpu_open on the current context; destroy before
  * the context is reset or closed. Creation refuses volumes that do not fit in
@@ -53,6 +54,11 @@ typedef struct {
     VptGpuDensityTexture formats[VPT_DENSITY_FORMAT_COUNT];
     VptGpuMajorantGrid grids[VPT_GPU_GRID_LOG2_MAX][VPT_DENSITY_FORMAT_COUNT];
     VptGpuSparseGrid sparse[VPT_DENSITY_FORMAT_COUNT];
+    /* majorant=skip: per format, the density and the distance map
+     * (physics/distance_map.h) as the two channels of one texture */
+    VptGpuDensityTexture paired[VPT_DENSITY_FORMAT_COUNT];
+    uint8_t *distance_map;  /* host: the map, built once for every format */
+    double distance_build_ms;
 } VptGpuScene;
 
 /* What one render samples: the medium of one estimator (harness/render_gpu.h). */
@@ -66,14 +72,16 @@ typedef struct {
 
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out);
 
-/* The medium of estimator (format, cell, sparse): the density texture of
- * `format` (with sparse, the NanoVDB grid of its values instead) and, for
- * cell > 0, the majorant grid of cell^3-voxel cells, each created on first
+/* The medium of estimator (format, majorant, sparse): the density texture
+ * of `format` (with sparse, the NanoVDB grid of its values instead) and, for
+ * a majorant other than the global one (VptConfig.majorant), the majorant
+ * grid of C^3-voxel cells (C > 0), or for skip (-1) the texture of the
+ * density and the distance map in two channels instead, each created on first
  * use (the free GPU memory checked first) and kept; *P becomes
  * *base (vpt_params_init of the scene) with the format's scale folded in
  * and the grid's fields set. -1 with a message naming the estimator when it
  * cannot be made. */
-int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int sparse, const VptParams *base,
+int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int majorant, int sparse, const VptParams *base,
                          VptParams *P, VptGpuMedium *out);
 
 /* The estimators a run uses, for what its scene takes on the GPU: the
@@ -84,11 +92,13 @@ int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int cell, int 
 typedef struct {
     unsigned formats;                           /* bit f: format f's density texture */
     unsigned grids[VPT_DENSITY_FORMAT_COUNT];   /* bit k: the grid of 2^k-voxel cells in format f */
+    unsigned paired;                            /* bit f: format f's density + distance map texture (skip) */
 } VptGpuEstimators;
 
-/* Adds the estimator of density format f and majorant cells `cell` (0: the
- * global majorant, no grid). */
-void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int cell);
+/* Adds the estimator of density format f and majorant `majorant`
+ * (VptConfig.majorant: 0 the global one, no grid; C > 0 the grid of C-voxel
+ * cells; -1 the distance map). */
+void vpt_gpu_estimators_add(VptGpuEstimators *e, VptDensityFormat f, int majorant);
 /* Every estimator vptune has (tune --estimators all). */
 void vpt_gpu_estimators_all(VptGpuEstimators *e);
 

@@ -187,6 +187,7 @@ void vpt_params_set_majorant_grid(VptParams *P, const VptMajorantGrid *g, int nx
 {
     const int nv[3] = {nx, ny, nz};
     P->tau_per_density = P->density_scale / VPT_LN2;
+    P->mg_skip = 0;
     for (int a = 0; a < 3; a++) {
         P->mg_cells[a] = g ? g->n[a] : 0;
         P->mg_per_uvw[a] = g ? (float)nv[a] / (float)g->cell : 0.0f;

@@ -31,6 +31,14 @@
 #define VPT_MAJORANT_CELL_MAX 1024
 #define VPT_MAJORANT_EMPTY_REACH_MAX 16
 
+/* A majorant as configs name it (VptConfig.majorant, codegen/config.h): 0
+ * the global one, C > 0 the grid of C-voxel cells walked by the DDA, -1 the
+ * global one with empty space skipped by the distance map
+ * (physics/distance_map.h). The cell size of the majorant grid it needs (0:
+ * none), and whether it skips. */
+static inline int vpt_majorant_grid_cell(int majorant) { return majorant > 0 ? majorant : 0; }
+static inline int vpt_majorant_skips(int majorant) { return majorant < 0; }
+
 typedef struct {
     int cell;          /* C: voxels per cell edge */
     int n[3];          /* cells per axis: ceil(voxels / C) */

@@ -2,7 +2,7 @@
  * the medium. Two implementations: the GPU's textures (kernels.cu.in) and the
  * CPU reference's arrays (reference/cpu_medium.h). This header only declares;
  * a translation unit that traces paths defines `struct VptMedium` and the
- * three functions below, before or after including vpt_tracer.h.
+ * functions below, before or after including vpt_tracer.h.
  *
  * Contract (uvw in [0,1]^3 over the box; coordinates outside clamp):
  *   vpt_medium_density  trilinear filtering with texel centres at
@@ -25,7 +25,13 @@
  *                       at the majorant, 1 / (m tau_per_density) (0 when
  *                       empty), computed once on the host
  *                       (vpt_majorant_grid_cells). Only called when
- *                       params.mg_cells[0] > 0. */
+ *                       params.mg_cells[0] > 0.
+ *   vpt_medium_density_distance  (majorant=skip only, params.mg_skip) the
+ *                       density as vpt_medium_density returns it, and in
+ *                       *distance the distance map (physics/distance_map.h)
+ *                       filtered the same way, in voxels: the texture holds
+ *                       both as two channels of one texel, so one fetch
+ *                       returns both. */
 #ifndef VPT_MEDIUM_H
 #define VPT_MEDIUM_H
 
@@ -35,5 +41,6 @@ typedef struct VptMedium VptMedium;
 VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float *t_per_tau);
+VPT_FN float vpt_medium_density_distance(const VptMedium *m, vpt_vec3 uvw, float *distance);
 
 #endif

@@ -262,9 +262,12 @@ typedef struct {
                                   distance of one unit of vpt_woodcock_free_path_of */
     /* The majorant grid (vpt_tracer.h, VptMajorantWalk): the box cut into
      * cells of C^3 voxels, each with its own majorant (vpt_medium_majorant).
-     * mg_cells[0] == 0: one global majorant, density_max. */
+     * mg_cells[0] == 0: one global majorant, density_max. With mg_skip the
+     * grid only skips empty space (majorant=skipC, vpt_skip_empty): steps
+     * are taken against density_max. */
     int mg_cells[3];           /* cells per axis: ceil(voxels / C) */
     float mg_per_uvw[3];       /* cells per unit of texture space: voxels / C */
+    int mg_skip;               /* 1: the grid's empty cubes are skipped, nothing more */
     float tau_per_density;     /* density_scale / ln 2: optical depth, in units
                                   of ln 2, per unit density and distance */
     float hg_g;                /* Henyey-Greenstein asymmetry, (-1, 1) */

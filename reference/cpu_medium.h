@@ -40,6 +40,9 @@ struct VptMedium {
     const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed */
     const float *majorant;  /* the majorant grid's cells (params.mg_cells) as (value, t_per_tau)
                                pairs (vpt_majorant_grid_cells), or NULL; borrowed */
+    const uint8_t *distance; /* majorant=skip: the distance map, nx * ny * nz bytes
+                               (physics/distance_map.h), filtered like the density
+                               (the GPU's second texture channel), or NULL; borrowed */
     const uint32_t *sparse; /* volume=sparse: the density as a NanoVDB grid of nx*ny*nz voxels
                                (physics/sparse_grid.h), sampled by vpt_sparse_density; NULL:
                                the dense array. Borrowed */
@@ -56,6 +59,7 @@ static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
     m->density = s->density;
     m->albedo = s->albedo;
     m->majorant = NULL;
+    m->distance = NULL;
     m->sparse = NULL;
 }
 
@@ -94,6 +98,20 @@ static inline float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw)
     vpt_cpu_tex_corners(m->nx, m->ny, m->nz, uvw, idx, w);
     float v = 0.0f;
     for (int k = 0; k < 8; k++) v += w[k] * m->density[idx[k]];
+    return v;
+}
+
+static inline float vpt_medium_density_distance(const VptMedium *m, vpt_vec3 uvw, float *distance)
+{
+    size_t idx[8];
+    float w[8];
+    vpt_cpu_tex_corners(m->nx, m->ny, m->nz, uvw, idx, w);
+    float v = 0.0f, d = 0.0f;
+    for (int k = 0; k < 8; k++) {
+        v += w[k] * m->density[idx[k]];
+        d += w[k] * (float)m->distance[idx[k]];
+    }
+    *distance = d;
     return v;
 }
 

@@ -132,7 +132,9 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     if (validate(s, p, mean_rgb) < 0) return -1;
     VptCpuRenderOptions opt = {0, VPT_PROGRESS_AUTO, NULL};
     if (o) opt = *o;
-    if (p->mg_cells[0] > 0 && !(opt.estimator && opt.estimator->cells))
+    if (p->mg_cells[0] > 0 && p->mg_skip && !(opt.estimator && opt.estimator->distance))
+        return vpt_fail("cpu render: the parameters ask for a distance map but no estimator holds one");
+    if (p->mg_cells[0] > 0 && !p->mg_skip && !(opt.estimator && opt.estimator->cells))
         return vpt_fail("cpu render: the parameters ask for a majorant grid but no estimator holds one");
     int nthreads = opt.threads;
     if (nthreads <= 0) {
@@ -149,6 +151,7 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     if (opt.estimator) {
         if (opt.estimator->density) j.M.density = opt.estimator->density;
         j.M.majorant = opt.estimator->cells;
+        j.M.distance = opt.estimator->distance;
         j.M.sparse = opt.estimator->sparse ? opt.estimator->tree.data : NULL;
     }
     j.mean = mean_rgb;
@@ -273,14 +276,20 @@ int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityForm
         vpt_cpu_estimator_free(e);
         return -1;
     }
-    if (cell > 0 &&
-        vpt_majorant_grid_build(s->density, s->nx, s->ny, s->nz, cell, format, s->density_max, 0, &e->grid)) {
+    const int gc = vpt_majorant_grid_cell(cell);
+    if (gc > 0 &&
+        vpt_majorant_grid_build(s->density, s->nx, s->ny, s->nz, gc, format, s->density_max, 0, &e->grid)) {
+        vpt_cpu_estimator_free(e);
+        return -1;
+    }
+    if (vpt_majorant_skips(cell) && vpt_distance_map_build(s->density, s->nx, s->ny, s->nz, &e->distance)) {
         vpt_cpu_estimator_free(e);
         return -1;
     }
     vpt_density_format_fold_params(format, s->density_max, P);
-    vpt_params_set_majorant_grid(P, cell > 0 ? &e->grid : NULL, s->nx, s->ny, s->nz);
-    if (cell > 0 && !(e->cells = vpt_majorant_grid_cells(&e->grid, P->tau_per_density))) {
+    vpt_params_set_majorant_grid(P, gc > 0 ? &e->grid : NULL, s->nx, s->ny, s->nz);
+    if (vpt_majorant_skips(cell)) vpt_params_set_distance_map(P, s->nx, s->ny, s->nz);
+    if (gc > 0 && !(e->cells = vpt_majorant_grid_cells(&e->grid, P->tau_per_density))) {
         vpt_cpu_estimator_free(e);
         return -1;
     }
@@ -291,8 +300,10 @@ void vpt_cpu_estimator_free(VptCpuEstimator *e)
 {
     free(e->density);
     free(e->cells);
+    free(e->distance);
     vpt_sparse_grid_free(&e->tree);
     vpt_majorant_grid_free(&e->grid);
     e->density = NULL;
     e->cells = NULL;
+    e->distance = NULL;
 }

@@ -15,6 +15,7 @@
 #define VPT_REFERENCE_CPU_RENDER_H
 
 #include "physics/density_format.h"
+#include "physics/distance_map.h"
 #include "physics/majorant_grid.h"
 #include "physics/sparse_grid.h"
 #include "physics/vpt_tracer.h"
@@ -31,8 +32,10 @@ enum {
 
 /* An estimator for the CPU reference: the density as texture format
  * `format` returns it, dense or (sparse) as the NanoVDB grid of those values
- * that volume=sparse kernels sample, and the majorant grid of `cell` voxels
- * (0: the global majorant). init also folds them into *P (which must come
+ * that volume=sparse kernels sample, and the majorant `cell` (a config's
+ * majorant: 0 the global one; C > 0 the grid of C-voxel cells; -1 the
+ * global one skipping empty space by the distance map). init also folds
+ * them into *P (which must come
  * from vpt_params_init on s); free releases the arrays. */
 typedef struct {
     VptDensityFormat format;
@@ -40,8 +43,9 @@ typedef struct {
     int sparse;
     VptSparseGrid tree;      /* sparse: the density's NanoVDB grid */
     float *density;          /* texture values, nx*ny*nz; NULL for f32 (the scene's grid) */
-    VptMajorantGrid grid;    /* empty when cell == 0 */
+    VptMajorantGrid grid;    /* empty for the global majorant (cell 0) */
     float *cells;            /* the grid as the medium reads it (vpt_majorant_grid_cells) */
+    uint8_t *distance;       /* majorant=skip: the distance map (physics/distance_map.h), else NULL */
 } VptCpuEstimator;
 
 int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityFormat format, int cell, int sparse,

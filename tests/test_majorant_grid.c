@@ -260,18 +260,21 @@ TEST(majorant_grid_white_furnace)
     const int W = 16, H = 16, SPP = 8;
     float mean[16 * 16 * 3];
     VptRenderStats st;
-    for (int cell = 4; cell <= 32; cell *= 2) {
-        render_estimator(s, W, H, SPP, VPT_DENSITY_U8, cell, mean, NULL, &st);
-        for (int i = 0; i < W * H * 3; i++) CHECK_MSG(mean[i] == 1.0f, "cell %d pixel %d: %.9g", cell, i / 3, mean[i]);
+    for (int cell = 2; cell <= 32; cell *= 2) { /* grid4 .. grid32, then skip (2 stands for it) */
+        const int majorant = cell == 2 ? -1 : cell;
+        render_estimator(s, W, H, SPP, VPT_DENSITY_U8, majorant, mean, NULL, &st);
+        for (int i = 0; i < W * H * 3; i++)
+            CHECK_MSG(mean[i] == 1.0f, "%s pixel %d: %.9g", vpt_majorant_name(majorant), i / 3, mean[i]);
         CHECK(st.counters.rays > st.counters.paths); /* paths did scatter */
     }
     vpt_scene_destroy(s);
 }
 
 /* The grid cuts manix's null steps (its density's mean is 6.5% of its
- * maximum) and the image stays statistically the same: per-block z-test of
- * the grid+u8 image against the global f32 one at the same seed (a false
- * alarm has probability below 16 x 6e-7 for 16 blocks at |z| <= 5, with the
+ * maximum), and so does skipping its empty cubes, and the image stays
+ * statistically the same: per-block z-test of the grid+u8 and skip+u8
+ * images against the global f32 one at the same seed (a false alarm has
+ * probability below 32 x 6e-7 for 2 x 16 blocks at |z| <= 5, with the
  * mean-z^2 bound; the shared random numbers only lower it). */
 TEST_TIMEOUT(majorant_grid_cuts_steps_and_keeps_the_image, 300)
 {
@@ -281,13 +284,20 @@ TEST_TIMEOUT(majorant_grid_cuts_steps_and_keeps_the_image, 300)
     static float m0[32 * 32 * 3], v0[32 * 32 * 3], m1[32 * 32 * 3], v1[32 * 32 * 3];
     VptRenderStats a, b;
     render_estimator(s, W, H, SPP, VPT_DENSITY_F32, 0, m0, v0, &a);
-    render_estimator(s, W, H, SPP, VPT_DENSITY_U8, 8, m1, v1, &b);
-    double spr_a = (double)a.counters.steps / a.counters.rays, spr_b = (double)b.counters.steps / b.counters.rays;
-    vpt_test_log("steps per ray: global f32 %.2f, grid8 u8 %.2f", spr_a, spr_b);
-    CHECK(spr_b < 0.5 * spr_a);
-    VptGateReport rep;
-    int rc = vpt_gate_statistical(m1, v1, m0, v0, W, H, 8, 5.0, &rep);
-    CHECK_MSG(rc == 0, "max |z| %.2f, mean z^2 %.2f: %s", rep.max_block_z, rep.mean_block_z2, vpt_errmsg());
+    const double spr_a = (double)a.counters.steps / a.counters.rays;
+    /* the grid walk and the skip of its empty cubes: 2 x 16 blocks tested */
+    const int majorants[] = {8, -1};
+    const double most[] = {0.5, 0.6}; /* the steps per ray each keeps at most */
+    for (int k = 0; k < 2; k++) {
+        render_estimator(s, W, H, SPP, VPT_DENSITY_U8, majorants[k], m1, v1, &b);
+        const double spr_b = (double)b.counters.steps / b.counters.rays;
+        vpt_test_log("steps per ray: global f32 %.2f, %s u8 %.2f", spr_a, vpt_majorant_name(majorants[k]), spr_b);
+        CHECK(spr_b < most[k] * spr_a);
+        VptGateReport rep;
+        int rc = vpt_gate_statistical(m1, v1, m0, v0, W, H, 8, 5.0, &rep);
+        CHECK_MSG(rc == 0, "%s: max |z| %.2f, mean z^2 %.2f: %s", vpt_majorant_name(majorants[k]), rep.max_block_z,
+                  rep.mean_block_z2, vpt_errmsg());
+    }
     vpt_scene_destroy(s);
 }
 
@@ -356,6 +366,143 @@ TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
     vpt_scene_destroy(s);
 }
 
+/* Empty-space skipping (majorant=skip) in batches of four traces the same
+ * flights, bit for bit, as its definition one step at a time: a step that
+ * stops ends the flight, a step that lands far from any density moves the
+ * flight on by vpt_skip_resume; on manix, whose flights start in the empty
+ * air around the head. */
+TEST(majorant_skip_batches_of_four_trace_the_same_flight_as_single_steps)
+{
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    VptRenderSettings rs = {24, 24, 2, 5u, 0, -1, 1};
+    VptParams p;
+    vpt_params_init(&p, s, &rs);
+    VptCpuEstimator e;
+    REQUIRE(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_U8, -1, 0, &p) == 0);
+    CHECK(vpt_uses_skip(&p) && !vpt_uses_grid(&p));
+    VptMedium m;
+    vpt_cpu_medium_init(&m, s);
+    m.density = e.density;
+    m.distance = e.distance;
+    int flights = 0, jumped = 0;
+    for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
+        VptPath a;
+        vpt_path_start(&p, id, &a);
+        for (int bounce = 0; bounce < 6; bounce++) {
+            float t0, tmax;
+            if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) {
+                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+                continue;
+            }
+            vpt_u32 draw_b = a.draw;
+            vpt_u64 steps_b = 0;
+            const float t_b = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_b, &steps_b);
+            vpt_vec3 ou, du;
+            vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
+            const VptStepStream ss = vpt_step_stream(p.seed, a.path);
+            float t = t0;
+            vpt_u32 draw = a.draw;
+            int jumps = 0;
+            for (;;) {
+                float level;
+                t = vpt_woodcock_advance(&p, t, vpt_woodcock_free_path(&p, ss, draw, &level));
+                draw++;
+                const vpt_vec3 q = vpt_woodcock_point(ou, du, t);
+                float dist;
+                const float dens = vpt_medium_density_distance(&m, q, &dist);
+                CHECK(dens == vpt_medium_density(&m, q));
+                if (vpt_woodcock_stops(t, tmax, level, dens)) break;
+                const float tj = vpt_skip_resume(&p, du, t, dist);
+                if (tj != t) {
+                    CHECK(tj > t && dens == 0.0f);
+                    jumps++;
+                    t = tj;
+                    if (t >= tmax) break;
+                }
+            }
+            jumped += jumps > 0;
+            CHECK_MSG(memcmp(&t, &t_b, sizeof t) == 0, "path %llu: t %.9g vs %.9g", (unsigned long long)id, t, t_b);
+            CHECK_EQ_INT(draw, draw_b);
+            CHECK_EQ_INT(draw - a.draw, steps_b);
+            flights++;
+            a.draw = draw_b;
+            vpt_path_extend_finish(&p, &a, t_b, tmax);
+            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+        }
+    }
+    vpt_test_log("%d flights, %d jumped over empty space", flights, jumped);
+    CHECK(flights > 500);
+    CHECK(jumped > 200);
+    vpt_cpu_estimator_free(&e);
+    vpt_scene_destroy(s);
+}
+
+/* The distance map is the exact Chebyshev distance (by brute force over
+ * every pair of voxels, on random sparse volumes, one of them all empty),
+ * and the jump it allows is safe: from random points, every point within
+ * the L-infinity jump length of vpt_skip_resume has density exactly 0
+ * under the medium's trilinear filter. */
+TEST(distance_map_is_exact_and_its_jumps_cross_only_empty_space)
+{
+    const int dims[3][3] = {{9, 7, 11}, {23, 5, 4}, {6, 6, 6}};
+    for (int v = 0; v < 3; v++) {
+        const int nx = dims[v][0], ny = dims[v][1], nz = dims[v][2];
+        float *d = random_volume(nx, ny, nz, 40u + (uint32_t)v);
+        REQUIRE(d);
+        if (v == 2) memset(d, 0, (size_t)nx * ny * nz * sizeof *d); /* no density: the cap everywhere */
+        /* sparser: keep one voxel in 8 of the random ones */
+        for (size_t i = 0; i < (size_t)nx * ny * nz; i++)
+            if (i % 8) d[i] = 0.0f;
+        uint8_t *map;
+        REQUIRE(vpt_distance_map_build(d, nx, ny, nz, &map) == 0);
+        int mismatches = 0;
+        for (int z = 0; z < nz; z++)
+            for (int y = 0; y < ny; y++)
+                for (int x = 0; x < nx; x++) {
+                    int best = VPT_DISTANCE_MAP_MAX;
+                    for (int c = 0; c < nz; c++)
+                        for (int b = 0; b < ny; b++)
+                            for (int a = 0; a < nx; a++) {
+                                if (d[a + nx * (b + ny * c)] == 0.0f) continue;
+                                int m = abs(a - x);
+                                m = abs(b - y) > m ? abs(b - y) : m;
+                                m = abs(c - z) > m ? abs(c - z) : m;
+                                best = m < best ? m : best;
+                            }
+                    mismatches += map[x + nx * (y + ny * z)] != best;
+                }
+        CHECK_MSG(mismatches == 0, "volume %d: %d voxels differ from the brute-force distance", v, mismatches);
+        /* jumps: random points and directions in a box of these voxels */
+        VptParams P;
+        memset(&P, 0, sizeof P);
+        P.density_scale = 1.0f;
+        vpt_params_set_distance_map(&P, nx, ny, nz);
+        VptMedium m = medium_of(nx, ny, nz, d, NULL);
+        m.distance = map;
+        uint32_t s = 99u + (uint32_t)v;
+        int jumps = 0, bad = 0;
+        for (int i = 0; i < 4000; i++) {
+            const vpt_vec3 p = vpt_v3(frand(&s), frand(&s), frand(&s));
+            float dist;
+            vpt_medium_density_distance(&m, p, &dist);
+            const vpt_vec3 du = vpt_v3(frand(&s) - 0.5f, frand(&s) - 0.5f, frand(&s) - 0.5f);
+            const float t1 = vpt_skip_resume(&P, du, 0.0f, dist);
+            if (!(t1 > 0.0f)) continue;
+            jumps++;
+            for (int k = 0; k <= 64; k++) {
+                const vpt_vec3 q = vpt_woodcock_point(p, du, t1 * (float)k / 64.0f);
+                if (q.x < 0 || q.x > 1 || q.y < 0 || q.y > 1 || q.z < 0 || q.z > 1) break; /* left the box */
+                bad += vpt_medium_density(&m, q) != 0.0f;
+            }
+        }
+        CHECK_MSG(bad == 0, "volume %d: %d points of %d jumps have density", v, bad, jumps);
+        CHECK(jumps > 100 || v < 2);
+        free(map);
+        free(d);
+    }
+}
+
 TEST(density_formats_encode_as_the_texture_unit_reads)
 {
     /* IEEE half: exact values, rounding to nearest even, range ends */
@@ -412,7 +559,16 @@ TEST(config_majorant_and_density_keys)
     vpt_config_format(&c, buf, sizeof buf);
     CHECK(strstr(buf, "majorant") == NULL && strstr(buf, "density") == NULL);
     CHECK(vpt_config_parse("naiveSK,majorant=grid5", &c) != 0);
-    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32, grid64, grid128");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "global, grid4, grid8, grid16, grid32, grid64, grid128, skip");
+    REQUIRE(vpt_config_parse("regenerationSK-warp,coop=4,majorant=skip,density=u8", &c) == 0);
+    CHECK_EQ_INT(c.majorant, -1);
+    CHECK(vpt_majorant_skips(c.majorant) && vpt_majorant_grid_cell(c.majorant) == 0);
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK_STR_CONTAINS(buf, "coop=4,majorant=skip,density=u8");
+    REQUIRE(vpt_config_parse(buf, &back) == 0);
+    CHECK(vpt_config_equal(&c, &back));
+    c.majorant = -8; /* no skip of cells */
+    CHECK(vpt_config_check(&c) != 0);
     CHECK(vpt_config_parse("naiveSK,density=f64", &c) != 0);
     CHECK_STR_CONTAINS(vpt_errmsg(), "f32, f16, u16, u8");
     c = vpt_config_default();
@@ -423,9 +579,11 @@ TEST(config_majorant_and_density_keys)
 /* Transmittance through the grid walk: the fraction of flights that leave
  * the box along a ray equals exp(-integral of sigma_t), the integral taken by
  * fine quadrature of the filtered density, on a sparse random volume (empty
- * cells and dense ones) with 4-voxel cells. 24 rays x 20,000 flights; each
- * ray's count is tested at 5 sigma of the binomial (plus the quadrature's
- * error): a false alarm has probability below 24 x 6e-7. */
+ * cells and dense ones) with 4-voxel cells walked by the DDA (gridC), and
+ * the same volume with its lower x half emptied, skipped by the distance map
+ * (skip). 2 x 24 rays x 20,000 flights; each ray's
+ * count is tested at 5 sigma of the binomial (plus the quadrature's error):
+ * a false alarm has probability below 48 x 6e-7. */
 TEST(majorant_grid_transmittance)
 {
     const int nx = 20, ny = 12, nz = 16;
@@ -446,10 +604,24 @@ TEST(majorant_grid_transmittance)
     vpt_params_set_majorant_grid(&P, &g, nx, ny, nz);
     float *cells = vpt_majorant_grid_cells(&g, P.tau_per_density);
     REQUIRE(cells);
-    VptMedium m = medium_of(nx, ny, nz, d, cells);
+    /* the skip's volume: the same with its lower x half emptied, so that
+     * flights cross empty space several voxels deep */
+    float *e = malloc((size_t)nx * ny * nz * sizeof *e);
+    REQUIRE(e);
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++) e[i] = (int)(i % (size_t)nx) < nx / 2 ? 0.0f : d[i];
+    uint8_t *map;
+    REQUIRE(vpt_distance_map_build(e, nx, ny, nz, &map) == 0);
+    const VptParams Pgrid = P;
+    VptParams Pskip = P;
+    vpt_params_set_distance_map(&Pskip, nx, ny, nz);
     uint32_t s = 17u;
     int fails = 0, tested = 0;
-    for (int r = 0; r < 24; r++) {
+    long jumps = 0;
+    for (int r = 0; r < 48; r++) {
+        /* the grid walk, then the skip */
+        const VptParams P = r < 24 ? Pgrid : Pskip;
+        VptMedium m = medium_of(nx, ny, nz, r < 24 ? d : e, cells);
+        m.distance = map;
         vpt_vec3 o = vpt_v3(-0.9f + 1.8f * frand(&s), -0.5f + frand(&s), -0.7f + 1.4f * frand(&s));
         vpt_vec3 dir = vpt_normalize(vpt_v3(frand(&s) - 0.5f, frand(&s) - 0.5f, frand(&s) - 0.5f));
         float t0, t1;
@@ -469,8 +641,13 @@ TEST(majorant_grid_transmittance)
         for (int i = 0; i < N; i++) {
             vpt_u32 draw = 0;
             vpt_u64 steps = 0;
-            float t = vpt_woodcock(&P, &m, o, dir, 0.0f, t1, (vpt_u64)(r * N + i), &draw, &steps);
+            float t = vpt_woodcock(&P, &m, o, dir, 0.0f, t1, (vpt_u64)((r % 24) * N + i), &draw, &steps);
             escaped += t >= t1;
+        }
+        if (r >= 24) { /* count the rays that start where a step jumps, to know the skip was tested */
+            float dist;
+            vpt_medium_density_distance(&m, vpt_woodcock_point(ou, du, 0.0f), &dist);
+            jumps += dist >= 3.0f;
         }
         const double f = (double)escaped / N, se = sqrt(T * (1 - T) / N);
         tested++;
@@ -479,7 +656,11 @@ TEST(majorant_grid_transmittance)
             CHECK_MSG(0, "ray %d: %.5f escaped, expected %.5f +- %.5f", r, f, T, se);
         }
     }
-    CHECK_EQ_INT(tested, 24);
+    CHECK_EQ_INT(tested, 48);
+    vpt_test_log("%ld of the skip's 24 rays start where it jumps", jumps);
+    CHECK(jumps >= 3);
+    free(map);
+    free(e);
     free(cells);
     vpt_majorant_grid_free(&g);
     free(d);

@@ -84,6 +84,7 @@ TEST(tuner_rows_config_keys_tell_every_estimator_apart)
                 c.majorant = cells[m];
                 c.density = (VptDensityFormat)f;
                 c.sparse = sp;
+                if (vpt_majorant_skips(c.majorant) && sp) continue; /* skip needs the dense texture */
                 REQUIRE(vpt_config_check(&c) == 0);
                 vpt_config_format(&c, texts[n], sizeof texts[n]);
                 keys[n++] = vpt_rows_config_key(&c);

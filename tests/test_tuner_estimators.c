@@ -54,7 +54,7 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     REQUIRE(cache);
     VptEstimator est[VPT_ESTIMATORS_MAX];
     int n = vpt_estimators_parse("all", est);
-    REQUIRE(n == 28);
+    REQUIRE(n == VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT);
     EstCtx ctx;
     memset(&ctx, 0, sizeof ctx);
     VptTuneOptions o;
@@ -77,12 +77,12 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     CHECK_EQ_INT(r.winner.config.majorant, 8);
     CHECK_EQ_INT(r.winner.config.density, VPT_DENSITY_U8);
     /* the budget counts the screenings, which descend coordinates instead
-     * of covering the 28 estimators (tuner/estimators.h): the first from
-     * global:f32 over the global row and the f32 column (10 members), then
-     * the u8 column around its fastest (global:u8), then the grid8 row
-     * around grid8:u8 (18 in all); the second search gets what is left once
-     * a screening as long as the first is set aside, and the second
-     * screening, from grid8:u8, stays there after its first round (10) */
+     * of covering the 32 estimators (tuner/estimators.h): the first from
+     * global:f32 over the global row and the f32 column (11 members), then
+     * the row and column of each new fastest until grid8:u8 stays (at most
+     * 18 in all here); the second search gets what is left once a screening
+     * as long as the first is set aside, and the second screening, from
+     * grid8:u8, stays there after its first round (11) */
     CHECK(r.search.n_evals <= 150);
     CHECK(ctx.estimator_calls[0][VPT_DENSITY_F32] >= 75);
     CHECK(r.search.n_evals >= 150 - 18);

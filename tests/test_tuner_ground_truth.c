@@ -202,9 +202,9 @@ TEST(tune_space_sample_is_stratified_and_reproducible)
         CHECK_MSG(fabs(per_schedule[k] - want) <= 1 + (k == 2), "%s: %d configs, %.1f expected", sch[k].name,
                   per_schedule[k], want);
     }
-    /* and equal over the 28 estimators: 2000 / 28 = 71.4 each */
+    /* and equal over the 32 estimators: 2000 / 32 = 62.5 each */
     for (int m = 0; m < VPT_MAJORANT_COUNT; m++)
-        for (int f = 0; f < 4; f++) CHECK_MSG(per_estimator[m][f] >= 68 && per_estimator[m][f] <= 75, "%d", per_estimator[m][f]);
+        for (int f = 0; f < 4; f++) CHECK_MSG(per_estimator[m][f] >= 59 && per_estimator[m][f] <= 66, "%d", per_estimator[m][f]);
     /* the same seed gives the same list; another seed another one */
     CHECK_EQ_INT(tune_space("sample 2000 --seed 21"), 0);
     CHECK(strcmp(first, out) == 0);

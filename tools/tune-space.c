@@ -8,9 +8,9 @@
  *   tune-space pick REC.jsonl [--top K] [--random M] [--seed S] [--exclude REC.jsonl]...
  *
  * sample: a stratified random sample of the FULL space, the 349,164 schedule
- *   configs of vpt_space_create() times the 28 estimators (majorant global,
- *   grid4..grid32 x density f32, f16, u16, u8): 6,983,280 configs. The strata
- *   are the 9 x 28 cells (schedule, estimator). Allocation is equal over the
+ *   configs of vpt_space_create() times the 32 estimators (majorant global,
+ *   grid4..grid128, skip x density f32, f16, u16, u8): 11,173,248 configs. The
+ *   strata are the 9 x 32 cells (schedule, estimator). Allocation is equal over the
  *   cells of a schedule and over the single-kernel schedules, and a quarter
  *   of that for the two multi-kernel schedules (naiveMK, streamingMK): on
  *   every one of the six recorded 336-config spaces their best config is

@@ -47,7 +47,7 @@ static int parse_one(const char *item, VptEstimator *e)
     for (int i = 0; i < nm; i++)
         if (!strcmp(m, vpt_majorant_name(majorants[i]))) cell = majorants[i];
     if (cell < 0)
-        return vpt_fail("estimator '%s': majorant '%s' is not global or grid4, grid8, ..., grid128", item, m);
+        return vpt_fail("estimator '%s': majorant '%s' is not global, grid4, grid8, ..., grid128 or skip", item, m);
     if (vpt_density_format_parse(colon + 1, &e->density))
         return vpt_fail("estimator '%s': density '%s' is not f32, f16, u16 or u8", item, colon + 1);
     e->majorant = cell;

@@ -1,12 +1,13 @@
-/* The estimator stage of a tune: which free-flight estimator (majorant grid
- * or global majorant, codegen/config.h's `majorant`) and density texture
+/* The estimator stage of a tune: which free-flight estimator (global
+ * majorant, majorant grid, or global majorant skipping empty space,
+ * codegen/config.h's `majorant`) and density texture
  * format (`density`) a scene's configs run with.
  *
  * Why a stage and not more dimensions of the space: the estimator changes
  * what every step costs (how many steps, and what each fetch moves), not
  * how the schedule maps flights to lanes, and the two have no constraint in
- * common; multiplying the space's 349,164 schedules by 28 estimators would
- * make a 7-million-member space that the tuner's strategies (and the memory
+ * common; multiplying the space's 349,164 schedules by 32 estimators would
+ * make an 11-million-member space that the tuner's strategies (and the memory
  * the space is held in) would have to cover blindly. So a tune
  * (tuner/tune.c, estimator_stage)
  *   1. searches the schedules for half its budget with the list's first
@@ -34,7 +35,7 @@
  * once, so it is screened only when asked for), "global" (the thesis'
  * estimator only), or a comma-separated list of
  * MAJORANT:DENSITY[:VOLUME] items, e.g. "global:f32,grid8:u8,global:f32:sparse"
- * (majorant global|grid4|...|grid128, density f32|f16|u16|u8,
+ * (majorant global|grid4|...|grid128|skip, density f32|f16|u16|u8,
  * volume dense (the default) or sparse). */
 #ifndef VPT_TUNER_ESTIMATORS_H
 #define VPT_TUNER_ESTIMATORS_H
@@ -69,11 +70,11 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * when none passed). Returns 0, or -1 when the evaluator or the cache failed.
  *
  * A list of up to VPT_ESTIMATORS_SCREEN_ALL is screened whole. A longer one
- * ("all": 7 majorants x 4 formats) by coordinate descent from base's own
+ * ("all": 8 majorants x 4 formats) by coordinate descent from base's own
  * estimator: every member sharing its majorant or its texture (format and
- * volume), then the same around the fastest, until the fastest stays: 10
- * evaluations when base's own estimator is the fastest, 13 to 18 typically,
- * instead of 28; each round's members are announced together, so several
+ * volume), then the same around the fastest, until the fastest stays: 11
+ * evaluations when base's own estimator is the fastest, 14 to 20 typically,
+ * instead of 32; each round's members are announced together, so several
  * GPUs measure them side by side. Why: the two axes act nearly
  * independently (a format changes what a fetch moves, a majorant how many
  * steps there are), and on large volumes one evaluation costs seconds: a

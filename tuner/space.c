@@ -321,7 +321,7 @@ static int parse_dim_value(VptDim d, const char *tok, int *out)
                 *out = cells[i];
                 return 0;
             }
-        return vpt_fail("majorant '%s' is not global or grid4, grid8, ..., grid128", tok);
+        return vpt_fail("majorant '%s' is not global, grid4, grid8, ..., grid128 or skip", tok);
     }
     if (d == VPT_DIM_DENSITY) {
         VptDensityFormat f;
