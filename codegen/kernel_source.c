@@ -61,7 +61,10 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     memcpy(out->source, defs, (size_t)n);
     memcpy(out->source + n, tmpl->data, tmpl->size + 1);
 
-    snprintf(out->name, sizeof out->name, "vptune_%s.cu", roofline ? "roofline" : vpt_config_schedule_name(c));
+    if (roofline && c->majorant > 0)
+        snprintf(out->name, sizeof out->name, "vptune_roofline_%s.cu", vpt_majorant_name(c->majorant));
+    else
+        snprintf(out->name, sizeof out->name, "vptune_%s.cu", roofline ? "roofline" : vpt_config_schedule_name(c));
     out->nheaders = 4;
     out->headers[0] = phys->data;
     out->include_names[0] = "vpt_physics.h";
@@ -133,10 +136,21 @@ int vpt_kernel_source_build(const VptConfig *c, VptKernelSource *out)
     return build(c, 0, out);
 }
 
-int vpt_kernel_source_build_roofline(int block, VptKernelSource *out)
+int vpt_kernel_source_build_roofline(int block, int majorant, VptKernelSource *out)
 {
     VptConfig c = vpt_config_default();
     c.block = block;
+    if (majorant != 0) {
+        /* the grid probe's batches take the global probe's pairs of steps
+         * (kernels.cu.in); the global probe's source stays as it always was */
+        c.majorant = majorant;
+        c.lookahead = 2;
+        if (vpt_config_check(&c)) {
+            memset(out, 0, sizeof *out);
+            vpt_error_prefix("the roofline probe of majorant cells %d", majorant);
+            return -1;
+        }
+    }
     return build(&c, 1, out);
 }
 

@@ -37,8 +37,12 @@ int vpt_kernel_source_build(const VptConfig *c, VptKernelSource *out);
 typedef enum { VPT_FAULT_NONE = 0, VPT_FAULT_ILLEGAL_ADDRESS = 1, VPT_FAULT_HANG = 2 } VptFault;
 void vpt_codegen_inject_fault(VptFault f);
 
-/* The roofline probe kernel "vpt_roofline" (see kernels.cu.in). */
-int vpt_kernel_source_build_roofline(int block, VptKernelSource *out);
+/* The roofline probe kernel "vpt_roofline" (see kernels.cu.in) of `block`
+ * threads a block, taking its steps against the global majorant (majorant
+ * 0: the source is the same as before the grid probe existed) or walking
+ * the majorant grid of majorant^3-voxel cells (VPT_MAJORANT_GRID 1, as a
+ * config's majorant=gridC); fails for a cell size no config has. */
+int vpt_kernel_source_build_roofline(int block, int majorant, VptKernelSource *out);
 void vpt_kernel_source_free(VptKernelSource *ks);
 
 #endif

@@ -243,7 +243,7 @@ static void child_render(Child *ch, const VptConfig *c)
     if (restart) _exit(EXIT_RESTART);
 }
 
-static void child_roofline(Child *ch, int coherent, int density)
+static void child_roofline(Child *ch, int coherent, int density, int majorant)
 {
     child_accept(ch);
     if (ch->spec->test_mode) {
@@ -255,8 +255,8 @@ static void child_roofline(Child *ch, int coherent, int density)
     unsigned long long steps = 0;
     int rc = density < 0 || density >= VPT_DENSITY_FORMAT_COUNT
                  ? vpt_fail("roofline request: density format %d is not one vptune has", density)
-                 : vpt_evaluator_roofline(ch->ev, coherent, (VptDensityFormat)density, &roof.ms, &roof.gsteps_per_s,
-                                          &steps);
+                 : vpt_evaluator_roofline(ch->ev, coherent, (VptDensityFormat)density, majorant, &roof.ms,
+                                          &roof.gsteps_per_s, &steps);
     int restart = vpt_evaluator_broken(ch->ev) != NULL;
     roof.steps = steps;
     if (rc == 0) child_send(ch, MSG_ROOF, &roof, sizeof roof, NULL, 0);
@@ -313,10 +313,10 @@ static _Noreturn void child_serve(Child *ch)
             child_render(ch, p);
             break;
         case MSG_ROOFLINE: {
-            int32_t req[2]; /* coherent, density */
+            int32_t req[3]; /* coherent, density, majorant cells */
             if (len != sizeof req) child_die("malformed roofline request");
             memcpy(req, p, sizeof req);
-            child_roofline(ch, req[0], req[1]);
+            child_roofline(ch, req[0], req[1], req[2]);
             break;
         }
         case MSG_STOP:
@@ -896,12 +896,13 @@ float *vpt_eval_worker_render(VptEvalWorker *w, const VptConfig *c, VptEvalResul
     return NULL;
 }
 
-int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, VptTimingStats *ms,
-                             double *gsteps_per_s, unsigned long long *steps)
+int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, int majorant,
+                             VptTimingStats *ms, double *gsteps_per_s, unsigned long long *steps)
 {
     if (need_scene(w) || ensure(w)) return -1;
-    /* 0 random, 1 bundle, 2 camera tiles: the evaluator checks the range */
-    int32_t coh[2] = {coherent, (int32_t)density};
+    /* 0 random, 1 bundle, 2 camera tiles; the majorant's cells: the
+     * evaluator checks the ranges */
+    int32_t coh[3] = {coherent, (int32_t)density, majorant};
     uint32_t t;
     void *p;
     size_t len;

@@ -139,8 +139,8 @@ int vpt_eval_worker_run_fault(VptEvalWorker *w, const VptConfig *c, VptFault fau
 float *vpt_eval_worker_render(VptEvalWorker *w, const VptConfig *c, VptEvalResult *res);
 
 /* vpt_evaluator_roofline in the worker. */
-int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, VptTimingStats *ms,
-                             double *gsteps_per_s, unsigned long long *steps);
+int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat density, int majorant,
+                             VptTimingStats *ms, double *gsteps_per_s, unsigned long long *steps);
 
 /* A result row (vpt_eval_result_row) with the worker's provenance, params,
  * settings and scene. NULL without a scene or out of memory. */

@@ -11,6 +11,7 @@
 #include "harness/variant.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,7 +645,7 @@ float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *
     return img;
 }
 
-int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat density, VptTimingStats *ms,
+int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat density, int majorant, VptTimingStats *ms,
                            double *gsteps_per_s, unsigned long long *steps)
 {
     const int block = 256, nsteps = 2000;
@@ -653,7 +654,7 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat densi
     if (coherent < 0 || coherent > 2) return vpt_fail("internal error: roofline ray mode %d is not 0, 1 or 2", coherent);
     vpt_cu_clear_last_error();
     VptKernelSource ks;
-    if (vpt_kernel_source_build_roofline(block, &ks)) return -1;
+    if (vpt_kernel_source_build_roofline(block, majorant, &ks)) return -1;
     VptCompileRequest req = request_of(e, &ks);
     VptCompileResult cr;
     memset(&cr, 0, sizeof cr);
@@ -672,9 +673,12 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat densi
     VptLaunch L;
     memset(&L, 0, sizeof L);
     VptGpuMedium gm;
-    if (vpt_gpu_scene_medium(&e->gscene, density, 0, 0, &e->params, &L.P, &gm)) goto out;
+    /* the medium a config of this estimator renders (prepare_and_render):
+     * its texture and, for a grid, the same grid and parameters */
+    if (vpt_gpu_scene_medium(&e->gscene, density, majorant, 0, &e->params, &L.P, &gm)) goto out;
     L.density_tex = gm.density_tex;
     L.albedo_tex = gm.albedo_tex;
+    L.majorant_grid = gm.majorant;
     L.stats = e->buffers.stats;
     L.voxel_uvw[0] = 1.0f / (float)e->scene->nx;
     L.voxel_uvw[1] = 1.0f / (float)e->scene->ny;
@@ -685,19 +689,38 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat densi
     double samples[64];
     int n = 0;
     double tm = now_s();
+    /* The global probe takes exactly nsteps steps a thread. The grid probe
+     * counts its steps on the device (a thread may take one batch more, and
+     * every launch the same draws: a launch that counts other steps is an
+     * error), into the stats' steps, zeroed before each launch outside the
+     * timed events. */
+    const CUdeviceptr steps_at = e->buffers.stats + offsetof(VptDevStats, steps);
+    unsigned long long counted = 0;
     for (int warm = 1; n < 64; warm = 0) {
+        if (majorant > 0 && VPT_CU_TRY(cuMemsetD8, steps_at, 0, sizeof(unsigned long long))) goto out;
         if (VPT_CU_TRY(cuEventRecord, e0, NULL) ||
             VPT_CU_TRY(cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL) ||
             VPT_CU_TRY(cuEventRecord, e1, NULL) || VPT_CU_TRY(cuEventSynchronize, e1))
             goto out;
         float t = 0;
         if (VPT_CU_TRY(cuEventElapsedTime, &t, e0, e1)) goto out;
+        if (majorant > 0) {
+            unsigned long long c = 0;
+            if (VPT_CU_TRY(cuMemcpyDtoH, &c, steps_at, sizeof c)) goto out;
+            if (c < (unsigned long long)grid * block * nsteps || (!warm && c != counted)) {
+                vpt_fail("roofline probe (%s majorant): a launch counted %llu steps (%s %llu)",
+                         vpt_majorant_name(majorant), c, warm ? "at least" : "the first",
+                         warm ? (unsigned long long)grid * block * nsteps : counted);
+                goto out;
+            }
+            counted = c;
+        }
         if (warm) continue;
         samples[n++] = t;
         if (vpt_measure_done(&e->opt.policy, samples, n, now_s() - tm)) break;
     }
     vpt_timing_stats(samples, n, ms);
-    *steps = (unsigned long long)grid * block * nsteps;
+    *steps = majorant > 0 ? counted : (unsigned long long)grid * block * nsteps;
     *gsteps_per_s = (double)*steps / (ms->median * 1e-3) * 1e-9;
     rc = 0;
 out:

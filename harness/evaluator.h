@@ -132,9 +132,13 @@ const float *vpt_evaluator_reference_image(const VptEvaluator *e);
  * coherent: 0 random rays, 1 one-voxel bundles sharing their distances (a
  * bound no unbiased tracer reaches), 2 the camera's 8x4 pixel tiles with
  * independent distances (kernels.cu.in, vpt_roofline). density: the
- * density texture's format the probe fetches from (as a config's density=;
- * the probe takes every step against the global majorant). */
-int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat density, VptTimingStats *ms,
+ * density texture's format the probe fetches from (as a config's density=).
+ * majorant: 0, every step against the global majorant; C > 0, the probe
+ * walks the majorant grid of C^3-voxel cells (as a config's majorant=gridC),
+ * the grid and parameters a config of that estimator renders with
+ * (vpt_gpu_scene_medium), its steps counted on the device as the tracer
+ * counts them. *steps: the steps of one launch. */
+int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat density, int majorant, VptTimingStats *ms,
                            double *gsteps_per_s, unsigned long long *steps);
 
 /* A result row: {"kind":"result","schema":"vptune.result/1", provenance,

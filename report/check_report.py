@@ -198,7 +198,8 @@ def main(argv):
     roof_spec = vx.load_spec(os.path.join(root, "experiments", "roofline.spec"))
     results = newest(rows, lambda r: (r["scene"], vx.row_config(r), tuple(r.get("workload", {}).get(k) for k in WK_KEYS))
                      if r.get("kind") == "result" else None)
-    roofs = newest(rows, lambda r: (r["scene"], r["rays"]) if r.get("kind") == "roofline" else None)
+    roofs = newest(rows, lambda r: (r["scene"], r["rays"]) if r.get("kind") == "roofline"
+                   and r.get("majorant", "global") == "global" else None)
     lines = layout.splitlines()
     best_all = []
     for scene in roof_spec.scenes:

@@ -121,9 +121,26 @@ def budget_text(b):
 
 
 def rooflines(rows):
-    """{(scene, rays, density): newest roofline row}."""
-    return vx.newest_by(rows, lambda r: (r.get("scene"), r.get("rays"), r.get("density") or "f32")
+    """{(scene, rays, density, majorant): newest roofline row}; rows from
+    before the formats (the grid probes) have no "density" ("majorant") and
+    are f32 (global)."""
+    return vx.newest_by(rows, lambda r: (r.get("scene"), r.get("rays"), r.get("density") or "f32",
+                                         r.get("majorant") or "global")
                         if r.get("kind") == "roofline" else None)
+
+
+def own_probe(coherent, estimator):
+    """(Gsteps/s, "majorant:format" or "format") of the probe a config of
+    estimator ("majorant:format") is measured against: the probe of its own
+    majorant and format (bench --roofline measures it), else, for a grid
+    config measured before the grid probes existed, the global probe of its
+    format, named by its format alone as before. coherent(density, majorant)
+    is a probe's Gsteps/s or None."""
+    m, d = estimator.split(":")
+    g = coherent(d, m)
+    if g is not None or m == "global":
+        return g, d if m == "global" else estimator
+    return coherent(d, "global"), d
 
 
 class Sizes:
@@ -147,8 +164,8 @@ class Sizes:
     def ms(self, scene, key):
         return metric(self.get(scene, key), "time_ms")
 
-    def roofline(self, scene, rays, density="f32"):
-        r = self.roof.get((scene, rays, density))
+    def roofline(self, scene, rays, density="f32", majorant="global"):
+        r = self.roof.get((scene, rays, density, majorant))
         if r is not None:
             self.used.append(r)
         return metric(r, "gsteps_per_s")
@@ -169,20 +186,19 @@ class Sizes:
 
     def roofline_shares(self, scene, r):
         """(actual, equivalent) fractions of the coherent roofline for row r:
-        its own Woodcock steps/s over the coherent probe of its density
-        format; and the steps regenerationSK-thread takes with the global
+        its own Woodcock steps/s over the coherent probe of its estimator
+        (own_probe); and the steps regenerationSK-thread takes with the global
         majorant and f32 texels (the thesis' estimator) per r's time, over
         the f32 coherent probe."""
-        return shares(r, self.get(scene, "thread"), lambda d: self.roofline(scene, "coherent", d))
+        return shares(r, self.get(scene, "thread"), lambda d, m="global": self.roofline(scene, "coherent", d, m))
 
 
 def shares(r, thread, coherent):
-    """roofline_shares for row r, thread's steps, and coherent(density) the
-    coherent probe's Gsteps/s of a density format."""
+    """roofline_shares for row r, thread's steps, and coherent(density,
+    majorant="global") the coherent probe's Gsteps/s of an estimator."""
     if r is None:
         return None, None
-    d = estimator_of(r["config"]).split(":")[1]
-    own, roof = gsteps(r), coherent(d)
+    own, roof = gsteps(r), own_probe(coherent, estimator_of(r["config"]))[0]
     actual = own / roof if own and roof else None
     steps, t, roof32 = metric(thread, "steps"), metric(r, "time_ms"), coherent("f32")
     equiv = steps / t / 1e6 / roof32 if steps and t and roof32 else None
@@ -379,14 +395,14 @@ def roofline_table(ts, sz, rooflines_by_scene):
         if r is None:
             continue
 
-        def coherent(d, scene=scene):
-            return metric(rooflines_by_scene.get((scene, "coherent", d)), "gsteps_per_s")
+        def coherent(d, m="global", scene=scene):
+            return metric(rooflines_by_scene.get((scene, "coherent", d, m)), "gsteps_per_s")
         actual, equiv = shares(r, thread, coherent)
-        d = estimator_of(r["config"]).split(":")[1]
+        roof, which = own_probe(coherent, estimator_of(r["config"]))
         steps, t = metric(thread, "steps"), metric(r, "time_ms")
         g_equiv = steps / t / 1e6 if steps and t else None
         rows.append([label, scene, fmt(metric(r, "time_ms")), fmt(steps_per_ray(r)), fmt(gsteps(r)),
-                     "%s (%s)" % (fmt(coherent(d), "%.1f"), d), pct(actual), fmt(g_equiv),
+                     "%s (%s)" % (fmt(roof, "%.1f"), which), pct(actual), fmt(g_equiv),
                      fmt(coherent("f32"), "%.1f"), pct(equiv)])
         out.append((label, scene, r, actual, equiv))
     return head, rows, out

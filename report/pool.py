@@ -76,8 +76,11 @@ class Pool:
             self.by_file[f] = rows
             self.rows.extend(rows)
         self.results = vx.newest_by(self.rows, vx.result_key)
+        # the global-majorant probes (rows without "majorant" are global):
+        # a grid probe (bench --roofline of grid configs) never stands in
         self.roofline = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("rays"))
-                                     if r.get("kind") == "roofline" else None)
+                                     if r.get("kind") == "roofline" and r.get("majorant", "global") == "global"
+                                     else None)
         self.cpu = vx.newest_by(self.rows, lambda r: (r.get("scene"), vx.workload_key(r.get("workload", {})))
                                 if r.get("kind") == "cpu_reference" and r.get("status") == "ok" else None)
         self.profiles = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("config"),

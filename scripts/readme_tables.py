@@ -137,7 +137,8 @@ def table_thesis(gpu):
 
 def table_roofline(gpu):
     rs = rows(one("roofline", gpu, "{gpu}/best_vs_roofline.jsonl"))
-    roof = {(r["scene"], r["rays"]): r["metrics"]["gsteps_per_s"] for r in rs if r.get("kind") == "roofline"}
+    roof = {(r["scene"], r["rays"]): r["metrics"]["gsteps_per_s"] for r in rs if r.get("kind") == "roofline"
+            and r.get("majorant", "global") == "global"}  # the global probes; a grid probe never stands in
     res = [r for r in rs if r.get("kind") == "result" and r["status"] == "ok"]
     dflt = {r["scene"]: r for r in res if r["config"].startswith("regen=thread,reorder=none,kernels=single,maxrregcount=0,"
                                                                    "ppt=1,block=256,grid=0,threshold=0,")}
@@ -626,7 +627,9 @@ def table_large_tunes(gpu):
            "stage's time limit after the evaluations shown. Source: results/%s/large/*-tune-*.jsonl."
            % (lv.provenance(ts[0].header), ", ".join(commits), gpu), "", lv.to_markdown(head, body), "",
            "Share of the coherent roofline (one-voxel bundles) of the tuned configs, two ways: their own Woodcock "
-           "steps per second over the bundle probe of their density format; and the global-majorant-equivalent "
+           "steps per second over the bundle probe of their majorant and density format (for a grid config "
+           "measured before the grid probes existed, the global-majorant probe of its format); and the "
+           "global-majorant-equivalent "
            "rate (the steps regenerationSK-thread takes with the thesis' estimator on that volume, from the same "
            "tune cache, per the config's time) over the f32 probe. Probes: results/%s/large_schedules.jsonl "
            "(head1024) and the newest `bench --roofline` on cranium.mhd@up4 (the winners file); none on "

@@ -132,3 +132,64 @@ TEST(bench_precompile_usage_errors)
         CHECK_MSG(strstr(out, cases[i].says), "%s: should say '%s': %s", cases[i].args, cases[i].says, out);
     }
 }
+
+/* --precompile --roofline compiles the probes a measurement of the same
+ * configs runs: the global probe and one grid probe per majorant grid the
+ * configs use (each once, whatever their formats), under the cache keys the
+ * evaluator asks for. */
+TEST_TIMEOUT(bench_precompile_roofline_compiles_the_configs_grid_probes, 300)
+{
+    char cfg[700], cache[700], args[2048];
+    snprintf(cfg, sizeof cfg, "%s/grid_configs.txt", vpt_test_tmpdir());
+    FILE *f = fopen(cfg, "w");
+    REQUIRE(f);
+    fputs("naiveSK,majorant=grid8\n"
+          "regenerationSK-warp,majorant=grid8,density=u8\n"
+          "regenerationSK-thread,majorant=grid32,density=f16\n"
+          "regenerationSK-thread\n", f);
+    fclose(f);
+    snprintf(cache, sizeof cache, "%s/cubin-roofline", vpt_test_tmpdir());
+    snprintf(args, sizeof args, "--precompile --arch sm_90 --roofline --configs %s --cache %s --jobs 2", cfg, cache);
+    int rc = bench("", args);
+    CHECK_MSG(rc == 0, "exit %d: %s", rc, out);
+    CHECK_STR_CONTAINS(out, "  roofline probe\n");
+    CHECK_STR_CONTAINS(out, "  roofline probe, majorant=grid8\n");
+    CHECK_STR_CONTAINS(out, "  roofline probe, majorant=grid32\n");
+    CHECK_MSG(!strstr(out, "majorant=grid4\n") && !strstr(out, "majorant=grid16\n"), "a probe no config needs: %s",
+              out);
+    /* the reference, 4 configs, 3 probes */
+    CHECK_STR_CONTAINS(out, "8 kernels for sm_90: 8 compiled, 0 already cached, 0 failed to compile");
+    vpt_test_log("%s", out);
+
+    VptCubinCache *c = vpt_cubin_cache_open(cache);
+    REQUIRE(c);
+    static const int cells[] = {0, 8, 32};
+    for (int i = 0; i < 3; i++) {
+        VptKernelSource ks;
+        REQUIRE(vpt_kernel_source_build_roofline(256, cells[i], &ks) == 0);
+        VptCompileRequest req = vpt_compile_request_of(&ks, 9, 0);
+        VptCompileResult r;
+        CHECK_MSG(vpt_cubin_cache_lookup(c, &req, &r) == 1, "the probe of majorant cells %d is not in the cache",
+                  cells[i]);
+        vpt_compile_result_free(&r);
+        vpt_kernel_source_free(&ks);
+    }
+    vpt_cubin_cache_close(c);
+
+    /* without --roofline no probe; without grids, the global probe only */
+    snprintf(args, sizeof args, "--precompile --arch sm_90 --roofline --config regenerationSK-thread --cache %s", cache);
+    rc = bench("", args);
+    CHECK_MSG(rc == 0, "exit %d: %s", rc, out);
+    CHECK_STR_CONTAINS(out, "  roofline probe\n");
+    CHECK(!strstr(out, "roofline probe, majorant="));
+    CHECK_STR_CONTAINS(out, "0 compiled, 3 already cached, 0 failed to compile");
+}
+
+TEST(bench_help_describes_the_roofline_probes)
+{
+    int rc = bench("", "--help");
+    CHECK_MSG(rc == 0, "exit %d: %s", rc, out);
+    CHECK_STR_CONTAINS(out, "--roofline measures the divergence-free Woodcock step loop");
+    CHECK_STR_CONTAINS(out, "each majorant grid the configs use (majorant=gridC)");
+    CHECK_STR_CONTAINS(out, "against the probe of its own\nmajorant and format");
+}

@@ -130,3 +130,59 @@ TEST(codegen_source_carries_the_config)
     CHECK(vpt_kernel_source_build(&c, &ks) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "reorder=compact needs regen=block");
 }
+
+/* The roofline probe, against the global majorant or walking a majorant
+ * grid (kernels.cu.in, vpt_roofline): the grid variant is compiled with
+ * VPT_MAJORANT_GRID 1 and the pairs of steps of the global one (lookahead 2),
+ * the global variant's source is what it was before the grid probe existed
+ * (the default config, majorant 0), and a cell size no config has is an
+ * error with a reason. */
+TEST(codegen_roofline_source_carries_the_majorant)
+{
+    VptKernelSource ks;
+    REQUIRE_MSG(vpt_kernel_source_build_roofline(256, 0, &ks) == 0, "%s", vpt_errmsg());
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_ROOFLINE 1");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_MAJORANT_GRID 0");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_LOOKAHEAD 1");
+    CHECK_STR_CONTAINS(ks.name, "vptune_roofline.cu");
+    CHECK_EQ_INT(ks.nkernels, 1);
+    CHECK(!strcmp(ks.kernels[0], "vpt_roofline"));
+    vpt_kernel_source_free(&ks);
+
+    REQUIRE_MSG(vpt_kernel_source_build_roofline(256, 8, &ks) == 0, "%s", vpt_errmsg());
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_ROOFLINE 1");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_MAJORANT_GRID 1");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_LOOKAHEAD 2");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_BLOCK 256");
+    CHECK_STR_CONTAINS(ks.source, "majorant=grid8");
+    CHECK_STR_CONTAINS(ks.name, "vptune_roofline_grid8.cu");
+    CHECK(!strcmp(ks.kernels[0], "vpt_roofline"));
+    vpt_kernel_source_free(&ks);
+
+    CHECK(vpt_kernel_source_build_roofline(256, 6, &ks) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "the roofline probe of majorant cells 6");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "majorant cell size 6 is not one of");
+    CHECK(ks.source == NULL);
+}
+
+TEST_TIMEOUT(codegen_roofline_probes_compile_for_sm90, 300)
+{
+    static const int cells[] = {0, 4, 32};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        VptKernelSource ks;
+        REQUIRE_MSG(vpt_kernel_source_build_roofline(256, cells[i], &ks) == 0, "%s", vpt_errmsg());
+        VptCompileRequest r = vpt_compile_request_of(&ks, 9, 0);
+        VptCompileResult cr;
+        int rc = vpt_nvrtc_compile(&r, &cr);
+        CHECK_MSG(rc == 0, "majorant cells %d: %s", cells[i], vpt_errmsg());
+        if (rc == 0) {
+            CHECK_MSG(memmem(cr.cubin, cr.cubin_size, "vpt_roofline", strlen("vpt_roofline")) != NULL,
+                      "majorant cells %d: vpt_roofline is missing from the CUBIN", cells[i]);
+            /* the walk's types stay in registers (vpt_tracer.h): no local memory */
+            CHECK_MSG(strstr(cr.log, "0 bytes stack frame, 0 bytes spill stores") != NULL,
+                      "majorant cells %d: ptxas says %s", cells[i], cr.log);
+            vpt_compile_result_free(&cr);
+        }
+        vpt_kernel_source_free(&ks);
+    }
+}

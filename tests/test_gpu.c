@@ -255,13 +255,20 @@ TEST_TIMEOUT(gpu_worker_renders_measures_and_probes, 300)
     VptTimingStats ts;
     double gs = 0;
     unsigned long long steps = 0;
-    REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, VPT_DENSITY_F32, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 1, VPT_DENSITY_F32, 0, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
     CHECK(gs > 1.0 && steps > 0);
     /* the ray mode crosses the pipe intact: camera tiles (2) are not bundles (1) */
     double cam = 0;
-    REQUIRE_MSG(vpt_eval_worker_roofline(w, 2, VPT_DENSITY_F32, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 2, VPT_DENSITY_F32, 0, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
     CHECK_MSG(cam < gs, "camera tiles %.1f Gsteps/s, bundles %.1f", cam, gs);
-    CHECK(vpt_eval_worker_roofline(w, 3, VPT_DENSITY_F32, &ts, &cam, &steps) != 0);
+    CHECK(vpt_eval_worker_roofline(w, 3, VPT_DENSITY_F32, 0, &ts, &cam, &steps) != 0);
+    /* the majorant's cells cross the pipe too: a grid probe, and a cell size
+     * no config has, which fails with a reason and leaves the worker */
+    double grid = 0;
+    REQUIRE_MSG(vpt_eval_worker_roofline(w, 0, VPT_DENSITY_F32, 8, &ts, &grid, &steps) == 0, "%s", vpt_errmsg());
+    CHECK(grid > 0 && isfinite(grid) && steps > 0);
+    CHECK(vpt_eval_worker_roofline(w, 0, VPT_DENSITY_F32, 5, &ts, &grid, &steps) != 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "majorant cell size 5");
     CHECK_EQ_INT(vpt_eval_worker_restarts(w), 0);
     vpt_eval_worker_stop(w);
     vpt_scene_destroy(s);
@@ -275,20 +282,60 @@ TEST_TIMEOUT(gpu_roofline_probe_measures, 300)
     VptTimingStats ts;
     double rnd = 0, coh = 0, cam = 0;
     unsigned long long steps;
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, VPT_DENSITY_F32, &ts, &rnd, &steps) == 0, "%s", vpt_errmsg());
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 1, VPT_DENSITY_F32, &ts, &coh, &steps) == 0, "%s", vpt_errmsg());
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 2, VPT_DENSITY_F32, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, VPT_DENSITY_F32, 0, &ts, &rnd, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 1, VPT_DENSITY_F32, 0, &ts, &coh, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 2, VPT_DENSITY_F32, 0, &ts, &cam, &steps) == 0, "%s", vpt_errmsg());
     vpt_test_log("roofline: random %.1f, coherent bundle %.1f, camera tiles %.1f Gsteps/s", rnd, coh, cam);
     CHECK(rnd > 1.0);
     CHECK(coh > rnd); /* one-voxel bundles must beat scattered fetches */
     CHECK(cam > rnd); /* so must coherent camera rays with their own distances */
     CHECK(coh > cam); /* shared distances keep a warp closer together than independent ones */
-    CHECK(vpt_evaluator_roofline(e, 3, VPT_DENSITY_F32, &ts, &cam, &steps) != 0);
+    CHECK(vpt_evaluator_roofline(e, 3, VPT_DENSITY_F32, 0, &ts, &cam, &steps) != 0);
     /* the probe over a compact density texture (the configs' density=) */
     double rnd8 = 0;
-    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, VPT_DENSITY_U8, &ts, &rnd8, &steps) == 0, "%s", vpt_errmsg());
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 0, VPT_DENSITY_U8, 0, &ts, &rnd8, &steps) == 0, "%s", vpt_errmsg());
     vpt_test_log("roofline over u8 texels: random %.1f Gsteps/s", rnd8);
     CHECK(rnd8 > 1.0);
+    vpt_scene_destroy(s);
+    vpt_evaluator_destroy(e);
+}
+
+/* The grid probe (kernels.cu.in, vpt_roofline with VPT_MAJORANT_GRID 1) on
+ * manix, much of whose box is empty: every ray mode runs, its threads all end
+ * (a pass through empty cells still takes its exit step), and its steps are
+ * counted on the device, at least nsteps (2000) per thread and the same
+ * count in every launch (the evaluator checks that). */
+TEST_TIMEOUT(gpu_roofline_grid_probe_measures, 300)
+{
+    VptEvaluator *e = open_or_skip(30);
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s && vpt_evaluator_set_scene(e, s, &small) == 0);
+    VptTimingStats ts;
+    static const char *const modes[] = {"random", "coherent bundle", "camera tiles"};
+    for (int coh = 0; coh < 3; coh++) {
+        double gs = 0, global = 0;
+        unsigned long long steps = 0, global_steps = 0;
+        REQUIRE_MSG(vpt_evaluator_roofline(e, coh, VPT_DENSITY_F32, 8, &ts, &gs, &steps) == 0, "%s: %s", modes[coh],
+                    vpt_errmsg());
+        REQUIRE_MSG(vpt_evaluator_roofline(e, coh, VPT_DENSITY_F32, 0, &ts, &global, &global_steps) == 0, "%s: %s",
+                    modes[coh], vpt_errmsg());
+        vpt_test_log("roofline %s: grid8 %.1f Gsteps/s (%llu steps), global %.1f Gsteps/s (%llu steps)", modes[coh], gs,
+                     steps, global, global_steps);
+        CHECK_MSG(gs > 0 && isfinite(gs), "%s: grid8 %g Gsteps/s", modes[coh], gs);
+        /* the global probe takes exactly 2000 steps a thread, the grid's at
+         * least as many, at most one batch (2 steps) more */
+        CHECK_MSG(steps >= global_steps && steps <= global_steps / 2000 * 2001, "%s: %llu steps vs %llu", modes[coh],
+                  steps, global_steps);
+    }
+    /* with a compact format, and the grid of another cell size */
+    double gs = 0;
+    unsigned long long steps = 0;
+    REQUIRE_MSG(vpt_evaluator_roofline(e, 2, VPT_DENSITY_U8, 32, &ts, &gs, &steps) == 0, "%s", vpt_errmsg());
+    CHECK(gs > 0 && isfinite(gs));
+    /* a cell size no config has is an error with a reason, not a launch */
+    CHECK(vpt_evaluator_roofline(e, 0, VPT_DENSITY_F32, 3, &ts, &gs, &steps) != 0);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "majorant cell size 3");
+    CHECK(vpt_evaluator_broken(e) == NULL);
     vpt_scene_destroy(s);
     vpt_evaluator_destroy(e);
 }

@@ -4,6 +4,7 @@
  *   bench --scene manix --configs FILE          one config per line
  *   bench --scene manix --config "streamingSK,block=128"
  *   bench --scene manix --roofline              the divergence-free step loop
+ *                                               (per estimator of the configs)
  *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba_xml.h)
  *   bench --precompile --arch sm_90 --configs FILE   fill the cubin cache, no GPU
  *
@@ -82,6 +83,13 @@ static void usage(FILE *fp)
             "Carried to a GPU machine with the same toolkit at the same path, the cache\n"
             "makes its bench or tune compile nothing; run --precompile there again to\n"
             "check: it then reports every kernel as cached.\n"
+            "--roofline measures the divergence-free Woodcock step loop on each scene first,\n"
+            "with random rays, one-voxel bundles and camera tiles: against the global\n"
+            "majorant over each density format the configs use (f32 always), and walking\n"
+            "each majorant grid the configs use (majorant=gridC) over that config's format,\n"
+            "so that each config's percent of roofline is against the probe of its own\n"
+            "majorant and format (the rows' \"majorant\" and \"density\"); --precompile\n"
+            "--roofline compiles the global probe and each of those grid probes.\n"
             "--config best measures the winner `tune` saved for each scene on this GPU.\n"
             "--gpus all or a list such as 0,1 measures on these GPUs of this host side by side\n"
             "(identical ones only; default GPU 0); rows come out in config order, each naming\n"
@@ -153,8 +161,10 @@ typedef struct {
 } Precompile;
 
 /* bench --precompile: the kernels of configs (plus the reference variant,
- * and the roofline probe when asked) for sm_<major><minor> into the cubin
- * cache, through the compile pool; no GPU. */
+ * and when asked the roofline probes a measurement of these configs runs:
+ * the global one and one per majorant grid of the configs; the density
+ * format is the texture's, not the kernel's) for sm_<major><minor> into the
+ * cubin cache, through the compile pool; no GPU. */
 static int precompile(const VptConfig *configs, int nconfigs, int roofline, int major, int minor, const char *cache_dir,
                       int jobs)
 {
@@ -170,7 +180,7 @@ static int precompile(const VptConfig *configs, int nconfigs, int roofline, int 
         vpt_cubin_cache_close(cache);
         return 1;
     }
-    Precompile *k = vpt_calloc((size_t)nconfigs + 2, sizeof *k);
+    Precompile *k = vpt_calloc((size_t)nconfigs + 1 + VPT_MAJORANT_COUNT, sizeof *k);
     VptCompilePool *pool = k ? vpt_compile_pool_create(cache, jobs) : NULL;
     if (!pool) {
         vpt_report_error(prog);
@@ -186,7 +196,7 @@ static int precompile(const VptConfig *configs, int nconfigs, int roofline, int 
     double t0 = vpt_wire_now();
     /* The reference variant first (every GPU session compiles it), then the
      * configs in order, each once; rule breakers have no kernel. */
-    int n = 0, rules = 0;
+    int n = 0, rules = 0, rc = 0;
     VptConfig ref = vpt_config_default();
     for (int i = -1; i < nconfigs; i++) {
         const VptConfig *c = i < 0 ? &ref : &configs[i];
@@ -204,14 +214,22 @@ static int precompile(const VptConfig *configs, int nconfigs, int roofline, int 
         n++;
     }
     if (roofline) {
-        if (vpt_kernel_source_build_roofline(256, &k[n].ks)) {
-            vpt_report_error(prog);
-        } else {
-            snprintf(k[n].label, sizeof k[n].label, "roofline probe");
+        const int *cells;
+        const int ncells = vpt_majorant_cells(&cells);
+        for (int m = 0; m < ncells; m++) {
+            int used = cells[m] == 0; /* the global probe always */
+            for (int i = 0; i < nconfigs && !used; i++) used = configs[i].majorant == cells[m];
+            if (!used) continue;
+            if (vpt_kernel_source_build_roofline(256, cells[m], &k[n].ks)) {
+                vpt_report_error(prog);
+                rc = 1;
+                continue;
+            }
+            if (cells[m] == 0) snprintf(k[n].label, sizeof k[n].label, "roofline probe");
+            else snprintf(k[n].label, sizeof k[n].label, "roofline probe, majorant=%s", vpt_majorant_name(cells[m]));
             n++;
         }
     }
-    int rc = 0;
     for (int i = 0; i < n; i++) {
         VptCompileRequest req = vpt_compile_request_of(&k[i].ks, major, minor);
         if ((k[i].ticket = vpt_compile_pool_submit(pool, &req)) < 0) {
@@ -252,7 +270,7 @@ static int precompile(const VptConfig *configs, int nconfigs, int roofline, int 
         rc = 1;
     }
     vpt_compile_pool_destroy(pool);
-    for (int i = 0; i < nconfigs + 2; i++) vpt_kernel_source_free(&k[i].ks);
+    for (int i = 0; i < nconfigs + 1 + VPT_MAJORANT_COUNT; i++) vpt_kernel_source_free(&k[i].ks);
     free(k);
     vpt_cubin_cache_close(cache);
     return rc;
@@ -345,6 +363,7 @@ static int lane_set_scene(void *ctx, void *arg)
 typedef struct {
     int coherent;
     VptDensityFormat density;
+    int majorant; /* cells; 0: the global majorant */
     VptTimingStats ms;
     double gsteps_per_s;
     unsigned long long steps;
@@ -353,8 +372,8 @@ typedef struct {
 static int lane_roofline(void *ctx, void *arg)
 {
     Roofline *r = arg;
-    return vpt_eval_worker_roofline(((BenchLane *)ctx)->w, r->coherent, r->density, &r->ms, &r->gsteps_per_s,
-                                    &r->steps);
+    return vpt_eval_worker_roofline(((BenchLane *)ctx)->w, r->coherent, r->density, r->majorant, &r->ms,
+                                    &r->gsteps_per_s, &r->steps);
 }
 
 /* Runs fn in lane `lane`'s thread, or in every lane's (-1), and waits; -1
@@ -811,45 +830,59 @@ int main(int argc, char **argv)
         if (roofline) {
             /* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
             static const char *const rays_names[] = {"random", "coherent", "camera"};
-            /* the probe once per density format the configs use (f32 always),
-             * so that each config's percent of roofline is against its own;
-             * on the first GPU */
-            int formats[VPT_DENSITY_FORMAT_COUNT] = {1, 0, 0, 0};
-            for (int i = 0; i < nrun; i++) formats[configs[i].density] = 1;
-            for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT && rc == 0; k++) {
-                const int coh = k % 3, den = k / 3;
-                if (!formats[den]) continue;
-                Roofline probe = {.coherent = coh, .density = (VptDensityFormat)den};
-                if (call_lanes(lanes, 0, lane_roofline, &probe)) {
-                    vpt_report_error(prog);
-                    rc = 1;
-                    break;
+            /* the probes of the configs' estimators, so that each config's
+             * percent of roofline is against the probe of its own majorant
+             * and density format: against the global majorant once per
+             * format the configs use (f32 always), then each majorant grid
+             * the configs use with the formats they use it with; on the
+             * first GPU */
+            const int *cells;
+            const int ncells = vpt_majorant_cells(&cells);
+            int probes[VPT_MAJORANT_COUNT][VPT_DENSITY_FORMAT_COUNT];
+            memset(probes, 0, sizeof probes);
+            probes[0][VPT_DENSITY_F32] = 1; /* cells[0] is 0, the global majorant */
+            for (int i = 0; i < nrun; i++)
+                for (int m = 0; m < ncells; m++)
+                    if (configs[i].majorant == cells[m]) probes[m][configs[i].density] = 1;
+            for (int i = 0; i < nrun; i++) probes[0][configs[i].density] = 1;
+            for (int m = 0; m < ncells && rc == 0; m++)
+                for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT && rc == 0; k++) {
+                    const int coh = k % 3, den = k / 3;
+                    if (!probes[m][den]) continue;
+                    Roofline probe = {.coherent = coh, .density = (VptDensityFormat)den, .majorant = cells[m]};
+                    if (call_lanes(lanes, 0, lane_roofline, &probe)) {
+                        vpt_report_error(prog);
+                        rc = 1;
+                        break;
+                    }
+                    const char *mname = vpt_majorant_name(cells[m]);
+                    printf("  roofline %-9s %-4s %-7s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh],
+                           vpt_density_format_name((VptDensityFormat)den), mname, probe.ms.median, probe.gsteps_per_s);
+                    json_t *row = vpt_provenance_json(pv);
+                    char when[64];
+                    vpt_iso8601_now(when, sizeof when);
+                    json_object_set_new(row, "kind", json_string("roofline"));
+                    json_object_set_new(row, "schema", json_string("vptune.result/1"));
+                    json_object_set_new(row, "time", json_string(when));
+                    json_object_set_new(row, "scene", json_string(sc->name));
+                    json_object_set_new(row, "volume", vpt_scene_volume_json(sc));
+                    json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
+                    json_object_set_new(row, "rays", json_string(rays_names[coh]));
+                    if (den != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
+                        json_object_set_new(row, "density", json_string(vpt_density_format_name((VptDensityFormat)den)));
+                    /* "global" or "gridC"; rows from before the grid probes have none and are global */
+                    json_object_set_new(row, "majorant", json_string(mname));
+                    json_object_set_new(row, "metrics",
+                                        json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", probe.ms.median,
+                                                  "time_ms_ci95", probe.ms.ci95_half, "time_ms_spread",
+                                                  probe.ms.rel_spread, "reps", probe.ms.n, "steps",
+                                                  (json_int_t)probe.steps, "gsteps_per_s", probe.gsteps_per_s));
+                    if (vpt_results_append(rf, row)) {
+                        vpt_report_error(prog);
+                        rc = 1;
+                    }
+                    json_decref(row);
                 }
-                printf("  roofline %-9s %-4s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh],
-                       vpt_density_format_name((VptDensityFormat)den), probe.ms.median, probe.gsteps_per_s);
-                json_t *row = vpt_provenance_json(pv);
-                char when[64];
-                vpt_iso8601_now(when, sizeof when);
-                json_object_set_new(row, "kind", json_string("roofline"));
-                json_object_set_new(row, "schema", json_string("vptune.result/1"));
-                json_object_set_new(row, "time", json_string(when));
-                json_object_set_new(row, "scene", json_string(sc->name));
-                json_object_set_new(row, "volume", vpt_scene_volume_json(sc));
-                json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
-                json_object_set_new(row, "rays", json_string(rays_names[coh]));
-                if (den != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
-                    json_object_set_new(row, "density", json_string(vpt_density_format_name((VptDensityFormat)den)));
-                json_object_set_new(row, "metrics",
-                                    json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", probe.ms.median,
-                                              "time_ms_ci95", probe.ms.ci95_half, "time_ms_spread", probe.ms.rel_spread,
-                                              "reps", probe.ms.n, "steps", (json_int_t)probe.steps, "gsteps_per_s",
-                                              probe.gsteps_per_s));
-                if (vpt_results_append(rf, row)) {
-                    vpt_report_error(prog);
-                    rc = 1;
-                }
-                json_decref(row);
-            }
         }
         if (rc == 0 && measure_configs(lanes, &g, configs, nrun, rf)) {
             vpt_report_error(prog);
