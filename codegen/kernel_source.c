@@ -142,7 +142,8 @@ int vpt_kernel_source_build_roofline(int block, int majorant, VptKernelSource *o
     c.block = block;
     if (majorant != 0) {
         /* the grid probe's batches take the global probe's pairs of steps
-         * (kernels.cu.in); the global probe's source stays as it always was */
+         * (kernels.cu.in); the global probe's source stays as it always was;
+         * the skip's probe is the global one's loop with its jumps */
         c.majorant = majorant;
         c.lookahead = 2;
         if (vpt_config_check(&c)) {

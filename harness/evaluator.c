@@ -689,7 +689,8 @@ int vpt_evaluator_roofline(VptEvaluator *e, int coherent, VptDensityFormat densi
     double samples[64];
     int n = 0;
     double tm = now_s();
-    /* The global probe takes exactly nsteps steps a thread. The grid probe
+    /* The global probe (and the skip's, majorant -1: the same loop with its
+     * jumps) takes exactly nsteps steps a thread. The grid probe
      * counts its steps on the device (a thread may take one batch more, and
      * every launch the same draws: a launch that counts other steps is an
      * error), into the stats' steps, zeroed before each launch outside the

@@ -159,15 +159,22 @@ TEST(codegen_roofline_source_carries_the_majorant)
     CHECK(!strcmp(ks.kernels[0], "vpt_roofline"));
     vpt_kernel_source_free(&ks);
 
+    /* the skip's probe: the global loop with its jumps over its texture */
+    REQUIRE(vpt_kernel_source_build_roofline(256, -1, &ks) == 0);
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_MAJORANT_GRID 0");
+    CHECK_STR_CONTAINS(ks.source, "#define VPT_MAJORANT_SKIP 1");
+    CHECK_STR_CONTAINS(ks.source, "majorant=skip");
+    vpt_kernel_source_free(&ks);
+
     CHECK(vpt_kernel_source_build_roofline(256, 6, &ks) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "the roofline probe of majorant cells 6");
-    CHECK_STR_CONTAINS(vpt_errmsg(), "majorant cell size 6 is not one of");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "majorant 6 is not one of");
     CHECK(ks.source == NULL);
 }
 
 TEST_TIMEOUT(codegen_roofline_probes_compile_for_sm90, 300)
 {
-    static const int cells[] = {0, 4, 32};
+    static const int cells[] = {0, 4, 32, -1}; /* -1: the skip's probe */
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
         VptKernelSource ks;
         REQUIRE_MSG(vpt_kernel_source_build_roofline(256, cells[i], &ks) == 0, "%s", vpt_errmsg());
