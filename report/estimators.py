@@ -8,6 +8,9 @@ report.tex, which cites the macros. One module per part of the report
     <scene>-winners.jsonl  the default tune with every estimator and the
                          thesis-estimator tune, winners re-measured together
                          (scripts/gpu_estimator_tune.sh)
+    skip.jsonl           majorant=skip beside the global majorant and the
+                         grid, three schedules, one session per scene
+                         (scripts/gpu_skip.sh)
 """
 import json
 import os
@@ -19,7 +22,9 @@ SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
 DENSITIES = ["f32", "f16", "u16", "u8"]
 TUNED = ["manix", "artifix", "cranium", "smoke"]
-INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl"]}
+INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl",
+                                  "{gpu}/estimators/skip.jsonl"]}
+SKIP_ESTIMATORS = [("global", "f32"), ("global", "u8"), ("grid32", "u8"), ("skip", "u8")]
 
 
 def _rows(path):
@@ -48,7 +53,8 @@ def write(ctx):
     base = os.path.join(ctx.root, "results", ctx.gpu, "estimators")
     used = []
     # the macros the prose cites, "--" when there is nothing to cite
-    macros = {"estTableCommit": "--"}
+    macros = {"estTableCommit": "--", "estSkipCommit": "--", "estSkipCloudSpeedup": "--", "estSkipCloudVsGrid": "--",
+              "estManixSkipSteps": "--"}
     numbers = {}
     for scene in TUNED:
         macros["est%sSpeedup" % _camel(scene)] = "--"
@@ -170,3 +176,50 @@ def _write(ctx, out, base, used, macros, numbers):
         macros["est%sChosen" % _camel(scene)] = est.replace("_", "\\_")
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     out.write("tab_estimator_tunes.tex", "\n".join(t) + "\n")
+    _write_skip(ctx, out, base, used, macros)
+
+
+def _write_skip(ctx, out, base, used, macros):
+    """tab_estimator_skip.tex: each estimator's fastest of gpu_skip.sh's
+    schedules per scene, and the macros the prose cites."""
+    p = os.path.join(base, "skip.jsonl")
+    if not os.path.exists(p):
+        out.write("tab_estimator_skip.tex", "\\begin{table}[tbp]\\centering\\caption{Not measured on this GPU: no "
+                  "results/.../estimators/skip.jsonl (scripts/gpu\\_skip.sh).}\\label{tab:estskip}\\end{table}\n")
+        return
+    used.append("estimators/skip.jsonl")
+    rs = [r for r in _rows(p) if r.get("kind") == "result"]
+    ctx.touch(rs)
+    labels = []
+    for r in rs:
+        if r["scene_label"] not in labels:
+            labels.append(r["scene_label"])
+    t = ["\\begin{table}[tbp]\\centering\\small",
+         "\\caption{Empty-space skipping (\\texttt{majorant=skip}) beside the global majorant and the 32-voxel "
+         "grid: ms per image (400$\\times$400, 100\\,spp), each estimator's fastest of three fixed schedules, not "
+         "tuned; steps per ray of the global majorant and of skip. cranium: a real head CT, cranium-up4 the same "
+         "upsampled 4$\\times$. Commit \\texttt{%s}.}\\label{tab:estskip}" % ", ".join(sorted({r["commit"] for r in rs})),
+         "\\begin{tabular}{lrrrrrrl}", "\\toprule",
+         "scene & global f32 & global u8 & grid32 u8 & skip u8 & steps/ray global & skip & fastest \\\\", "\\midrule"]
+    for lab in labels:
+        best = {}
+        for r in rs:
+            if r["scene_label"] != lab or r.get("status") != "ok":
+                continue
+            e = estimator_of(r["config"])
+            if e not in best or r["metrics"]["time_ms"] < best[e]["metrics"]["time_ms"]:
+                best[e] = r
+        cells = ["%.2f" % best[e]["metrics"]["time_ms"] if e in best else "--" for e in SKIP_ESTIMATORS]
+        spr = lambda e: "%.2f" % (best[e]["metrics"]["steps"] / best[e]["metrics"]["rays"]) if e in best else "--"
+        fastest = min(best, key=lambda e: best[e]["metrics"]["time_ms"])
+        t.append("%s & %s & %s & %s & %s \\\\" % (lab, " & ".join(cells), spr(("global", "u8")), spr(("skip", "u8")),
+                                                  "%s:%s" % fastest))
+        if lab == "cloud512" and ("skip", "u8") in best:
+            sk = best[("skip", "u8")]["metrics"]["time_ms"]
+            macros["estSkipCloudSpeedup"] = "%.2f" % (best[("global", "f32")]["metrics"]["time_ms"] / sk)
+            macros["estSkipCloudVsGrid"] = "%.2f" % (best[("grid32", "u8")]["metrics"]["time_ms"] / sk)
+        if lab == "manix" and ("skip", "u8") in best:
+            macros["estManixSkipSteps"] = spr(("skip", "u8"))
+    macros["estSkipCommit"] = ", ".join(sorted({r["commit"][:7] for r in rs}))
+    t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    out.write("tab_estimator_skip.tex", "\n".join(t) + "\n")

@@ -31,6 +31,7 @@ INPUTS = {
     "mitsuba": ["*/mitsuba.jsonl"],
     "estimator_tunes": ["{gpu}/estimators/*-winners.jsonl"],
     "estimators": ["{gpu}/estimators/table.jsonl"],
+    "estimator_skip": ["{gpu}/estimators/skip.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
     "tuner_compare": ["cpu-*/kernel_tuner/*.jsonl", "cpu-*/kernel_tuner/machine.txt"],
     "tuner_compare_sampled": ["cpu-*/kernel_tuner_sampled/*.jsonl", "cpu-*/kernel_tuner_sampled/machine.txt"],
@@ -311,6 +312,55 @@ def table_estimator_tunes(gpu):
             "session; commits %s (the tuner's estimator stage changed between them, the kernels did not). "
             "Source: results/%s/estimators/*-winners.jsonl." % (prov, ", ".join(commits), gpu)) if prov else "no data"
     return head + "\n\n" + "\n".join(lines) + ("\n\n" + "; ".join(notes) if notes else "")
+
+
+def table_estimator_skip(gpu):
+    """majorant=skip beside the global majorant and the grid
+    (scripts/gpu_skip.sh): per scene, each estimator's fastest of the three
+    schedules measured, and the Woodcock steps per second of skip:u8 over its
+    own camera-tile roofline probe."""
+    path = one("estimator_skip", gpu, "{gpu}/estimators/skip.jsonl")
+    rs = rows(path)
+    res = [r for r in rs if r.get("kind") == "result"]
+    probes = {(r["scene_label"], r["majorant"], r.get("density", "f32")): r["metrics"]["gsteps_per_s"]
+              for r in rs if r.get("kind") == "roofline" and r["rays"] == "camera"}
+    ests = ("global:f32", "global:u8", "grid8:u8", "grid32:u8", "skip:f32", "skip:u8")
+    lines = ["| scene | voxels | " + " | ".join("%s ms" % e for e in ests) +
+             " | steps/ray: global / grid32 / skip | fastest | vs global:f32 | skip:u8 share of its camera probe |",
+             "|---|---|" + "---:|" * len(ests) + "---|---|---:|---:|"]
+    labels = []
+    for r in res:
+        if r["scene_label"] not in labels:
+            labels.append(r["scene_label"])
+    invalid = []
+    for lab in labels:
+        best = {}
+        for r in res:
+            if r["scene_label"] != lab:
+                continue
+            e = estimator_of(r["config"])
+            if r["status"] != "ok":
+                invalid.append("%s %s: %s" % (lab, e, r["status"]))
+                continue
+            if e not in best or r["metrics"]["time_ms"] < best[e]["metrics"]["time_ms"]:
+                best[e] = r
+        dims = next(r for r in res if r["scene_label"] == lab)["volume"]["dims"]
+        spr = lambda e: "%.2f" % (best[e]["metrics"]["steps"] / best[e]["metrics"]["rays"]) if e in best else "--"
+        fastest = min(best, key=lambda e: best[e]["metrics"]["time_ms"])
+        sk = best.get("skip:u8")
+        probe = probes.get((lab, "skip", "u8"))
+        share = "%.0f%%" % (100 * sk["metrics"]["gsteps_per_s"] / probe) if sk and probe else "--"
+        lines.append("| %s | %s | %s | %s / %s / %s | %s | %.2fx | %s |" % (
+            lab, "x".join(str(d) for d in dims),
+            " | ".join("%.2f" % best[e]["metrics"]["time_ms"] if e in best else "--" for e in ests),
+            spr("global:u8"), spr("grid32:u8"), spr("skip:u8"), fastest,
+            best["global:f32"]["metrics"]["time_ms"] / best[fastest]["metrics"]["time_ms"], share))
+    scheds = sorted({re.sub(r",majorant=\w+|,density=\w+", "", r["config"]) for r in res})
+    head = ("On %s; workload 400x400, 100 spp, seed 1; one bench session per scene (`scripts/gpu_skip.sh`), each "
+            "estimator's fastest of the schedules %s; not tuned. cranium: a real head CT (InVesalius' Cranium, "
+            "`scripts/fetch_ct.sh`), cranium-up4 the same upsampled 4x (`--upsample 4`). Source: results/%s/"
+            "estimators/skip.jsonl." % (provenance(res), ", ".join("`%s`" % x for x in scheds), gpu))
+    return head + "\n\n" + "\n".join(lines) + ("\n\nNot ok: " + "; ".join(invalid) if invalid else "")
 
 
 def table_estimators(gpu):
@@ -668,7 +718,7 @@ GENERATED = {os.path.join("docs", "images", "estimators.svg"): svg_estimators}
 
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
           "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
-          "estimators": table_estimators, "tuner_compare": table_tuner_compare, "large_sizes": table_large_sizes,
+          "estimators": table_estimators, "estimator_skip": table_estimator_skip, "tuner_compare": table_tuner_compare, "large_sizes": table_large_sizes,
           "large_coherence": table_large_coherence, "large_tunes": table_large_tunes,
           "large_cranium": table_large_cranium, "tuner_compare_sampled": table_tuner_compare_sampled,
           "ground_truth": table_ground_truth, "tune_variance": table_tune_variance}
