@@ -241,10 +241,39 @@ static int check_free(const VptGpuScene *g, size_t need, const char *what)
     return 0;
 }
 
+/* Texels of format f, `channels` a texel (x fastest), as a 3D array behind
+ * a filtered texture object in *t (make_texture), their bytes counted in g.
+ * -1 with a message naming `what`, *t left empty, on failure. */
+static int upload_format_texture(VptGpuScene *g, VptDensityFormat f, int channels, const void *texels,
+                                 const char *what, VptGpuDensityTexture *t)
+{
+    const VptScene *s = g->scene;
+    const size_t row = (size_t)s->nx * (size_t)channels * vpt_density_format_bytes(f);
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    memset(&d, 0, sizeof d);
+    d.Width = (size_t)s->nx;
+    d.Height = (size_t)s->ny;
+    d.Depth = (size_t)s->nz;
+    d.Format = f == VPT_DENSITY_F32   ? CU_AD_FORMAT_FLOAT
+               : f == VPT_DENSITY_F16 ? CU_AD_FORMAT_HALF
+               : f == VPT_DENSITY_U16 ? CU_AD_FORMAT_UNSIGNED_INT16
+                                      : CU_AD_FORMAT_UNSIGNED_INT8;
+    d.NumChannels = (unsigned)channels;
+    if (VPT_CU_TRY(cuArray3DCreate, &t->array, &d) || upload_3d(t->array, texels, row, s->ny, s->nz) ||
+        make_texture(t->array, &t->tex)) {
+        if (t->tex) vpt_cu.cuTexObjectDestroy(t->tex);
+        if (t->array) vpt_cu.cuArrayDestroy(t->array);
+        memset(t, 0, sizeof *t);
+        vpt_error_prefix("scene '%s': %s", s->name, what);
+        return -1;
+    }
+    g->bytes += row * (size_t)s->ny * (size_t)s->nz;
+    return 0;
+}
+
 static int make_format_texture(VptGpuScene *g, VptDensityFormat f)
 {
     const VptScene *s = g->scene;
-    VptGpuDensityTexture *t = &g->formats[f];
     const size_t nvox = (size_t)s->nx * s->ny * s->nz, bytes = vpt_density_format_bytes(f);
     char what[64];
     snprintf(what, sizeof what, "the density texture in format %s", vpt_density_format_name(f));
@@ -252,26 +281,9 @@ static int make_format_texture(VptGpuScene *g, VptDensityFormat f)
     void *texels = vpt_malloc(nvox * bytes);
     if (!texels) return -1;
     vpt_density_format_encode(f, s->density, nvox, s->density_max, texels, NULL, 0);
-    CUDA_ARRAY3D_DESCRIPTOR d;
-    memset(&d, 0, sizeof d);
-    d.Width = (size_t)s->nx;
-    d.Height = (size_t)s->ny;
-    d.Depth = (size_t)s->nz;
-    d.Format = f == VPT_DENSITY_F16 ? CU_AD_FORMAT_HALF : f == VPT_DENSITY_U16 ? CU_AD_FORMAT_UNSIGNED_INT16
-                                                                                : CU_AD_FORMAT_UNSIGNED_INT8;
-    d.NumChannels = 1;
-    int rc = VPT_CU_TRY(cuArray3DCreate, &t->array, &d) || upload_3d(t->array, texels, (size_t)s->nx * bytes, s->ny, s->nz) ||
-             make_texture(t->array, &t->tex);
+    const int rc = upload_format_texture(g, f, 1, texels, what, &g->formats[f]);
     free(texels);
-    if (rc) {
-        if (t->tex) vpt_cu.cuTexObjectDestroy(t->tex);
-        if (t->array) vpt_cu.cuArrayDestroy(t->array);
-        memset(t, 0, sizeof *t);
-        vpt_error_prefix("scene '%s': %s", s->name, what);
-        return -1;
-    }
-    g->bytes += nvox * bytes;
-    return 0;
+    return rc;
 }
 
 static int log2_of(int cell)
@@ -328,7 +340,6 @@ static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, float tau_per
 static int make_paired_texture(VptGpuScene *g, VptDensityFormat f)
 {
     const VptScene *s = g->scene;
-    VptGpuDensityTexture *t = &g->paired[f];
     const size_t nvox = (size_t)s->nx * s->ny * s->nz, b = vpt_density_format_bytes(f);
     char what[80];
     snprintf(what, sizeof what, "the density and distance map texture in format %s", vpt_density_format_name(f));
@@ -367,28 +378,9 @@ static int make_paired_texture(VptGpuScene *g, VptDensityFormat f)
         }
     }
     free(dens);
-    CUDA_ARRAY3D_DESCRIPTOR d;
-    memset(&d, 0, sizeof d);
-    d.Width = (size_t)s->nx;
-    d.Height = (size_t)s->ny;
-    d.Depth = (size_t)s->nz;
-    d.Format = f == VPT_DENSITY_F32   ? CU_AD_FORMAT_FLOAT
-               : f == VPT_DENSITY_F16 ? CU_AD_FORMAT_HALF
-               : f == VPT_DENSITY_U16 ? CU_AD_FORMAT_UNSIGNED_INT16
-                                      : CU_AD_FORMAT_UNSIGNED_INT8;
-    d.NumChannels = 2;
-    int rc = VPT_CU_TRY(cuArray3DCreate, &t->array, &d) ||
-             upload_3d(t->array, pair, (size_t)s->nx * 2 * b, s->ny, s->nz) || make_texture(t->array, &t->tex);
+    const int rc = upload_format_texture(g, f, 2, pair, what, &g->paired[f]);
     free(pair);
-    if (rc) {
-        if (t->tex) vpt_cu.cuTexObjectDestroy(t->tex);
-        if (t->array) vpt_cu.cuArrayDestroy(t->array);
-        memset(t, 0, sizeof *t);
-        vpt_error_prefix("scene '%s': %s", s->name, what);
-        return -1;
-    }
-    g->bytes += 2 * nvox * b;
-    return 0;
+    return rc;
 }
 
 /* The NanoVDB grid of format f's texture values (the scene's densities for

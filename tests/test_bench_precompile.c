@@ -146,6 +146,7 @@ TEST_TIMEOUT(bench_precompile_roofline_compiles_the_configs_grid_probes, 300)
     fputs("naiveSK,majorant=grid8\n"
           "regenerationSK-warp,majorant=grid8,density=u8\n"
           "regenerationSK-thread,majorant=grid32,density=f16\n"
+          "regenerationSK-warp,majorant=skip,density=u8\n"
           "regenerationSK-thread\n", f);
     fclose(f);
     snprintf(cache, sizeof cache, "%s/cubin-roofline", vpt_test_tmpdir());
@@ -155,16 +156,17 @@ TEST_TIMEOUT(bench_precompile_roofline_compiles_the_configs_grid_probes, 300)
     CHECK_STR_CONTAINS(out, "  roofline probe\n");
     CHECK_STR_CONTAINS(out, "  roofline probe, majorant=grid8\n");
     CHECK_STR_CONTAINS(out, "  roofline probe, majorant=grid32\n");
+    CHECK_STR_CONTAINS(out, "  roofline probe, majorant=skip\n");
     CHECK_MSG(!strstr(out, "majorant=grid4\n") && !strstr(out, "majorant=grid16\n"), "a probe no config needs: %s",
               out);
-    /* the reference, 4 configs, 3 probes */
-    CHECK_STR_CONTAINS(out, "8 kernels for sm_90: 8 compiled, 0 already cached, 0 failed to compile");
+    /* the reference, 5 configs, 4 probes */
+    CHECK_STR_CONTAINS(out, "10 kernels for sm_90: 10 compiled, 0 already cached, 0 failed to compile");
     vpt_test_log("%s", out);
 
     VptCubinCache *c = vpt_cubin_cache_open(cache);
     REQUIRE(c);
-    static const int cells[] = {0, 8, 32};
-    for (int i = 0; i < 3; i++) {
+    static const int cells[] = {0, 8, 32, -1};
+    for (int i = 0; i < 4; i++) {
         VptKernelSource ks;
         REQUIRE(vpt_kernel_source_build_roofline(256, cells[i], &ks) == 0);
         VptCompileRequest req = vpt_compile_request_of(&ks, 9, 0);

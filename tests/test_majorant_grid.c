@@ -301,141 +301,140 @@ TEST_TIMEOUT(majorant_grid_cuts_steps_and_keeps_the_image, 300)
     vpt_scene_destroy(s);
 }
 
+/* One flight of path state a from t0 to tmax taken one step at a time by an
+ * estimator's definition: returns where it ends, sets *draw past its last
+ * step and *marked when the flight did what its test looks for (crossed a
+ * cell, jumped). */
+typedef float (*SingleSteps)(const VptParams *p, const VptMedium *m, const VptPath *a, float t0, float tmax,
+                             vpt_u32 *draw, int *marked);
+
+/* Every flight of 24x24 pixels x 2 spp of manix (up to 6 bounces) taken by
+ * vpt_woodcock (batches of VPT_LOOKAHEAD = 4) and by `single`: the same end,
+ * bit for bit, and the same draws. Counts flights and marked ones. */
+static void batches_match_single_steps(VptDensityFormat f, int majorant, SingleSteps single, int *flights,
+                                       int *marked)
+{
+    VptScene *s = vpt_scene_builtin("manix");
+    REQUIRE(s);
+    VptRenderSettings rs = {24, 24, 2, 5u, 0, -1, 1};
+    VptParams p;
+    vpt_params_init(&p, s, &rs);
+    VptCpuEstimator e;
+    REQUIRE(vpt_cpu_estimator_init(&e, s, f, majorant, 0, &p) == 0);
+    VptMedium m;
+    vpt_cpu_medium_init(&m, s);
+    m.density = e.density;
+    m.majorant = e.cells;
+    m.distance = e.distance;
+    *flights = *marked = 0;
+    for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
+        VptPath a;
+        vpt_path_start(&p, id, &a);
+        for (int bounce = 0; bounce < 6; bounce++) {
+            float t0, tmax;
+            if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) {
+                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+                continue;
+            }
+            vpt_u32 draw_b = a.draw;
+            vpt_u64 steps_b = 0;
+            const float t_b = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_b, &steps_b);
+            vpt_u32 draw = a.draw;
+            int mark = 0;
+            const float t = single(&p, &m, &a, t0, tmax, &draw, &mark);
+            *marked += mark;
+            CHECK_MSG(memcmp(&t, &t_b, sizeof t) == 0, "path %llu: t %.9g vs %.9g", (unsigned long long)id, t, t_b);
+            CHECK_EQ_INT(draw, draw_b);
+            CHECK_EQ_INT(draw - a.draw, steps_b);
+            (*flights)++;
+            a.draw = draw_b;
+            vpt_path_extend_finish(&p, &a, t_b, tmax);
+            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+        }
+    }
+    vpt_cpu_estimator_free(&e);
+    vpt_scene_destroy(s);
+}
+
+/* The grid's flight one step at a time: each step's tau mapped to its
+ * distance by vpt_majorant_walk_to. Marked: it left its first cell. */
+static float grid_single_steps(const VptParams *p, const VptMedium *m, const VptPath *a, float t0, float tmax,
+                               vpt_u32 *draw, int *marked)
+{
+    vpt_vec3 ou, du;
+    vpt_woodcock_ray(p, a->o, a->d, &ou, &du);
+    const VptMajorantRay R = vpt_majorant_ray(p, ou, du);
+    VptMajorantWalk w;
+    vpt_majorant_walk_start(p, m, &R, ou, du, t0, tmax, &w);
+    const int c0[3] = {w.cx, w.cy, w.cz};
+    const VptStepStream ss = vpt_step_stream(p->seed, a->path);
+    float tau = 0.0f, t;
+    for (;;) {
+        vpt_u32 wx, wy;
+        vpt_woodcock_step_words(ss, *draw, &wx, &wy);
+        tau = tau + vpt_woodcock_free_path_x(wx);
+        float maj;
+        t = vpt_majorant_walk_to(p, m, &R, ou, du, tmax, &w, tau, &maj);
+        (*draw)++;
+        float dens = vpt_medium_density(m, vpt_woodcock_point(ou, du, t));
+        if (vpt_woodcock_stops(t, tmax, vpt_woodcock_level(wy, maj), dens)) break;
+    }
+    *marked = c0[0] != w.cx || c0[1] != w.cy || c0[2] != w.cz;
+    return t;
+}
+
 /* Batches of four steps through the grid trace the same flights, bit for
  * bit, as one step at a time (the GPU's lookahead and cooperative schedules
  * rely on it), on manix, whose flights cross many cells. */
 TEST(majorant_grid_batches_of_four_trace_the_same_flight_as_single_steps)
 {
-    VptScene *s = vpt_scene_builtin("manix");
-    REQUIRE(s);
-    VptRenderSettings rs = {24, 24, 2, 5u, 0, -1, 1};
-    VptParams p;
-    vpt_params_init(&p, s, &rs);
-    VptCpuEstimator e;
-    REQUIRE(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_F16, 8, 0, &p) == 0);
-    VptMedium m;
-    vpt_cpu_medium_init(&m, s);
-    m.density = e.density;
-    m.majorant = e.cells;
-    int flights = 0, multi_cell = 0;
-    for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
-        VptPath a;
-        vpt_path_start(&p, id, &a);
-        for (int bounce = 0; bounce < 6; bounce++) {
-            float t0, tmax;
-            if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) {
-                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
-                continue;
-            }
-            vpt_u32 draw_b = a.draw;
-            vpt_u64 steps_b = 0;
-            const float t_b = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_b, &steps_b);
-            vpt_vec3 ou, du;
-            vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
-            const VptMajorantRay R = vpt_majorant_ray(&p, ou, du);
-            VptMajorantWalk w;
-            vpt_majorant_walk_start(&p, &m, &R, ou, du, t0, tmax, &w);
-            const int c0[3] = {w.cx, w.cy, w.cz};
-            const VptStepStream ss = vpt_step_stream(p.seed, a.path);
-            float tau = 0.0f, t;
-            vpt_u32 draw = a.draw;
-            for (;;) {
-                vpt_u32 wx, wy;
-                vpt_woodcock_step_words(ss, draw, &wx, &wy);
-                tau = tau + vpt_woodcock_free_path_x(wx);
-                float maj;
-                t = vpt_majorant_walk_to(&p, &m, &R, ou, du, tmax, &w, tau, &maj);
-                draw++;
-                float dens = vpt_medium_density(&m, vpt_woodcock_point(ou, du, t));
-                if (vpt_woodcock_stops(t, tmax, vpt_woodcock_level(wy, maj), dens)) break;
-            }
-            multi_cell += c0[0] != w.cx || c0[1] != w.cy || c0[2] != w.cz;
-            CHECK_MSG(memcmp(&t, &t_b, sizeof t) == 0, "path %llu: t %.9g vs %.9g", (unsigned long long)id, t, t_b);
-            CHECK_EQ_INT(draw, draw_b);
-            CHECK_EQ_INT(draw - a.draw, steps_b);
-            flights++;
-            a.draw = draw_b;
-            vpt_path_extend_finish(&p, &a, t_b, tmax);
-            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+    int flights, crossed;
+    batches_match_single_steps(VPT_DENSITY_F16, 8, grid_single_steps, &flights, &crossed);
+    vpt_test_log("%d flights, %d crossed cells", flights, crossed);
+    CHECK(flights > 500);
+    CHECK(crossed > 200);
+}
+
+/* The skip's flight one step at a time: a step that stops ends it, a step
+ * that lands far from any density moves it on by vpt_skip_resume. Marked:
+ * it jumped. */
+static float skip_single_steps(const VptParams *p, const VptMedium *m, const VptPath *a, float t0, float tmax,
+                               vpt_u32 *draw, int *marked)
+{
+    vpt_vec3 ou, du;
+    vpt_woodcock_ray(p, a->o, a->d, &ou, &du);
+    const VptStepStream ss = vpt_step_stream(p->seed, a->path);
+    float t = t0;
+    for (;;) {
+        float level;
+        t = vpt_woodcock_advance(p, t, vpt_woodcock_free_path(p, ss, *draw, &level));
+        (*draw)++;
+        const vpt_vec3 q = vpt_woodcock_point(ou, du, t);
+        float dist;
+        const float dens = vpt_medium_density_distance(m, q, &dist);
+        CHECK(dens == vpt_medium_density(m, q));
+        if (vpt_woodcock_stops(t, tmax, level, dens)) break;
+        const float tj = vpt_skip_resume(p, du, t, dist);
+        if (tj != t) {
+            CHECK(tj > t && dens == 0.0f);
+            *marked = 1;
+            t = tj;
+            if (t >= tmax) break;
         }
     }
-    vpt_test_log("%d flights, %d crossed cells", flights, multi_cell);
-    CHECK(flights > 500);
-    CHECK(multi_cell > 200);
-    vpt_cpu_estimator_free(&e);
-    vpt_scene_destroy(s);
+    return t;
 }
 
 /* Empty-space skipping (majorant=skip) in batches of four traces the same
- * flights, bit for bit, as its definition one step at a time: a step that
- * stops ends the flight, a step that lands far from any density moves the
- * flight on by vpt_skip_resume; on manix, whose flights start in the empty
- * air around the head. */
+ * flights, bit for bit, as its definition one step at a time, on manix,
+ * whose flights start in the empty air around the head. */
 TEST(majorant_skip_batches_of_four_trace_the_same_flight_as_single_steps)
 {
-    VptScene *s = vpt_scene_builtin("manix");
-    REQUIRE(s);
-    VptRenderSettings rs = {24, 24, 2, 5u, 0, -1, 1};
-    VptParams p;
-    vpt_params_init(&p, s, &rs);
-    VptCpuEstimator e;
-    REQUIRE(vpt_cpu_estimator_init(&e, s, VPT_DENSITY_U8, -1, 0, &p) == 0);
-    CHECK(vpt_uses_skip(&p) && !vpt_uses_grid(&p));
-    VptMedium m;
-    vpt_cpu_medium_init(&m, s);
-    m.density = e.density;
-    m.distance = e.distance;
-    int flights = 0, jumped = 0;
-    for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
-        VptPath a;
-        vpt_path_start(&p, id, &a);
-        for (int bounce = 0; bounce < 6; bounce++) {
-            float t0, tmax;
-            if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) {
-                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
-                continue;
-            }
-            vpt_u32 draw_b = a.draw;
-            vpt_u64 steps_b = 0;
-            const float t_b = vpt_woodcock(&p, &m, a.o, a.d, t0, tmax, a.path, &draw_b, &steps_b);
-            vpt_vec3 ou, du;
-            vpt_woodcock_ray(&p, a.o, a.d, &ou, &du);
-            const VptStepStream ss = vpt_step_stream(p.seed, a.path);
-            float t = t0;
-            vpt_u32 draw = a.draw;
-            int jumps = 0;
-            for (;;) {
-                float level;
-                t = vpt_woodcock_advance(&p, t, vpt_woodcock_free_path(&p, ss, draw, &level));
-                draw++;
-                const vpt_vec3 q = vpt_woodcock_point(ou, du, t);
-                float dist;
-                const float dens = vpt_medium_density_distance(&m, q, &dist);
-                CHECK(dens == vpt_medium_density(&m, q));
-                if (vpt_woodcock_stops(t, tmax, level, dens)) break;
-                const float tj = vpt_skip_resume(&p, du, t, dist);
-                if (tj != t) {
-                    CHECK(tj > t && dens == 0.0f);
-                    jumps++;
-                    t = tj;
-                    if (t >= tmax) break;
-                }
-            }
-            jumped += jumps > 0;
-            CHECK_MSG(memcmp(&t, &t_b, sizeof t) == 0, "path %llu: t %.9g vs %.9g", (unsigned long long)id, t, t_b);
-            CHECK_EQ_INT(draw, draw_b);
-            CHECK_EQ_INT(draw - a.draw, steps_b);
-            flights++;
-            a.draw = draw_b;
-            vpt_path_extend_finish(&p, &a, t_b, tmax);
-            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
-        }
-    }
+    int flights, jumped;
+    batches_match_single_steps(VPT_DENSITY_U8, -1, skip_single_steps, &flights, &jumped);
     vpt_test_log("%d flights, %d jumped over empty space", flights, jumped);
     CHECK(flights > 500);
     CHECK(jumped > 200);
-    vpt_cpu_estimator_free(&e);
-    vpt_scene_destroy(s);
 }
 
 /* The distance map is the exact Chebyshev distance (by brute force over
