@@ -857,7 +857,7 @@ static int run_gpu(Options *o, VptMpi *m)
     printf("tuning %s on %s (driver %s, NVRTC %s, commit %s): %ux%u, %d spp; strategy %s; space of %zu schedule "
            "configs x %d estimators\n",
            scene->name, prov.gpu_name, prov.driver, prov.nvrtc, prov.commit, prov.width, prov.height, prov.spp,
-           o->strategy, vpt_space_size(space), o->n_estimators < 0 ? VPT_ESTIMATORS_MAX : o->n_estimators);
+           o->strategy, vpt_space_size(space), o->n_estimators < 0 ? VPT_ESTIMATORS_ALL : o->n_estimators);
     printf("cache %s (%zu evaluations already there)\n", cache_path, vpt_cache_count(cache));
     if (b.lanes) print_lanes(&b, "measuring");
     fflush(stdout);

@@ -53,7 +53,8 @@ typedef struct {
     int sparse;                /* volume=sparse */
 } VptEstimator;
 
-#define VPT_ESTIMATORS_MAX 56 /* 7 majorants x 4 formats x 2 volumes */
+#define VPT_ESTIMATORS_MAX (VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT * 2) /* majorants x formats x volumes */
+#define VPT_ESTIMATORS_ALL (VPT_MAJORANT_COUNT * VPT_DENSITY_FORMAT_COUNT)       /* "all": the dense ones */
 
 /* Parses a list (see above) into out[0..VPT_ESTIMATORS_MAX); returns how
  * many, or -1 with a message naming the bad item. Duplicates are an error. */
