@@ -21,8 +21,8 @@
  *     first versions read the empty space from a separate array: the
  *     majorant grid's empty cubes after a step met density 0, then a byte
  *     map beside the texture. That second, dependent or extra, load made
- *     them 1.3-1.7x slower than the global majorant on manix, artifix and a
- *     real head CT, despite 2-2.5x fewer steps.)
+ *     them 1.3-1.8x slower than the global majorant on manix, artifix and a
+ *     real head CT, despite 2.0-2.4x fewer steps.)
  * The grid is taken in optical depth: a flight draws its free paths as
  * before (one draw a step, in units of ln 2 mean free paths) and chains them
  * in optical depth tau (tau_k = tau_(k-1) + x_k); the walk maps tau to the
