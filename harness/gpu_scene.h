@@ -58,7 +58,6 @@ typedef struct {
      * (physics/distance_map.h) as the two channels of one texture */
     VptGpuDensityTexture paired[VPT_DENSITY_FORMAT_COUNT];
     uint8_t *distance_map;  /* host: the map, built once for every format */
-    double distance_build_ms;
 } VptGpuScene;
 
 /* What one render samples: the medium of one estimator (harness/render_gpu.h). */

@@ -267,7 +267,8 @@ typedef struct {
      * are taken against density_max. */
     int mg_cells[3];           /* cells per axis: ceil(voxels / C) */
     float mg_per_uvw[3];       /* cells per unit of texture space: voxels / C */
-    int mg_skip;               /* 1: the grid's empty cubes are skipped, nothing more */
+    int mg_skip;               /* 1: the fields above describe the distance map's
+                                  1-voxel cells, and steps skip empty space by it */
     float tau_per_density;     /* density_scale / ln 2: optical depth, in units
                                   of ln 2, per unit density and distance */
     float hg_g;                /* Henyey-Greenstein asymmetry, (-1, 1) */

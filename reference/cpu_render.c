@@ -132,9 +132,9 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     if (validate(s, p, mean_rgb) < 0) return -1;
     VptCpuRenderOptions opt = {0, VPT_PROGRESS_AUTO, NULL};
     if (o) opt = *o;
-    if (p->mg_cells[0] > 0 && p->mg_skip && !(opt.estimator && opt.estimator->distance))
+    if (vpt_uses_skip(p) && !(opt.estimator && opt.estimator->distance))
         return vpt_fail("cpu render: the parameters ask for a distance map but no estimator holds one");
-    if (p->mg_cells[0] > 0 && !p->mg_skip && !(opt.estimator && opt.estimator->cells))
+    if (vpt_uses_grid(p) && !(opt.estimator && opt.estimator->cells))
         return vpt_fail("cpu render: the parameters ask for a majorant grid but no estimator holds one");
     int nthreads = opt.threads;
     if (nthreads <= 0) {

@@ -86,10 +86,11 @@ static void usage(FILE *fp)
             "--roofline measures the divergence-free Woodcock step loop on each scene first,\n"
             "with random rays, one-voxel bundles and camera tiles: against the global\n"
             "majorant over each density format the configs use (f32 always), and walking\n"
-            "each majorant grid the configs use (majorant=gridC) over that config's format,\n"
+            "each majorant grid the configs use (majorant=gridC) over that config's format\n"
+            "(for majorant=skip, skipping by the distance map as the tracer does),\n"
             "so that each config's percent of roofline is against the probe of its own\n"
             "majorant and format (the rows' \"majorant\" and \"density\"); --precompile\n"
-            "--roofline compiles the global probe and each of those grid probes.\n"
+            "--roofline compiles the global probe and each of those probes.\n"
             "--config best measures the winner `tune` saved for each scene on this GPU.\n"
             "--gpus all or a list such as 0,1 measures on these GPUs of this host side by side\n"
             "(identical ones only; default GPU 0); rows come out in config order, each naming\n"
@@ -160,6 +161,17 @@ typedef struct {
     int ticket;
 } Precompile;
 
+/* Whether one of configs[0..n) has majorant `majorant` (-2: any) and
+ * density format `density` (-1: any): the probes bench --roofline runs,
+ * and --precompile compiles, are those of the configs' estimators. */
+static int configs_use(const VptConfig *configs, int n, int majorant, int density)
+{
+    for (int i = 0; i < n; i++)
+        if ((majorant == -2 || configs[i].majorant == majorant) && (density < 0 || (int)configs[i].density == density))
+            return 1;
+    return 0;
+}
+
 /* bench --precompile: the kernels of configs (plus the reference variant,
  * and when asked the roofline probes a measurement of these configs runs:
  * the global one and one per majorant grid of the configs; the density
@@ -217,9 +229,7 @@ static int precompile(const VptConfig *configs, int nconfigs, int roofline, int 
         const int *cells;
         const int ncells = vpt_majorant_cells(&cells);
         for (int m = 0; m < ncells; m++) {
-            int used = cells[m] == 0; /* the global probe always */
-            for (int i = 0; i < nconfigs && !used; i++) used = configs[i].majorant == cells[m];
-            if (!used) continue;
+            if (cells[m] != 0 && !configs_use(configs, nconfigs, cells[m], -1)) continue; /* the global one always */
             if (vpt_kernel_source_build_roofline(256, cells[m], &k[n].ks)) {
                 vpt_report_error(prog);
                 rc = 1;
@@ -838,17 +848,13 @@ int main(int argc, char **argv)
              * first GPU */
             const int *cells;
             const int ncells = vpt_majorant_cells(&cells);
-            int probes[VPT_MAJORANT_COUNT][VPT_DENSITY_FORMAT_COUNT];
-            memset(probes, 0, sizeof probes);
-            probes[0][VPT_DENSITY_F32] = 1; /* cells[0] is 0, the global majorant */
-            for (int i = 0; i < nrun; i++)
-                for (int m = 0; m < ncells; m++)
-                    if (configs[i].majorant == cells[m]) probes[m][configs[i].density] = 1;
-            for (int i = 0; i < nrun; i++) probes[0][configs[i].density] = 1;
             for (int m = 0; m < ncells && rc == 0; m++)
                 for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT && rc == 0; k++) {
                     const int coh = k % 3, den = k / 3;
-                    if (!probes[m][den]) continue;
+                    /* cells[0] is 0: the global probe of f32 and of every format a config uses */
+                    const int want = cells[m] == 0 ? den == VPT_DENSITY_F32 || configs_use(configs, nrun, -2, den)
+                                                   : configs_use(configs, nrun, cells[m], den);
+                    if (!want) continue;
                     Roofline probe = {.coherent = coh, .density = (VptDensityFormat)den, .majorant = cells[m]};
                     if (call_lanes(lanes, 0, lane_roofline, &probe)) {
                         vpt_report_error(prog);
