@@ -18,6 +18,7 @@ static const char *const regen_names[] = {"none", "thread", "warp", "block", "de
 static const char *const reorder_names[] = {"none", "compact", "morton", "morton_delayed"};
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
+static const char *const flights_names[] = {"sync", "async"};
 /* majorant: the global one (0), a grid of C^3-voxel cells (C), or the
  * global one with empty space skipped by the distance map (-1) */
 static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128", "skip"};
@@ -72,6 +73,11 @@ const char *vpt_sortkey_name(VptSortKey k)
     return (int)k >= 0 && (int)k < COUNT(sortkey_names) ? sortkey_names[k] : "?";
 }
 
+const char *vpt_flights_name(VptFlights f)
+{
+    return (int)f >= 0 && (int)f < COUNT(flights_names) ? flights_names[f] : "?";
+}
+
 static const VptSchedule schedules[VPT_SCHEDULE_COUNT] = {
     {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
     {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0},
@@ -124,6 +130,7 @@ VptConfig vpt_config_default(void)
         .sortkey = VPT_SORTKEY_POSITION,
         .lookahead = 1,
         .coop = 0,
+        .flights = VPT_FLIGHTS_SYNC,
         .majorant = 0,
         .density = VPT_DENSITY_F32,
     };
@@ -135,7 +142,7 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
     return a->regen == b->regen && a->reorder == b->reorder && a->kernels == b->kernels &&
            a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
            a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
-           a->lookahead == b->lookahead && a->coop == b->coop && a->majorant == b->majorant &&
+           a->lookahead == b->lookahead && a->coop == b->coop && a->flights == b->flights && a->majorant == b->majorant &&
            a->density == b->density && a->sparse == b->sparse;
 }
 
@@ -149,6 +156,8 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size)
                      c->lookahead);
     /* the fields added since lookahead are written only off their default */
     if (c->coop != 0 && n >= 0 && (size_t)n < size) n += snprintf(buf + n, size - (size_t)n, ",coop=%d", c->coop);
+    if (c->flights != VPT_FLIGHTS_SYNC && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, ",flights=%s", vpt_flights_name(c->flights));
     if (c->majorant != 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ",majorant=%s", vpt_majorant_name(c->majorant));
     if (c->density != VPT_DENSITY_F32 && n >= 0 && (size_t)n < size)
@@ -194,6 +203,7 @@ enum {
     K_SORTKEY,
     K_LOOKAHEAD,
     K_COOP,
+    K_FLIGHTS,
     K_MAJORANT,
     K_DENSITY,
     K_VOLUME,
@@ -201,10 +211,11 @@ enum {
 };
 static const char *const key_names[K_COUNT] = {
     "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
-    "majorant", "density", "volume",
+    "flights", "majorant", "density", "volume",
 };
 #define KEYS_LIST                                                                                                   \
-    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, majorant, density, volume"
+    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, flights, majorant, "  \
+    "density, volume"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
  * default regeneration, thread level) as an extra spelling. */
@@ -319,6 +330,11 @@ static int set_field(VptConfig *c, int key, const char *v)
         if (!coop_ok(i)) return vpt_fail("%s=%s: not allowed (allowed: %s)", k, v, COOP_ALLOWED);
         c->coop = i;
         return 0;
+    case K_FLIGHTS:
+        if ((i = find_name(flights_names, COUNT(flights_names), v)) < 0)
+            return bad_enum(k, v, flights_names, COUNT(flights_names));
+        c->flights = (VptFlights)i;
+        return 0;
     case K_MAJORANT:
         if ((i = find_name(majorant_names, COUNT(majorant_names), v)) < 0)
             return bad_enum(k, v, majorant_names, COUNT(majorant_names));
@@ -419,6 +435,8 @@ static int check_domains(const VptConfig *c)
     if (!ppt_ok(c->lookahead))
         return vpt_fail("lookahead=%d: not allowed (allowed: %s)", c->lookahead, LOOKAHEAD_ALLOWED);
     if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
+    if ((int)c->flights < 0 || (int)c->flights >= COUNT(flights_names))
+        return vpt_fail("flights=%d is not sync or async", (int)c->flights);
     if (!majorant_ok(c->majorant))
         return vpt_fail("majorant %d is not one of 0 (global), 4, 8, 16, 32, 64, 128 (grids), -1 (skip)", c->majorant);
     if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))
@@ -473,6 +491,15 @@ static int check_rules(const VptConfig *c)
     if (c->reorder != VPT_REORDER_NONE && (long)c->ppt * c->block > VPT_MAX_PATH_SLOTS)
         return vpt_fail("ppt x block must be at most %d path slots with reorder=%s (got ppt=%d x block=%d)",
                         VPT_MAX_PATH_SLOTS, reorder, c->ppt, c->block);
+    if (c->flights == VPT_FLIGHTS_ASYNC && c->regen != VPT_REGEN_THREAD && c->regen != VPT_REGEN_WARP)
+        return vpt_fail("flights=async needs regen thread|warp: each lane takes its own next path (got regen=%s)",
+                        regen);
+    if (c->flights == VPT_FLIGHTS_ASYNC && c->coop != 0)
+        return vpt_fail("flights=async needs coop=0: cooperative flights are the tail of a synchronous round (got "
+                        "coop=%d)",
+                        c->coop);
+    if (c->flights == VPT_FLIGHTS_ASYNC && c->ppt != 1)
+        return vpt_fail("flights=async needs ppt=1: a lane flies one path (got ppt=%d)", c->ppt);
     return 0;
 }
 

@@ -8,9 +8,10 @@
  *
  * A config has exactly one canonical text form, every field in a fixed order:
  *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,sortkey=position,lookahead=1
- * used on the command line, as cache key and in results. The last field,
- * coop, majorant, density and volume, are written only off their defaults
- * ("...,lookahead=4,coop=4,majorant=grid8,density=u8,volume=sparse"), so the texts of
+ * used on the command line, as cache key and in results. The last fields,
+ * coop, flights, majorant, density and volume, are written only off their defaults
+ * ("...,lookahead=4,coop=4,majorant=grid8,density=u8,volume=sparse",
+ * "...,lookahead=2,flights=async,majorant=grid32"), so the texts of
  * every config from before they existed stay canonical. The parser also
  * takes any subset in any order (the rest default as in vpt_config_default)
  * and the thesis' names ("streamingSK", "regenerationSK-warp", ...), optionally
@@ -27,6 +28,7 @@ typedef enum { VPT_REGEN_NONE, VPT_REGEN_THREAD, VPT_REGEN_WARP, VPT_REGEN_BLOCK
 typedef enum { VPT_REORDER_NONE, VPT_REORDER_COMPACT, VPT_REORDER_MORTON, VPT_REORDER_MORTON_DELAYED } VptReorder;
 typedef enum { VPT_KERNELS_SINGLE, VPT_KERNELS_MULTI } VptKernels;
 typedef enum { VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION } VptSortKey;
+typedef enum { VPT_FLIGHTS_SYNC, VPT_FLIGHTS_ASYNC } VptFlights;
 
 typedef struct {
     VptRegen regen;
@@ -48,6 +50,14 @@ typedef struct {
                                 coop of a warp's flights remain, its 32 lanes step
                                 them together, 32/coop lanes per flight (kernels.cu.in,
                                 extend_warp); 0: off, each lane steps its own */
+    VptFlights flights;      /* beyond the thesis: sync, a warp's lanes take one
+                                extension each per round, the round lasting as long
+                                as its longest flight (the thesis); async, a lane
+                                whose flight ended waits only for the next event
+                                round (when at most threshold percent of the warp's
+                                lanes are in flight; regen=thread: whenever one lane
+                                is ready) and then flies its next extension
+                                (kernels.cu.in, async_flights) */
     int majorant;            /* the free-flight estimator (physics/vpt_tracer.h): 0 the
                                 global majorant; C > 0 a majorant grid of C^3-voxel
                                 cells walked by a DDA (text majorant=global|grid4|grid8|
@@ -83,7 +93,7 @@ VptConfig vpt_config_default(void);
  * none|compact|morton|morton_delayed; kernels single|multi; maxrregcount 0 or
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
  * threshold 0..100; sortkey position|termination; lookahead 1|2|4; coop
- * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); majorant
+ * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); flights sync|async; majorant
  * global|grid4|...|grid128; density f32|f16|u16|u8; volume
  * dense|sparse. */
 int vpt_config_parse(const char *text, VptConfig *out);
@@ -120,7 +130,11 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size);
  *  10. reorder != none: ppt * block <= VPT_MAX_PATH_SLOTS, the number of path
  *      slots the block-wide scan/sort keeps in shared memory. Implied by the
  *      domains today (4 * 1024); kept so that widening a domain cannot make
- *      the bound silently false.
+ *      the bound silently false;
+ *  11. flights=async needs regen thread|warp (a lane takes its own next
+ *      path; block and device regeneration are barriers of whole rounds),
+ *      coop=0 (cooperative flights share a round's last flights) and ppt=1
+ *      (a lane flies one path).
  * ppt > 1 with reorder != none is allowed. */
 #define VPT_SM_REGISTERS 65536
 #define VPT_REG_ALLOC_UNIT 8
@@ -182,5 +196,6 @@ const char *vpt_regen_name(VptRegen r);
 const char *vpt_reorder_name(VptReorder r);
 const char *vpt_kernels_name(VptKernels k);
 const char *vpt_sortkey_name(VptSortKey k);
+const char *vpt_flights_name(VptFlights f);
 
 #endif

@@ -32,11 +32,12 @@ REGEN = ("none", "thread", "warp", "block", "device")
 REORDER = ("none", "compact", "morton", "morton_delayed")
 KERNELS = ("single", "multi")
 SORTKEY = ("position", "termination")
-MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128")
+FLIGHTS = ("sync", "async")
+MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128", "skip")
 DENSITY = ("f32", "f16", "u16", "u8")
 VOLUME = ("dense", "sparse")
 KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
-        "coop", "majorant", "density", "volume")
+        "coop", "flights", "majorant", "density", "volume")
 
 # The nine schedules in codegen/config.c's order: name, regen, reorder,
 # kernels, threshold (the thesis' regeneration point).
@@ -68,7 +69,7 @@ class ConfigError(ValueError):
 def default_config():
     return {"regen": "none", "reorder": "none", "kernels": "single", "maxrregcount": 0, "ppt": 1,
             "block": 256, "grid": 0, "threshold": 0, "sortkey": "position", "lookahead": 1, "coop": 0,
-            "majorant": "global", "density": "f32", "volume": "dense"}
+            "flights": "sync", "majorant": "global", "density": "f32", "volume": "dense"}
 
 
 def _strict_int(key, v, allowed):
@@ -90,8 +91,8 @@ _DOMAINS = {
     "lookahead": (lambda v: v in (1, 2, 4), "1, 2, 4", "not allowed"),
     "coop": (lambda v: v in (0, 1, 2, 4, 8, 16), "0 (off), 1, 2, 4, 8, 16", "not allowed"),
 }
-_ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY, "majorant": MAJORANT,
-          "density": DENSITY, "volume": VOLUME}
+_ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY, "flights": FLIGHTS,
+          "majorant": MAJORANT, "density": DENSITY, "volume": VOLUME}
 
 
 def parse_config(text):
@@ -140,11 +141,12 @@ def parse_config(text):
 
 
 def format_config(c):
-    # coop, majorant, density and volume are written only off their defaults, as codegen/config.c does
+    # coop, flights, majorant, density and volume are written only off their defaults, as codegen/config.c does
     return ("regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,"
             "lookahead=%d" % (c["regen"], c["reorder"], c["kernels"], c["maxrregcount"], c["ppt"], c["block"],
                               c["grid"], c["threshold"], c["sortkey"], c["lookahead"])
             + (",coop=%d" % c["coop"] if c["coop"] else "")
+            + (",flights=%s" % c["flights"] if c["flights"] != "sync" else "")
             + (",majorant=%s" % c["majorant"] if c["majorant"] != "global" else "")
             + (",density=%s" % c["density"] if c["density"] != "f32" else "")
             + (",volume=%s" % c["volume"] if c["volume"] != "dense" else ""))
@@ -169,8 +171,9 @@ def row_config(row):
 
 
 def check_config(c):
-    """None when c obeys codegen/config.h's rules 1-10, else the first rule
-    it breaks, in the same order as vpt_config_check."""
+    """None when c obeys codegen/config.h's rules 1-11 (and the skip's
+    dense volume), else the first rule it breaks, in the same order as
+    vpt_config_check."""
     for key, (ok, allowed, _) in _DOMAINS.items():
         if not ok(c[key]):
             return "%s=%d: outside its domain (%s)" % (key, c[key], allowed)
@@ -191,12 +194,20 @@ def check_config(c):
         return "sortkey=termination needs reorder morton|morton_delayed"
     if c["grid"] > 0 and regen not in ("thread", "warp", "block"):
         return "grid=%d needs a persistent kernel" % c["grid"]
+    if c["majorant"] == "skip" and c["volume"] == "sparse":
+        return "majorant=skip needs volume=dense"
     if c["maxrregcount"] > 0:
         per = (c["maxrregcount"] + REG_ALLOC_UNIT - 1) // REG_ALLOC_UNIT * REG_ALLOC_UNIT
         if per * c["block"] > SM_REGISTERS:
             return "maxrregcount=%d x block=%d does not fit one SM's register file" % (c["maxrregcount"], c["block"])
     if reorder != "none" and c["ppt"] * c["block"] > MAX_PATH_SLOTS:
         return "ppt x block exceeds %d path slots" % MAX_PATH_SLOTS
+    if c["flights"] == "async" and regen not in ("thread", "warp"):
+        return "flights=async needs regen thread|warp"
+    if c["flights"] == "async" and c["coop"] != 0:
+        return "flights=async needs coop=0"
+    if c["flights"] == "async" and c["ppt"] != 1:
+        return "flights=async needs ppt=1"
     return None
 
 

@@ -73,6 +73,29 @@ TEST_TIMEOUT(codegen_every_schedule_compiles_with_cooperative_flights, 600)
     }
 }
 
+/* Asynchronous flights with every free-flight estimator and the sparse
+ * volume: the event rounds and the batch loop compile wherever a lane
+ * steps a flight (regen thread and warp). */
+TEST_TIMEOUT(codegen_asynchronous_flights_compile_with_every_estimator, 600)
+{
+    static const char *const texts[] = {
+        "regenerationSK-thread,flights=async",
+        "regenerationSK-warp,threshold=50,lookahead=4,flights=async,density=u8",
+        "regenerationSK-warp,threshold=25,lookahead=2,flights=async,majorant=grid32,density=f16",
+        "regenerationSK-thread,lookahead=4,flights=async,majorant=skip,density=u8",
+        "regenerationSK-warp,threshold=75,flights=async,majorant=grid8,volume=sparse",
+    };
+    for (int i = 0; i < 5; i++) {
+        VptConfig c;
+        REQUIRE_MSG(vpt_config_parse(texts[i], &c) == 0, "%s", vpt_errmsg());
+        VptCompileResult cr;
+        int rc = compile(&c, 9, 0, &cr);
+        CHECK_MSG(rc == 0, "%s for sm_90: %s", texts[i], vpt_errmsg());
+        if (rc == 0) CHECK(cr.cubin_size > 4 && memcmp(cr.cubin, "\177ELF", 4) == 0);
+        vpt_compile_result_free(&cr);
+    }
+}
+
 /* volume=sparse for every schedule: PNanoVDB.h, embedded at build time,
  * compiles under NVRTC (the GPU machines have no libnanovdb-dev), with the
  * estimators it combines with. */

@@ -154,6 +154,10 @@ static VptConfig random_config(uint64_t *s)
     c.lookahead = ppts[rng_next(s) % 3];
     static const int coops[] = {0, 1, 2, 4, 8, 16};
     c.coop = coops[rng_next(s) % 6];
+    c.flights = (VptFlights)(rng_next(s) % 2);
+    c.majorant = 0;
+    c.density = VPT_DENSITY_F32;
+    c.sparse = 0;
     return c;
 }
 
@@ -177,9 +181,10 @@ TEST(config_random_round_trip)
             /* and its alias + overrides spell the same config */
             char alias[VPT_CONFIG_STR_MAX * 2];
             snprintf(alias, sizeof alias,
-                     "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d,coop=%d",
+                     "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d,coop=%d,"
+                     "flights=%s",
                      vpt_config_schedule_name(&c), c.maxrregcount, c.ppt, c.block, c.grid, c.threshold,
-                     vpt_sortkey_name(c.sortkey), c.lookahead, c.coop);
+                     vpt_sortkey_name(c.sortkey), c.lookahead, c.coop, vpt_flights_name(c.flights));
             VptConfig a = parse_ok(alias);
             CHECK(vpt_config_equal(&a, &c));
         }
@@ -412,6 +417,42 @@ TEST(config_coop_field)
     d.coop = 5; /* built by hand */
     CHECK(vpt_config_check(&d) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "coop=5");
+}
+
+TEST(config_flights_field)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,lookahead=2,flights=async,majorant=grid32", &c) == 0);
+    CHECK_EQ_INT(c.flights, VPT_FLIGHTS_ASYNC);
+    CHECK_EQ_INT(vpt_config_check(&c), 0);
+    char buf[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK_STR_CONTAINS(buf, ",lookahead=2,flights=async,majorant=grid32");
+    /* sync is not written: texts from before flights existed stay canonical */
+    REQUIRE(vpt_config_parse("regenerationSK-warp,flights=sync,coop=4", &c) == 0);
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK(strstr(buf, "flights") == NULL);
+    CHECK(vpt_config_parse("naiveSK,flights=yes", &c) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "flights=yes");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "sync, async");
+    /* rule 11: a lane's own regeneration, no cooperative groups, one path a lane */
+    const char *bad[][2] = {{"regenerationSK-block,flights=async", "flights=async needs regen thread|warp"},
+                            {"naiveSK,flights=async", "got regen=none"},
+                            {"streamingMK,flights=async", "got regen=device"},
+                            {"regenerationSK-warp,coop=4,flights=async", "flights=async needs coop=0"},
+                            {"regenerationSK-thread,ppt=2,flights=async", "flights=async needs ppt=1"}};
+    for (int i = 0; i < 5; i++) {
+        REQUIRE(vpt_config_parse(bad[i][0], &c) == 0);
+        CHECK_MSG(vpt_config_check(&c) == -1, "%s", bad[i][0]);
+        CHECK_STR_CONTAINS(vpt_errmsg(), bad[i][1]);
+    }
+    REQUIRE(vpt_config_parse("regenerationSK-thread,grid=2,maxrregcount=64,flights=async,majorant=skip,density=u8", &c) ==
+            0);
+    CHECK_EQ_INT(vpt_config_check(&c), 0);
+    VptConfig d = vpt_config_default();
+    d.flights = (VptFlights)2; /* built by hand */
+    CHECK(vpt_config_check(&d) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "flights=2");
 }
 
 TEST(config_lookahead_field)

@@ -50,7 +50,8 @@ static const char *const malformed[] = {
     "naiveSK,grid=4", "naiveMK,block=1024,maxrregcount=128", "block=1024,maxrregcount=64",
     "streamingSK,ppt=4,block=1024", "a=b=c", "block=256,,ppt=2", "regen=block,reorder=compact",
     "lookahead=3", "lookahead=0", "naiveSK,lookahead=4", "coop=3", "coop=32", "coop=-4", "coop=0",
-    "streamingSK,coop=16", "regenerationSK-warp,coop=4,lookahead=4",
+    "streamingSK,coop=16", "regenerationSK-warp,coop=4,lookahead=4", "flights=fast", "flights=", "flights=Async",
+    "regenerationSK-warp,flights=sync,flights=async",
 };
 
 TEST(experiments_config_mirror)
@@ -85,6 +86,16 @@ TEST(experiments_config_mirror)
                                                     block[bl], regen[a], reorder[b], kernels[k], maxrreg[m],
                                                     ppt[p], grid[g], threshold[t], sortkey[s], lookahead[l % 2],
                                                     coop[l / 2]);
+    /* the estimator keys and flights, over the schedules that differ on them */
+    static const char *const estimator[] = {"", ",majorant=skip", ",majorant=grid32,density=u8", ",majorant=skip,volume=sparse",
+                                            ",majorant=grid8,volume=sparse,density=f16"};
+    static const char *const flights[] = {"", ",flights=sync", ",flights=async"};
+    static const char *const sched[] = {"naiveSK", "regenerationSK-thread", "regenerationSK-warp,threshold=50",
+                                        "regenerationSK-block", "streamingMK", "regenerationSK-warp,coop=4",
+                                        "regenerationSK-thread,ppt=2", "regenerationSK-warp,lookahead=2,grid=2"};
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 3; b++)
+            for (int e = 0; e < 5; e++, n++) fprintf(f, "%s%s%s\n", sched[a], flights[b], estimator[e]);
     const VptSchedule *sch;
     int ns = vpt_config_schedules(&sch);
     for (int i = 0; i < ns; i++, n += 3) {

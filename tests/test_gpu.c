@@ -51,6 +51,10 @@ static const char *const variants[] = {
     "naiveSK,coop=2", "naiveMK,coop=4,ppt=2", "regenerationSK-thread,coop=1", "regenerationSK-warp,threshold=50,lookahead=4,coop=4",
     "regenerationSK-block,coop=8,ppt=2", "streamingSK,coop=16,block=64", "streamingMK,coop=4",
     "streamingSK-morton,coop=2,lookahead=2", "sortingSK,coop=8,ppt=4,block=128",
+    /* asynchronous flights: every event-round policy, lookahead, a bound */
+    "regenerationSK-thread,flights=async", "regenerationSK-warp,threshold=0,flights=async",
+    "regenerationSK-warp,threshold=50,lookahead=4,flights=async", "regenerationSK-warp,threshold=100,lookahead=2,flights=async",
+    "regenerationSK-thread,grid=1,maxrregcount=64,flights=async",
 };
 
 TEST_TIMEOUT(gpu_every_schedule_every_scene_passes_the_gate, 900)

@@ -1,7 +1,7 @@
 /* GPU tests of the estimators (issue 16): every (majorant, density format)
  * pair (the skip of empty space included) on every built-in scene, under schedules that step flights in each
  * way the kernels have (a lane alone, lookahead batches, cooperative groups,
- * multi-kernel), passes the gate: its naiveSK reference agrees statistically
+ * multi-kernel, asynchronous flights), passes the gate: its naiveSK reference agrees statistically
  * with the global-majorant f32 reference (harness/evaluator.c states the
  * gate's false-alarm rate), and each schedule traces exactly its
  * reference's paths. Skips without a GPU. */
@@ -20,6 +20,7 @@ static const char *const schedules[] = {
     "regenerationSK-warp,lookahead=1,coop=8",
     "streamingSK,coop=2",
     "naiveMK",
+    "regenerationSK-warp,threshold=50,lookahead=4,flights=async",
 };
 /* the global majorant, the grids worth testing at these sizes, the skip */
 static const char *const majorants[] = {"global", "grid4", "grid8", "grid16", "grid32", "skip"};

@@ -96,7 +96,7 @@ TEST(tuner_space_joint_estimators)
     /* the schedule space keeps one estimator and its size */
     VptSpace *d = vpt_space_create();
     REQUIRE(d);
-    CHECK_EQ_INT((int)vpt_space_size(d), 349164);
+    CHECK_EQ_INT((int)vpt_space_size(d), 353934);
     CHECK_EQ_INT(vpt_space_domain_size(d, VPT_DIM_MAJORANT), 1);
     CHECK_EQ_INT(vpt_space_domain_size(d, VPT_DIM_DENSITY), 1);
     vpt_space_destroy(d);
@@ -210,6 +210,18 @@ TEST(tune_space_sample_is_stratified_and_reproducible)
     CHECK(strcmp(first, out) == 0);
     CHECK_EQ_INT(tune_space("sample 2000 --seed 22"), 0);
     CHECK(strcmp(first, out) != 0);
+    /* flights=async is drawn within its schedules' strata; --space narrows
+     * the space as tune's does */
+    int async = 0;
+    for (int i = 0; i < n; i++) async += sample[i].flights == VPT_FLIGHTS_ASYNC;
+    CHECK(async > 0);
+    CHECK_EQ_INT(tune_space("sample 500 --seed 21 --space flights=sync --space block=64,128"), 0);
+    n = parse_lines(sample, 2100);
+    CHECK_EQ_INT(n, 501); /* and the thesis' default (block 256), always in */
+    for (int i = 0; i < n; i++)
+        CHECK(sample[i].flights == VPT_FLIGHTS_SYNC &&
+              (sample[i].block == 64 || sample[i].block == 128 || vpt_config_equal(&sample[i], &prior)));
+    CHECK(tune_space("sample 10 --space flights=fast") != 0);
 }
 
 TEST(tune_space_resumes_and_finds_neighbours)

@@ -29,13 +29,23 @@ static size_t brute_count(int (*keep)(const VptConfig *))
                                 for (int e = 0; e < 5; e++)
                                     for (int f = 0; f < 2; f++)
                                         for (int g = 0; g < 3; g++)
-                                            for (int h = 0; h < 4; h++) {
-                                                VptConfig x = {(VptRegen)r, (VptReorder)o, (VptKernels)k,
-                                                               D_MR[a],     D_PPT[b],      D_BLOCK[c],
-                                                               D_GRID[d],   D_THR[e],      (VptSortKey)f,
-                                                               D_LA[g],     D_COOP[h], 0, VPT_DENSITY_F32, 0};
-                                                if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
-                                            }
+                                            for (int h = 0; h < 4; h++)
+                                                for (int i = 0; i < 2; i++) {
+                                                    VptConfig x = vpt_config_default();
+                                                    x.regen = (VptRegen)r;
+                                                    x.reorder = (VptReorder)o;
+                                                    x.kernels = (VptKernels)k;
+                                                    x.maxrregcount = D_MR[a];
+                                                    x.ppt = D_PPT[b];
+                                                    x.block = D_BLOCK[c];
+                                                    x.grid = D_GRID[d];
+                                                    x.threshold = D_THR[e];
+                                                    x.sortkey = (VptSortKey)f;
+                                                    x.lookahead = D_LA[g];
+                                                    x.coop = D_COOP[h];
+                                                    x.flights = (VptFlights)i;
+                                                    if (vpt_config_check(&x) == 0 && (!keep || keep(&x))) n++;
+                                                }
     return n;
 }
 
@@ -45,7 +55,7 @@ TEST(tuner_space_default_members)
     REQUIRE(s);
     size_t n = vpt_space_size(s);
     CHECK_EQ_INT(n, brute_count(NULL));
-    CHECK_EQ_INT(n, 349164); /* the number the header states */
+    CHECK_EQ_INT(n, 353934); /* the number the header states */
     for (size_t i = 0; i < n; i++) {
         const VptConfig *c = vpt_space_point(s, i);
         CHECK(vpt_config_check(c) == 0);
@@ -61,7 +71,8 @@ TEST(tuner_space_default_members)
     vpt_space_describe(s, buf, sizeof buf);
     CHECK_STR_CONTAINS(buf, "maxrregcount  0,32,40,48,64,80,96,128,168,255");
     CHECK_STR_CONTAINS(buf, "coop          0,2,4,8");
-    CHECK_STR_CONTAINS(buf, "349164 valid configs");
+    CHECK_STR_CONTAINS(buf, "flights       sync,async");
+    CHECK_STR_CONTAINS(buf, "353934 valid configs");
     vpt_space_destroy(s);
 }
 
@@ -77,6 +88,7 @@ static unsigned diff_mask(const VptConfig *a, const VptConfig *b)
     if (a->threshold != b->threshold) m |= 1u << VPT_DIM_THRESHOLD;
     if (a->sortkey != b->sortkey) m |= 1u << VPT_DIM_SORTKEY;
     if (a->coop != b->coop) m |= 1u << VPT_DIM_COOP;
+    if (a->flights != b->flights) m |= 1u << VPT_DIM_FLIGHTS;
     return m;
 }
 
@@ -85,12 +97,13 @@ TEST(tuner_space_neighbours_are_one_move_away)
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
     const unsigned repairable = (1u << VPT_DIM_MAXRREGCOUNT) | (1u << VPT_DIM_GRID) | (1u << VPT_DIM_THRESHOLD) |
-                                (1u << VPT_DIM_SORTKEY);
+                                (1u << VPT_DIM_SORTKEY) | (1u << VPT_DIM_COOP) | (1u << VPT_DIM_PPT) |
+                                (1u << VPT_DIM_FLIGHTS);
     size_t total = 0;
     for (size_t i = 0; i < vpt_space_size(s); i += 7) {
         size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
         size_t n = vpt_space_neighbours(s, i, nb, VPT_SPACE_MAX_NEIGHBOURS);
-        CHECK(n >= 1 && n <= 23); /* 21 before coop, whose domain adds at most 2 */
+        CHECK(n >= 1 && n <= 24); /* 21 before coop, whose domain adds at most 2, and flights 1 */
         total += n;
         const VptConfig *c = vpt_space_point(s, i);
         for (size_t j = 0; j < n; j++) {
@@ -108,6 +121,9 @@ TEST(tuner_space_neighbours_are_one_move_away)
             if ((repaired & (1u << VPT_DIM_GRID)) && d->grid != 0) off_moves++;
             if ((repaired & (1u << VPT_DIM_THRESHOLD)) && d->threshold != 0) off_moves++;
             if ((repaired & (1u << VPT_DIM_SORTKEY)) && d->sortkey != VPT_SORTKEY_POSITION) off_moves++;
+            if ((repaired & (1u << VPT_DIM_COOP)) && d->coop != 0) off_moves++;
+            if ((repaired & (1u << VPT_DIM_PPT)) && d->ppt != 1) off_moves++;
+            if ((repaired & (1u << VPT_DIM_FLIGHTS)) && d->flights != VPT_FLIGHTS_SYNC) off_moves++;
             /* a repairable dimension may also be the move itself, to its adjacent value */
             CHECK(off_moves <= (primary == 0 ? 1 : 0));
         }
@@ -174,13 +190,16 @@ TEST(tuner_space_neighbours_by_dimension)
             size_t k = vpt_space_neighbours_in(s, i, 1u << d, part, VPT_SPACE_MAX_NEIGHBOURS);
             for (size_t j = 0; j < k; j++) {
                 CHECK(contains(all, n, part[j]));
-                /* the move is in d; anything else that changed is a repair to "off" */
+                /* the move is in d; anything else that changed is a repair to "off"
+                 * (coop 0, ppt 1 and flights sync only for flights=async) */
                 const VptConfig *a = vpt_space_point(s, i), *b = vpt_space_point(s, part[j]);
                 unsigned m = diff_mask(a, b) | (a->lookahead != b->lookahead ? 1u << VPT_DIM_LOOKAHEAD : 0);
                 CHECK(m & (1u << d));
                 m &= ~(1u << d);
-                CHECK((m & ((1u << VPT_DIM_SCHEDULE) | (1u << VPT_DIM_PPT) | (1u << VPT_DIM_BLOCK) |
-                            (1u << VPT_DIM_LOOKAHEAD) | (1u << VPT_DIM_COOP))) == 0);
+                CHECK((m & ((1u << VPT_DIM_SCHEDULE) | (1u << VPT_DIM_BLOCK) | (1u << VPT_DIM_LOOKAHEAD))) == 0);
+                if (m & (1u << VPT_DIM_COOP)) CHECK(b->coop == 0 && b->flights == VPT_FLIGHTS_ASYNC);
+                if (m & (1u << VPT_DIM_PPT)) CHECK(b->ppt == 1 && b->flights == VPT_FLIGHTS_ASYNC);
+                if (m & (1u << VPT_DIM_FLIGHTS)) CHECK(b->flights == VPT_FLIGHTS_SYNC);
             }
             covered += k;
         }

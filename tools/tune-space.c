@@ -2,14 +2,18 @@
  * without a GPU from the tuner's own space (tuner/space.h is the single
  * source of truth for what a member is and what its neighbours are).
  *
- *   tune-space sample N [--seed S] [--exclude REC.jsonl]...
- *   tune-space neighbours REC.jsonl... [--top K] [--exclude REC.jsonl]...
+ *   tune-space sample N [--seed S] [--space DIM=V,...]... [--exclude REC.jsonl]...
+ *   tune-space neighbours REC.jsonl... [--top K] [--space DIM=V,...]... [--exclude REC.jsonl]...
  *   tune-space correlate A.jsonl B.jsonl [--top K]
  *   tune-space pick REC.jsonl [--top K] [--random M] [--seed S] [--exclude REC.jsonl]...
  *
- * sample: a stratified random sample of the FULL space, the 349,164 schedule
+ * sample: a stratified random sample of the FULL space, the 353,934 schedule
  *   configs of vpt_space_create() times the 32 estimators (majorant global,
- *   grid4..grid128, skip x density f32, f16, u16, u8): 11,173,248 configs. The
+ *   grid4..grid128, skip x density f32, f16, u16, u8): 11,325,888 configs,
+ *   narrowed by --space as tune narrows its own (e.g. flights=sync: the
+ *   schedule space before flights=async). The sample depends on the space
+ *   of its commit: the recordings in tests/fixtures/tuner/sampled name
+ *   theirs (1aab097, 28 estimators, no flights). The
  *   strata are the 9 x 32 cells (schedule, estimator). Allocation is equal over the
  *   cells of a schedule and over the single-kernel schedules, and a quarter
  *   of that for the two multi-kernel schedules (naiveMK, streamingMK): on
@@ -66,8 +70,8 @@ static const char *prog = "tune-space";
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: tune-space sample N [--seed S] [--exclude REC.jsonl]...\n"
-            "       tune-space neighbours REC.jsonl... [--top K] [--exclude REC.jsonl]...\n"
+            "usage: tune-space sample N [--seed S] [--space DIM=V,...]... [--exclude REC.jsonl]...\n"
+            "       tune-space neighbours REC.jsonl... [--top K] [--space DIM=V,...]... [--exclude REC.jsonl]...\n"
             "       tune-space correlate A.jsonl B.jsonl [--top K]\n"
             "       tune-space pick REC.jsonl [--top K] [--random M] [--seed S] [--exclude REC.jsonl]...\n"
             "\n"
@@ -83,6 +87,8 @@ static void usage(FILE *fp)
             "  pick          the K fastest ok configs of a recording (default 40) and M\n"
             "                others drawn at random from its ok configs (default 60)\n"
             "  --seed S      sample seed (default 1)\n"
+            "  --space D=V,.. sample and neighbours: restrict a dimension of the schedule space\n"
+            "                as tune --space does (e.g. flights=sync; may repeat)\n"
             "  --exclude F   leave out configs recorded in F (a results file; may repeat)\n");
 }
 
@@ -164,6 +170,35 @@ static VptConfig with_estimator(const VptConfig *c, int e)
     return x;
 }
 
+/* The schedule space narrowed by --space DIM=V,... (at most MAX_FILES). */
+typedef struct {
+    const char *spec[MAX_FILES];
+    int n;
+} SpaceSpecs;
+
+static VptSpace *make_space(const SpaceSpecs *sp)
+{
+    VptSpace *s = vpt_space_create();
+    if (!s) return NULL;
+    for (int i = 0; i < sp->n; i++) {
+        char dim[64];
+        const char *eq = strchr(sp->spec[i], '=');
+        size_t len = eq ? (size_t)(eq - sp->spec[i]) : 0;
+        if (!eq || len == 0 || len >= sizeof dim) {
+            vpt_fail("--space: expected DIM=V1,V2,... (got '%s')", sp->spec[i]);
+            vpt_space_destroy(s);
+            return NULL;
+        }
+        memcpy(dim, sp->spec[i], len);
+        dim[len] = '\0';
+        if (vpt_space_restrict(s, dim, eq + 1)) {
+            vpt_space_destroy(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
 /* ---- sample ------------------------------------------------------------- */
 
 static double schedule_weight(int schedule)
@@ -173,9 +208,9 @@ static double schedule_weight(int schedule)
     return sch[schedule].kernels == VPT_KERNELS_MULTI ? 0.25 : 1.0;
 }
 
-static int cmd_sample(size_t n, uint64_t seed, const Recordings *exclude)
+static int cmd_sample(size_t n, uint64_t seed, const SpaceSpecs *sp, const Recordings *exclude)
 {
-    VptSpace *s = vpt_space_create();
+    VptSpace *s = make_space(sp);
     if (!s) return -1;
     size_t size = vpt_space_size(s);
     /* members by schedule */
@@ -319,12 +354,12 @@ static int push_new(ConfigList *out, const Recordings *rs, const Recordings *exc
     return list_push(out, c);
 }
 
-static int cmd_neighbours(const Recordings *rs, size_t top, const Recordings *exclude)
+static int cmd_neighbours(const Recordings *rs, size_t top, const SpaceSpecs *sp, const Recordings *exclude)
 {
     size_t n_ok;
     Ranked *ok = ranked_ok(rs, &n_ok);
     if (!ok) return -1;
-    VptSpace *s = vpt_space_create();
+    VptSpace *s = make_space(sp);
     ConfigList out = {0};
     int rc = -1;
     if (!s) goto done;
@@ -449,6 +484,7 @@ int main(int argc, char **argv)
     int is_sample = !strcmp(cmd, "sample"), is_nb = !strcmp(cmd, "neighbours"), is_corr = !strcmp(cmd, "correlate"),
         is_pick = !strcmp(cmd, "pick");
     Recordings files = {0}, exclude = {0};
+    SpaceSpecs space = {0};
     const char *paths[MAX_FILES];
     int n_paths = 0, n_exclude = 0;
     const char *exclude_paths[MAX_FILES];
@@ -476,6 +512,12 @@ int main(int argc, char **argv)
                 }
             } else if (!strcmp(a, "--random") && is_pick) {
                 if (vpt_parse_u64(v, 10000000, "--random", &random)) goto usage_error;
+            } else if (!strcmp(a, "--space") && (is_sample || is_nb)) {
+                if (space.n == MAX_FILES) {
+                    vpt_fail("--space: at most %d restrictions", MAX_FILES);
+                    goto usage_error;
+                }
+                space.spec[space.n++] = v;
             } else if (!strcmp(a, "--exclude") && !is_corr) {
                 if (n_exclude == MAX_FILES) {
                     vpt_fail("--exclude: at most %d files", MAX_FILES);
@@ -521,8 +563,8 @@ int main(int argc, char **argv)
         if (recordings_add(&exclude, exclude_paths[i])) goto out;
     for (int i = 0; i < n_paths; i++)
         if (recordings_add(&files, paths[i])) goto out;
-    if (is_sample) rc = cmd_sample((size_t)count, seed, &exclude) ? 1 : 0;
-    else if (is_nb) rc = cmd_neighbours(&files, (size_t)top, &exclude) ? 1 : 0;
+    if (is_sample) rc = cmd_sample((size_t)count, seed, &space, &exclude) ? 1 : 0;
+    else if (is_nb) rc = cmd_neighbours(&files, (size_t)top, &space, &exclude) ? 1 : 0;
     else if (is_pick) rc = cmd_pick(&files, (size_t)top, (size_t)random, seed, &exclude) ? 1 : 0;
     else rc = cmd_correlate(files.rec[0], files.rec[1], (size_t)top) ? 1 : 0;
     if (rc == 0 && fflush(stdout) != 0) {

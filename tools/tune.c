@@ -93,7 +93,7 @@ static void usage(FILE *fp)
             "                    default %.0fs\n"
             "  --seed N          search seed (default 1)\n"
             "  --space DIM=V,..  restrict a dimension (schedule, maxrregcount, ppt, block, grid,\n"
-            "                    threshold, sortkey, lookahead, coop); may repeat\n"
+            "                    threshold, sortkey, lookahead, coop, flights); may repeat\n"
             "  --estimators L    the estimators to choose from (majorant: global, gridC or skip;\n"
             "                    density format):\n"
             "                    all (default on a GPU), global (the thesis' only; default with\n"

@@ -246,7 +246,7 @@ static uint64_t majorant_index(int cell)
 
 uint64_t vpt_rows_config_key(const VptConfig *c)
 {
-    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+4+2+1 = 58
+    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+1+4+2+1 = 59
      * bits (the cache shifts one more in); the majorant as its index */
     _Static_assert(VPT_MAJORANT_COUNT <= 15, "the majorant's key field holds 0..15");
     uint64_t k = (uint64_t)c->regen;
@@ -260,6 +260,7 @@ uint64_t vpt_rows_config_key(const VptConfig *c)
     k = (k << 1) | (uint64_t)c->sortkey;
     k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
     k = (k << 5) | (uint64_t)(c->coop & 0x1F);
+    k = (k << 1) | (uint64_t)(c->flights != VPT_FLIGHTS_SYNC);
     k = (k << 4) | majorant_index(c->majorant);
     k = (k << 2) | (uint64_t)(c->density & 0x3);
     k = (k << 1) | (uint64_t)(c->sparse != 0);

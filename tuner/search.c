@@ -47,7 +47,7 @@ void vpt_search_options_init(VptSearchOptions *o)
     o->strategy = VPT_STRATEGY_RANDOM;
     o->seed = 1;
     o->ga_population = 10;
-    o->ga_mutation = 1.0 / VPT_DIM_SCHEDULE_COUNT;
+    o->ga_mutation = 1.0 / VPT_DIM_RATE_COUNT;
     o->sa_t0 = 0.1;
     o->sa_tmin = 0.001;
     o->sa_alpha = 0.995;
@@ -389,7 +389,7 @@ static long restart_member(Engine *e, Shuffle *starts, long incumbent)
 {
     if (incumbent >= 0)
         for (int tries = 0; tries < 8; tries++) {
-            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_SCHEDULE_COUNT, &e->rng);
+            size_t m = vpt_space_mutate(e->space, (size_t)incumbent, 2.0 / VPT_DIM_RATE_COUNT, &e->rng);
             if (!visited(e, m, 1)) return (long)m;
         }
     return shuffle_next_unvisited(starts, e, 1);
@@ -616,9 +616,9 @@ static void run_genetic(Engine *e)
     const VptSearchOptions *o = e->o;
     size_t want = (size_t)(o->ga_population > 1 ? o->ga_population : 10);
     size_t p = want < e->n_members ? want : e->n_members;
-    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_SCHEDULE_COUNT;
+    double rate = o->ga_mutation > 0 && o->ga_mutation <= 1 ? o->ga_mutation : 1.0 / VPT_DIM_RATE_COUNT;
     /* chance that a per-dimension mutation changes anything at all */
-    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_SCHEDULE_COUNT);
+    double p_mutate = 1.0 - pow(1.0 - rate, VPT_DIM_RATE_COUNT);
     Individual *pop = vpt_malloc(p * sizeof *pop), *next = vpt_malloc(p * sizeof *next);
     Shuffle init;
     if (!pop || !next || shuffle_init(&init, e->n_members)) {

@@ -25,7 +25,8 @@ struct VptSpace {
 };
 
 static const char *const dim_names[VPT_DIM_COUNT] = {
-    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop", "majorant", "density",
+    "schedule", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop", "flights",
+    "majorant", "density",
 };
 
 /* The default domains (issue 4). */
@@ -37,13 +38,22 @@ static const int def_threshold[] = {0, 25, 50, 75, 100};
 static const int def_sortkey[] = {VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION};
 static const int def_lookahead[] = {1, 2, 4};
 static const int def_coop[] = {0, 2, 4, 8};
+static const int def_flights[] = {VPT_FLIGHTS_SYNC, VPT_FLIGHTS_ASYNC};
 /* The schedule space's estimator: the thesis' global majorant, f32 texels. */
 static const int def_majorant[] = {0};
 static const int def_density[] = {VPT_DENSITY_F32};
 
-/* Dimensions with an "off" value that repairs may fall back to. */
-static const VptDim repairable[] = {VPT_DIM_MAXRREGCOUNT, VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
-#define N_REPAIRABLE 4
+/* Dimensions with an "off" value that repairs may fall back to, and that
+ * value. coop, ppt and flights come last and serve only spaces that hold
+ * flights=async, the one value that constrains them: in a recorded space a
+ * repair lands on whatever member it can, and three more ways to reach one
+ * would change the moves, hence the replays, of every recording made
+ * without it. */
+static const VptDim repairable[] = {VPT_DIM_MAXRREGCOUNT, VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY,
+                                    VPT_DIM_COOP,         VPT_DIM_PPT,  VPT_DIM_FLIGHTS};
+static const int repairable_off[] = {0, 0, 0, VPT_SORTKEY_POSITION, 0, 1, VPT_FLIGHTS_SYNC};
+#define N_REPAIRABLE 7
+#define N_REPAIRABLE_SYNC 4 /* the first four: a space without flights=async */
 
 const char *vpt_space_dim_name(VptDim d)
 {
@@ -58,7 +68,7 @@ int vpt_space_dim_parse(const char *name, VptDim *out)
             return 0;
         }
     return vpt_fail("unknown space dimension '%s' (dimensions: schedule, maxrregcount, ppt, block, grid, "
-                    "threshold, sortkey, lookahead, coop, majorant, density)",
+                    "threshold, sortkey, lookahead, coop, flights, majorant, density)",
                     name);
 }
 
@@ -74,6 +84,7 @@ static int config_value(const VptConfig *c, VptDim d)
     case VPT_DIM_SORTKEY: return (int)c->sortkey;
     case VPT_DIM_LOOKAHEAD: return c->lookahead;
     case VPT_DIM_COOP: return c->coop;
+    case VPT_DIM_FLIGHTS: return (int)c->flights;
     case VPT_DIM_MAJORANT: return c->majorant;
     case VPT_DIM_DENSITY: return (int)c->density;
     default: VPT_ASSERT(0);
@@ -97,6 +108,7 @@ static VptConfig coords_config(const VptSpace *s, const uint8_t *co)
         .sortkey = (VptSortKey)s->dom[VPT_DIM_SORTKEY][co[VPT_DIM_SORTKEY]],
         .lookahead = s->dom[VPT_DIM_LOOKAHEAD][co[VPT_DIM_LOOKAHEAD]],
         .coop = s->dom[VPT_DIM_COOP][co[VPT_DIM_COOP]],
+        .flights = (VptFlights)s->dom[VPT_DIM_FLIGHTS][co[VPT_DIM_FLIGHTS]],
         .majorant = s->dom[VPT_DIM_MAJORANT][co[VPT_DIM_MAJORANT]],
         .density = (VptDensityFormat)s->dom[VPT_DIM_DENSITY][co[VPT_DIM_DENSITY]],
     };
@@ -183,7 +195,8 @@ VptSpace *vpt_space_create(void)
     for (int i = 0; i < VPT_SCHEDULE_COUNT; i++) sched[i] = i;
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
     int n_max = VPT_SCHEDULE_COUNT * N(def_maxrreg) * N(def_ppt) * N(def_block) * N(def_grid) *
-                N(def_threshold) * N(def_sortkey) * N(def_lookahead) * N(def_coop) * N(def_majorant) * N(def_density);
+                N(def_threshold) * N(def_sortkey) * N(def_lookahead) * N(def_coop) * N(def_flights) * N(def_majorant) *
+                N(def_density);
     VptSpace *s = space_alloc((size_t)n_max);
     if (!s) return NULL;
     set_domain(s, VPT_DIM_SCHEDULE, sched, VPT_SCHEDULE_COUNT);
@@ -195,6 +208,7 @@ VptSpace *vpt_space_create(void)
     set_domain(s, VPT_DIM_SORTKEY, def_sortkey, N(def_sortkey));
     set_domain(s, VPT_DIM_LOOKAHEAD, def_lookahead, N(def_lookahead));
     set_domain(s, VPT_DIM_COOP, def_coop, N(def_coop));
+    set_domain(s, VPT_DIM_FLIGHTS, def_flights, N(def_flights));
     set_domain(s, VPT_DIM_MAJORANT, def_majorant, N(def_majorant));
     set_domain(s, VPT_DIM_DENSITY, def_density, N(def_density));
 #undef N
@@ -313,6 +327,12 @@ static int parse_dim_value(VptDim d, const char *tok, int *out)
         else return vpt_fail("sortkey '%s' is not position or termination", tok);
         return 0;
     }
+    if (d == VPT_DIM_FLIGHTS) {
+        if (strcmp(tok, "sync") == 0) *out = VPT_FLIGHTS_SYNC;
+        else if (strcmp(tok, "async") == 0) *out = VPT_FLIGHTS_ASYNC;
+        else return vpt_fail("flights '%s' is not sync or async", tok);
+        return 0;
+    }
     if (d == VPT_DIM_MAJORANT) {
         const int *cells;
         const int n = vpt_majorant_cells(&cells);
@@ -341,6 +361,8 @@ static void format_value(const VptSpace *s, VptDim d, int i, char *buf, size_t s
         snprintf(buf, size, "%s", sch[v].name);
     } else if (d == VPT_DIM_SORTKEY) {
         snprintf(buf, size, "%s", vpt_sortkey_name((VptSortKey)v));
+    } else if (d == VPT_DIM_FLIGHTS) {
+        snprintf(buf, size, "%s", vpt_flights_name((VptFlights)v));
     } else if (d == VPT_DIM_MAJORANT) {
         snprintf(buf, size, "%s", vpt_majorant_name(v));
     } else if (d == VPT_DIM_DENSITY) {
@@ -462,38 +484,41 @@ void vpt_space_describe(const VptSpace *s, char *buf, size_t size)
 
 /* ---- moves -------------------------------------------------------------- */
 
-/* Subsets of the repairable dimensions, fewest first. */
-static const unsigned repair_masks[] = {0x1, 0x2, 0x4, 0x8, 0x3, 0x5, 0x6, 0x9, 0xA, 0xC,
-                                        0x7, 0xB, 0xD, 0xE, 0xF};
-
 /* Member for co, repaired without touching the dimensions in `fixed` (a bit
  * mask over VptDim), or -1. */
 static long repair(const VptSpace *s, const uint8_t *co, unsigned fixed)
 {
     long m = find_coords(s, co);
     if (m >= 0) return m;
+    const int nrep = s->dom_n[VPT_DIM_FLIGHTS] > 1 ? N_REPAIRABLE : N_REPAIRABLE_SYNC;
     int off[N_REPAIRABLE];
-    for (int r = 0; r < N_REPAIRABLE; r++) off[r] = domain_pos(s, repairable[r], 0);
-    for (size_t k = 0; k < sizeof repair_masks / sizeof repair_masks[0]; k++) {
-        unsigned mask = repair_masks[k];
-        uint8_t c2[VPT_DIM_COUNT];
-        memcpy(c2, co, sizeof c2);
-        int usable = 1;
-        for (int r = 0; r < N_REPAIRABLE && usable; r++) {
-            if (!(mask & (1u << r))) continue;
-            VptDim d = repairable[r];
-            /* a dimension already off, fixed, or without an off value cannot help */
-            if ((fixed & (1u << d)) || off[r] < 0 || c2[d] == off[r]) usable = 0;
-            else c2[d] = (uint8_t)off[r];
+    for (int r = 0; r < nrep; r++) off[r] = domain_pos(s, repairable[r], repairable_off[r]);
+    /* the non-empty subsets of the repairable dimensions, fewest first, then
+     * in increasing order (for the first four alone, the order of the table
+     * repairs took before flights existed) */
+    for (int k = 1; k <= nrep; k++) {
+        for (unsigned mask = 1; mask < (1u << nrep); mask++) {
+            if (__builtin_popcount(mask) != k) continue;
+            uint8_t c2[VPT_DIM_COUNT];
+            memcpy(c2, co, sizeof c2);
+            int usable = 1;
+            for (int r = 0; r < nrep && usable; r++) {
+                if (!(mask & (1u << r))) continue;
+                VptDim d = repairable[r];
+                /* a dimension already off, fixed, or without an off value cannot help */
+                if ((fixed & (1u << d)) || off[r] < 0 || c2[d] == off[r]) usable = 0;
+                else c2[d] = (uint8_t)off[r];
+            }
+            if (usable && (m = find_coords(s, c2)) >= 0) return m;
         }
-        if (usable && (m = find_coords(s, c2)) >= 0) return m;
     }
     return -1;
 }
 
 static int is_categorical(VptDim d)
 {
-    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY || d == VPT_DIM_MAJORANT || d == VPT_DIM_DENSITY;
+    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY || d == VPT_DIM_FLIGHTS || d == VPT_DIM_MAJORANT ||
+           d == VPT_DIM_DENSITY;
 }
 
 size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, size_t *out, size_t max)
@@ -648,8 +673,12 @@ size_t vpt_space_crossover(const VptSpace *s, size_t a, size_t b, VptRng *rng)
 {
     VPT_ASSERT(a < s->n && b < s->n);
     uint8_t c2[VPT_DIM_COUNT];
-    for (int d = 0; d < VPT_DIM_COUNT; d++)
-        c2[d] = (vpt_rng_next(rng) >> 63) ? s->coords[b][d] : s->coords[a][d];
+    for (int d = 0; d < VPT_DIM_COUNT; d++) {
+        /* flights draws only where it varies, so that a space without it
+         * (every recorded one) crosses over with the draws it took before */
+        if (d == VPT_DIM_FLIGHTS && s->dom_n[d] < 2) c2[d] = s->coords[a][d];
+        else c2[d] = (vpt_rng_next(rng) >> 63) ? s->coords[b][d] : s->coords[a][d];
+    }
     long m = repair(s, c2, 0);
     if (m >= 0) return (size_t)m;
     return (vpt_rng_next(rng) >> 63) ? b : a;

@@ -16,13 +16,16 @@
  *   sortkey       position, termination
  *   lookahead     1, 2, 4
  *   coop          0 (off), 2, 4, 8 cooperative flights
+ *   flights       sync (the thesis' rounds), async (a lane flies its next
+ *                 extension without waiting for the warp's longest flight;
+ *                 regen thread|warp, ppt 1, coop 0 only); categorical
  *   majorant      the free-flight estimator: global (0), or a grid of C^3-voxel
  *                 cells (4 .. 128); categorical
  *   density       the density texture's format: f32, f16, u16, u8; categorical
  * The default space (vpt_space_create) holds schedules only: its majorant
  * and density domains are {global} and {f32}, because the tune driver
  * chooses the estimator in a stage of its own (tuner/estimators.h), so
- * member numbers and neighbourhoods are those of the nine dimensions above.
+ * member numbers and neighbourhoods are those of the ten dimensions above.
  * A recorded space (vpt_space_create_from_configs) takes whatever estimators
  * its configs carry, and strategies then move in them like in any other
  * dimension: a recording drawn from the full space (schedules x estimators,
@@ -33,10 +36,11 @@
  * vpt_config_check (so the constraints are codegen's, not restated here):
  * grid only varies for persistent kernels, threshold for warp/block
  * regeneration, sortkey for Morton reordering, and maxrregcount x block must
- * fit the register file. The default space has 349,164 members (87,291 for
- * each coop value); with every estimator the full space has 20 times as many
- * (6,983,280), which is never built as a VptSpace (tools/tune-space.c samples
- * it stratum by stratum).
+ * fit the register file; flights=async only with regen thread|warp, ppt 1
+ * and coop 0. The default space has 353,934 members (87,291 for each coop
+ * value with flights=sync, 4,770 with flights=async); with every estimator
+ * the full space has 20 times as many, which is never built as a VptSpace
+ * (tools/tune-space.c samples it stratum by stratum).
  *
  * Members are numbered 0..size-1 in the mixed-radix order of their domain
  * indices (schedule slowest, sortkey fastest); that order is stable for a
@@ -46,9 +50,10 @@
  * crossover) only ever return members. When a move lands on a non-member
  * (say, from regenerationSK-warp with threshold=50 to regenerationSK-thread),
  * it is repaired by setting the fewest of the dimensions that have an "off"
- * value (maxrregcount 0, grid 0, threshold 0, sortkey position) to that value,
- * never touching the dimension the move changed; a move no repair rescues
- * is dropped.
+ * value (maxrregcount 0, grid 0, threshold 0, sortkey position; in a space
+ * that holds flights=async also coop 0, ppt 1 and flights sync, which only
+ * it constrains) to that value, never touching the dimension the move
+ * changed; a move no repair rescues is dropped.
  *
  * A VptSpace is immutable after creation and restriction, so strategies may
  * share it; the caller owns it and frees it with vpt_space_destroy. */
@@ -70,15 +75,18 @@ typedef enum {
     VPT_DIM_SORTKEY,
     VPT_DIM_LOOKAHEAD,
     VPT_DIM_COOP,
+    VPT_DIM_FLIGHTS,
     VPT_DIM_MAJORANT,
     VPT_DIM_DENSITY,
     VPT_DIM_COUNT
 } VptDim;
 
-/* The dimensions of the default (schedule) space: the first nine. Strategies
- * scale their mutation rates by this count, so that a schedule space keeps
- * the rates its defaults were scored with. */
-#define VPT_DIM_SCHEDULE_COUNT 9
+/* The dimensions of the default (schedule) space: the first ten. */
+#define VPT_DIM_SCHEDULE_COUNT 10
+/* Strategies scale their mutation rates by the nine schedule dimensions
+ * there were before flights, so that spaces keep the rates the defaults were
+ * scored with (tests/fixtures/tuner: recorded spaces, flights=sync only). */
+#define VPT_DIM_RATE_COUNT 9
 
 typedef struct VptSpace VptSpace;
 
