@@ -11,6 +11,13 @@ report.tex, which cites the macros. One module per part of the report
     skip.jsonl           majorant=skip beside the global majorant and the
                          grid, three schedules, one session per scene
                          (scripts/gpu_skip.sh)
+    manix-depths.jsonl   manix's paths cut after the first flight
+                         (bench --max-depth 2) and whole: where the time goes
+and from results/<gpu>/async/ (asynchronous flights):
+    flights.jsonl        flights=async beside the rounds, per estimator
+                         (experiments/run async_flights)
+    <scene>-winners.jsonl  the tune over the whole space against the tune
+                         with flights=sync only, winners re-measured together
 """
 import json
 import os
@@ -23,7 +30,13 @@ MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
 DENSITIES = ["f32", "f16", "u16", "u8"]
 TUNED = ["manix", "artifix", "cranium", "smoke"]
 INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl",
-                                  "{gpu}/estimators/skip.jsonl"]}
+                                  "{gpu}/estimators/skip.jsonl", "{gpu}/estimators/manix-depths.jsonl",
+                                  "{gpu}/async/flights.jsonl", "{gpu}/async/*-winners.jsonl"]}
+# The numbers of the prose's paragraph on where manix's time goes and on
+# asynchronous flights (\depManix..., \async...): each a time in ms.
+DEPTH_NUMBERS = ["depManixRestGlobalMs", "depManixRestSkipMs", "depManixFirstGlobalMs", "depManixFirstSkipMs"]
+ASYNC_NUMBERS = ["asyncHeadGridSixteenMs", "asyncHeadGridSixteenRoundMs", "asyncManixGlobalMs",
+                 "asyncManixGlobalRoundMs", "asyncSmokeMs", "asyncSmokeSyncMs"]
 SKIP_ESTIMATORS = [("global", "f32"), ("global", "u8"), ("grid32", "u8"), ("skip", "u8")]
 
 
@@ -54,8 +67,9 @@ def write(ctx):
     used = []
     # the macros the prose cites, "--" when there is nothing to cite
     macros = {"estTableCommit": "--", "estSkipCommit": "--", "estSkipCloudSpeedup": "--", "estSkipCloudVsGrid": "--",
-              "estManixSkipSteps": "--"}
-    numbers = {}
+              "estManixSkipSteps": "--", "depManixFirstStepShare": "--", "depManixFirstTimeShare": "--",
+              "depCommit": "--", "asyncCommit": "--", "asyncSmokeChosen": "--"}
+    numbers = {name: (None, 0.0, "lower") for name in DEPTH_NUMBERS + ASYNC_NUMBERS}
     for scene in TUNED:
         macros["est%sSpeedup" % _camel(scene)] = "--"
         macros["est%sChosen" % _camel(scene)] = "--"
@@ -177,6 +191,74 @@ def _write(ctx, out, base, used, macros, numbers):
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     out.write("tab_estimator_tunes.tex", "\n".join(t) + "\n")
     _write_skip(ctx, out, base, used, macros)
+    _depths(ctx, base, used, macros, numbers)
+    _async(ctx, used, macros, numbers)
+
+
+def _time(r):
+    return (r["metrics"]["time_ms"], row_noise(r), "lower")
+
+
+def _depths(ctx, base, used, macros, numbers):
+    """manix-depths.jsonl: the first and last configs of the file (global:u8
+    and the tuned skip:u8 schedule are the README's rows 1 and 3) cut after
+    the first flight and whole."""
+    p = os.path.join(base, "manix-depths.jsonl")
+    if not os.path.exists(p):
+        return
+    used.append("estimators/manix-depths.jsonl")
+    rs = [r for r in _rows(p) if r.get("kind") == "result" and r.get("status") == "ok"]
+    by = {(r["config"], r["workload"]["max_depth"]): r for r in rs}
+    glob_u8 = next((c for c, d in by if d == 0 and estimator_of(c) == ("global", "u8")), None)
+    skips = sorted((r for r in rs if r["workload"]["max_depth"] == 0 and estimator_of(r["config"]) == ("skip", "u8")),
+                   key=lambda r: r["metrics"]["time_ms"])
+    if not glob_u8 or not skips or (glob_u8, 2) not in by or (skips[0]["config"], 2) not in by:
+        return
+    g0, g2 = by[(glob_u8, 0)], by[(glob_u8, 2)]
+    s0, s2 = skips[0], by[(skips[0]["config"], 2)]
+    # the rest's noise: the two times' noises, relative to their difference
+    def rest(a, b):
+        ta, tb = a["metrics"]["time_ms"], b["metrics"]["time_ms"]
+        noise = (row_noise(a) * ta + row_noise(b) * tb) / (ta - tb)
+        return (ta - tb, noise, "lower")
+    numbers["depManixRestGlobalMs"] = rest(g0, g2)
+    numbers["depManixRestSkipMs"] = rest(s0, s2)
+    numbers["depManixFirstGlobalMs"] = _time(g2)
+    numbers["depManixFirstSkipMs"] = _time(s2)
+    macros["depManixFirstStepShare"] = "%.0f" % (100.0 * g2["metrics"]["steps"] / g0["metrics"]["steps"])
+    macros["depManixFirstTimeShare"] = "%.0f" % (100.0 * g2["metrics"]["time_ms"] / g0["metrics"]["time_ms"])
+    macros["depCommit"] = g0["commit"][:7]
+
+
+def _async(ctx, used, macros, numbers):
+    """async/flights.jsonl and async/smoke-winners.jsonl: the numbers of the
+    prose's paragraph on asynchronous flights."""
+    base = os.path.join(ctx.root, "results", ctx.gpu, "async")
+    p = os.path.join(base, "flights.jsonl")
+    if os.path.exists(p):
+        used.append("async/flights.jsonl")
+        rs = [r for r in _rows(p) if r.get("kind") == "result" and r.get("status") == "ok"]
+        def best(scene, est, asyn):
+            c = [r for r in rs if r["scene"] == scene and estimator_of(r["config"]) == est and
+                 ("flights=async" in r["config"]) == asyn]
+            return min(c, key=lambda r: r["metrics"]["time_ms"]) if c else None
+        for key, scene, est in (("HeadGridSixteen", "head512", ("grid16", "u8")),
+                                ("ManixGlobal", "manix", ("global", "u8"))):
+            a, b = best(scene, est, True), best(scene, est, False)
+            if a and b:
+                numbers["async%sMs" % key] = _time(a)
+                numbers["async%sRoundMs" % key] = _time(b)
+        if rs:
+            macros["asyncCommit"] = ", ".join(sorted({r["commit"][:7] for r in rs}))
+    p = os.path.join(base, "smoke-winners.jsonl")
+    if os.path.exists(p):
+        used.append("async/smoke-winners.jsonl")
+        w = [r for r in _rows(p) if r.get("kind") == "result"]
+        if len(w) == 2:
+            numbers["asyncSmokeMs"] = _time(w[0])
+            numbers["asyncSmokeSyncMs"] = _time(w[1])
+            macros["asyncSmokeChosen"] = "%s:%s%s" % (estimator_of(w[0]["config"]) + (
+                ", async" if "flights=async" in w[0]["config"] else "",))
 
 
 def _write_skip(ctx, out, base, used, macros):

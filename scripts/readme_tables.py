@@ -30,6 +30,9 @@ INPUTS = {
     "fixtures": [],   # tests/fixtures/tuner/, not results/
     "mitsuba": ["*/mitsuba.jsonl"],
     "estimator_tunes": ["{gpu}/estimators/*-winners.jsonl"],
+    "manix_depths": ["{gpu}/estimators/manix-depths.jsonl"],
+    "async_flights": ["{gpu}/async/flights.jsonl"],
+    "async_tunes": ["{gpu}/async/*-winners.jsonl"],
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimator_skip": ["{gpu}/estimators/skip.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
@@ -272,7 +275,7 @@ def table_mitsuba(gpu):
     return "\n\n".join(blocks) if blocks else "No Mitsuba comparison results yet (`experiments/mitsuba`)."
 
 ESTIMATOR_SCENES = [("manix", "manix"), ("artifix", "artifix"), ("cranium", "cranium: a real head CT, 256x108x256 "
-                    "int16 (InVesalius' Cranium.inv3, Debian invesalius-examples 3.1.99998-4; data/ct/make.sh)"),
+                    "int16 (InVesalius' Cranium.inv3, Debian invesalius-examples 3.1.99998-4; scripts/fetch_ct.sh)"),
                     ("smoke", "smoke")]
 
 
@@ -280,6 +283,18 @@ def estimator_of(config):
     m = re.search(r"majorant=(\w+)", config)
     d = re.search(r"density=(\w+)", config)
     return "%s:%s" % (m.group(1) if m else "global", d.group(1) if d else "f32")
+
+
+def schedule_of(config):
+    """A config's schedule in few words: the thesis' name, and the keys
+    beyond the thesis that are on (threshold, lookahead, coop, flights)."""
+    name = "regenerationSK-%s" % re.search(r"regen=(\w+)", config).group(1)
+    if ",reorder=" in config and ",reorder=none" not in config or ",kernels=multi" in config or "regen=none" in config:
+        name = re.search(r"regen=(\w+)", config).group(0)
+    keys = [k for k in ("threshold", "lookahead", "coop", "flights") if re.search(r"\b%s=" % k, config)]
+    extra = ["%s=%s" % (k, re.search(r"\b%s=(\w+)" % k, config).group(1)) for k in keys]
+    extra = [e for e in extra if e not in ("threshold=0", "lookahead=1")]
+    return ", ".join([name] + extra)
 
 
 def table_estimator_tunes(gpu):
@@ -298,9 +313,9 @@ def table_estimator_tunes(gpu):
         if len(rs) != 2:
             continue
         a, g = rs[0]["metrics"], rs[1]["metrics"]
-        lines.append("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2fx |" % (
-            key, estimator_of(rs[0]["config"]), a["time_ms"], a["steps"] / a["rays"], g["time_ms"],
-            g["steps"] / g["rays"], g["time_ms"] / a["time_ms"]))
+        lines.append("| %s | %s%s | %.2f | %.2f | %.2f | %.2f | %.2fx |" % (
+            key, estimator_of(rs[0]["config"]), ", flights=async" if "flights=async" in rs[0]["config"] else "",
+            a["time_ms"], a["steps"] / a["rays"], g["time_ms"], g["steps"] / g["rays"], g["time_ms"] / a["time_ms"]))
         prov = prov or provenance(rs)
         if key != label:
             notes.append(label)
@@ -309,9 +324,130 @@ def table_estimator_tunes(gpu):
     commits = sorted({r["commit"] for p in inputs("estimator_tunes", gpu) for r in rows(p)})
     head = ("On %s; workload 400x400, 100 spp, seed 1; `tune --budget 90s` (local search) once with "
             "`--estimators all` and once with `--estimators global`, then both winners measured again in one bench "
-            "session; commits %s (the tuner's estimator stage changed between them, the kernels did not). "
-            "Source: results/%s/estimators/*-winners.jsonl." % (prov, ", ".join(commits), gpu)) if prov else "no data"
+            "session (`scripts/gpu_estimator_tune.sh`); %s. "
+            "Source: results/%s/estimators/*-winners.jsonl." % (
+                prov, "commit %s" % commits[0] if len(commits) == 1 else
+                "commits %s (the tuner's estimator stage changed between them, the kernels did not)" %
+                ", ".join(commits), gpu)) if prov else "no data"
     return head + "\n\n" + "\n".join(lines) + ("\n\n" + "; ".join(notes) if notes else "")
+
+
+def table_manix_depths(gpu):
+    """Where manix's time goes: the same configs with paths cut after their
+    first flight (--max-depth 2: the camera ray and the first flight), after
+    one more extension (3), and whole; the difference is what the
+    extensions after the first flight cost."""
+    rs = rows(one("manix_depths", gpu, "{gpu}/estimators/manix-depths.jsonl"))
+    res = [r for r in rs if r.get("kind") == "result" and r["status"] == "ok"]
+    by = {}
+    order = []
+    for r in res:
+        c = r["config"]
+        if c not in order:
+            order.append(c)
+        by[(c, r["workload"]["max_depth"])] = r["metrics"]
+    lines = ["| estimator | schedule | whole path: ms | Msteps | first flight (depth <= 2): ms | Msteps | share of "
+             "the time | depth <= 3: ms | after the first flight: ms | Msteps | Mrays |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in order:
+        full, d2, d3 = by.get((c, 0)), by.get((c, 2)), by.get((c, 3))
+        if not (full and d2 and d3):
+            continue
+        lines.append("| %s | %s | %.2f | %.0f | %.2f | %.0f | %.0f%% | %.2f | %.2f | %.0f | %.1f |" % (
+            estimator_of(c), schedule_of(c), full["time_ms"], full["steps"] / 1e6, d2["time_ms"], d2["steps"] / 1e6,
+            100 * d2["time_ms"] / full["time_ms"], d3["time_ms"], full["time_ms"] - d2["time_ms"],
+            (full["steps"] - d2["steps"]) / 1e6, (full["rays"] - d2["rays"]) / 1e6))
+    head = ("On %s; manix, 400x400, 100 spp, seed 1, `bench --max-depth 2` (each path's camera ray, its refraction "
+            "into the box and its first flight), `--max-depth 3` and whole paths, one bench session each. Source: "
+            "results/%s/estimators/manix-depths.jsonl." % (provenance(res), gpu))
+    return head + "\n\n" + "\n".join(lines)
+
+
+def table_async_flights(gpu):
+    """Asynchronous flights against the thesis' rounds (with and without
+    cooperative flights) per scene and estimator, one schedule family
+    (experiments/async_flights.spec)."""
+    rs = rows(one("async_flights", gpu, "{gpu}/async/flights.jsonl"))
+    res = [r for r in rs if r.get("kind") == "result"]
+    t = {}
+    scenes, ests = [], []
+    for r in res:
+        c = r["config"]
+        e = estimator_of(c)
+        mode = "async" if "flights=async" in c else "coop" if "coop=4" in c else "rounds"
+        thr = int(re.search(r"threshold=(\d+)", c).group(1))
+        t[(r["scene"], e, mode, thr)] = r
+        if r["scene"] not in scenes:
+            scenes.append(r["scene"])
+        if e not in ests:
+            ests.append(e)
+    thrs = sorted({k[3] for k in t})
+    head_cols = ["rounds", "rounds, coop=4", "async"]
+    lines = ["| scene | estimator | " + " | ".join("%s: ms (threshold %s)" % (m, "/".join(map(str, thrs)))
+                                                 for m in head_cols) +
+             " | async SIMD | async vs the best round |", "|---|---|---|---|---|---:|---:|"]
+    bad = []
+    for sc in scenes:
+        for e in ests:
+            cells, best = [], {}
+            for mode in ("rounds", "coop", "async"):
+                vals = []
+                for th in thrs:
+                    r = t.get((sc, e, mode, th))
+                    if not r or r["status"] != "ok":
+                        vals.append("--")
+                        if r:
+                            bad.append("%s %s %s threshold %d: %s" % (sc, e, mode, th, r["status"]))
+                        continue
+                    vals.append("%.2f" % r["metrics"]["time_ms"])
+                    if mode not in best or r["metrics"]["time_ms"] < best[mode]["metrics"]["time_ms"]:
+                        best[mode] = r
+                cells.append(" / ".join(vals))
+            if "async" not in best:
+                continue
+            sync = min((best[m] for m in ("rounds", "coop") if m in best), key=lambda r: r["metrics"]["time_ms"])
+            lines.append("| %s | %s | %s | %.0f%% | %.2fx |" % (
+                sc, e, " | ".join(cells), 100 * best["async"]["metrics"]["simd_efficiency"],
+                sync["metrics"]["time_ms"] / best["async"]["metrics"]["time_ms"]))
+    sched = sorted({re.sub(r",threshold=\d+|,coop=\d+|,flights=\w+|,majorant=\w+|,density=\w+", "", r["config"])
+                    for r in res})
+    head = ("On %s; workload 400x400, 100 spp, seed 1; `experiments/run async_flights`: the schedule `%s` with "
+            "threshold %s, as the thesis' rounds, with cooperative flights (`coop=4`) and with `flights=async`. "
+            "\"async SIMD\": the fraction of lanes in flight in its batch rounds (the metric's meaning under "
+            "asynchronous flights, see Metrics); \"async vs the best round\": the fastest round (with or without "
+            "coop) over the fastest async, >1 where async wins. Source: results/%s/async/flights.jsonl." % (
+                provenance(res), "; ".join(sched), " and ".join(map(str, thrs)), gpu))
+    return head + "\n\n" + "\n".join(lines) + ("\n\nNot ok: " + "; ".join(bad) if bad else "")
+
+
+def table_async_tunes(gpu):
+    """The default 90 s tune with every estimator over the whole space
+    against the same tune with flights=sync only, both winners re-measured
+    in one bench session (TUNES="all sync" scripts/gpu_estimator_tune.sh)."""
+    lines = ["| scene | tuned, whole space: winner | ms | tuned, flights=sync only: winner | ms | "
+             "ratio | what the ratio measures |", "|---|---|---:|---|---:|---:|---|"]
+    prov, allrows = None, []
+    for path in inputs("async_tunes", gpu):
+        scene = os.path.basename(path)[:-len("-winners.jsonl")]
+        rs = [r for r in rows(path) if r.get("kind") == "result"]
+        if len(rs) != 2:
+            continue
+        allrows += rs
+        a, b = rs
+        why = ("asynchronous flights" if "flights=async" in a["config"] else
+               "the two tunes' search (both winners are rounds)" if a["config"] != b["config"] else "nothing: one winner")
+        lines.append("| %s | %s, %s | %.2f | %s, %s | %.2f | %.2fx | %s |" % (
+            scene, estimator_of(a["config"]), schedule_of(a["config"]), a["metrics"]["time_ms"],
+            estimator_of(b["config"]), schedule_of(b["config"]), b["metrics"]["time_ms"],
+            b["metrics"]["time_ms"] / a["metrics"]["time_ms"], why))
+        prov = prov or provenance(rs)
+    commits = sorted({r["commit"] for r in allrows})
+    head = ("On %s; workload 400x400, 100 spp, seed 1; `TUNES=\"all sync\" scripts/gpu_estimator_tune.sh OUT 90s "
+            "--scene S`: `tune --budget 90s --estimators all` over the whole space and with `--space flights=sync`, "
+            "then both winners measured again in one bench session; commit%s %s. Source: "
+            "results/%s/async/*-winners.jsonl." % (prov, "s" if len(commits) > 1 else "", ", ".join(commits), gpu)
+            ) if prov else "no data"
+    return head + "\n\n" + "\n".join(lines)
 
 
 def table_estimator_skip(gpu):
@@ -721,7 +857,8 @@ TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table
           "estimators": table_estimators, "estimator_skip": table_estimator_skip, "tuner_compare": table_tuner_compare, "large_sizes": table_large_sizes,
           "large_coherence": table_large_coherence, "large_tunes": table_large_tunes,
           "large_cranium": table_large_cranium, "tuner_compare_sampled": table_tuner_compare_sampled,
-          "ground_truth": table_ground_truth, "tune_variance": table_tune_variance}
+          "ground_truth": table_ground_truth, "tune_variance": table_tune_variance,
+          "manix_depths": table_manix_depths, "async_flights": table_async_flights, "async_tunes": table_async_tunes}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")
