@@ -225,6 +225,8 @@ def config_seeds():
     s["bad_density"] = b"naiveSK,density=f64"
     s["volume_sparse"] = b"regenerationSK-warp,lookahead=4,majorant=grid8,volume=sparse"
     s["bad_volume"] = b"naiveSK,volume=tiles"
+    s["flights_async"] = b"regenerationSK-warp,threshold=50,lookahead=2,flights=async,majorant=grid32,density=u8"
+    s["bad_flights_rule"] = b"regenerationSK-block,flights=async"
     return s
 
 
