@@ -6,7 +6,7 @@
  * Why a stage and not more dimensions of the space: the estimator changes
  * what every step costs (how many steps, and what each fetch moves), not
  * how the schedule maps flights to lanes, and the two have no constraint in
- * common; multiplying the space's 349,164 schedules by 32 estimators would
+ * common; multiplying the space's 353,934 schedules by 32 estimators would
  * make an 11-million-member space that the tuner's strategies (and the memory
  * the space is held in) would have to cover blindly. So a tune
  * (tuner/tune.c, estimator_stage)
