@@ -286,15 +286,13 @@ def estimator_of(config):
 
 
 def schedule_of(config):
-    """A config's schedule in few words: the thesis' name, and the keys
-    beyond the thesis that are on (threshold, lookahead, coop, flights)."""
-    name = "regenerationSK-%s" % re.search(r"regen=(\w+)", config).group(1)
-    if ",reorder=" in config and ",reorder=none" not in config or ",kernels=multi" in config or "regen=none" in config:
-        name = re.search(r"regen=(\w+)", config).group(0)
-    keys = [k for k in ("threshold", "lookahead", "coop", "flights") if re.search(r"\b%s=" % k, config)]
-    extra = ["%s=%s" % (k, re.search(r"\b%s=(\w+)" % k, config).group(1)) for k in keys]
-    extra = [e for e in extra if e not in ("threshold=0", "lookahead=1")]
-    return ", ".join([name] + extra)
+    """A config's schedule in few words: experiments/vptexp.py's description
+    (the thesis' name and what differs from its settings), estimator keys
+    left out."""
+    sys.path.insert(0, os.path.join(ROOT, "experiments"))
+    import vptexp
+    words = vptexp.describe_config(config).split(", ")
+    return ", ".join(w for w in words if not w.startswith(("majorant=", "density=", "volume=")))
 
 
 def table_estimator_tunes(gpu):

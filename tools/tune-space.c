@@ -180,22 +180,11 @@ static VptSpace *make_space(const SpaceSpecs *sp)
 {
     VptSpace *s = vpt_space_create();
     if (!s) return NULL;
-    for (int i = 0; i < sp->n; i++) {
-        char dim[64];
-        const char *eq = strchr(sp->spec[i], '=');
-        size_t len = eq ? (size_t)(eq - sp->spec[i]) : 0;
-        if (!eq || len == 0 || len >= sizeof dim) {
-            vpt_fail("--space: expected DIM=V1,V2,... (got '%s')", sp->spec[i]);
+    for (int i = 0; i < sp->n; i++)
+        if (vpt_space_restrict_spec(s, sp->spec[i])) {
             vpt_space_destroy(s);
             return NULL;
         }
-        memcpy(dim, sp->spec[i], len);
-        dim[len] = '\0';
-        if (vpt_space_restrict(s, dim, eq + 1)) {
-            vpt_space_destroy(s);
-            return NULL;
-        }
-    }
     return s;
 }
 

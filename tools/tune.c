@@ -229,19 +229,11 @@ static VptSpace *make_space(const Options *o, VptSpace *base)
 {
     VptSpace *s = base ? base : vpt_space_create();
     if (!s) return NULL;
-    for (int i = 0; i < o->nspace; i++) {
-        char dim[64];
-        const char *eq = strchr(o->space[i], '=');
-        size_t n = (size_t)(eq - o->space[i]);
-        if (n >= sizeof dim) n = sizeof dim - 1;
-        memcpy(dim, o->space[i], n);
-        dim[n] = '\0';
-        if (vpt_space_restrict(s, dim, eq + 1)) {
-            vpt_error_prefix("--space %s", o->space[i]);
+    for (int i = 0; i < o->nspace; i++)
+        if (vpt_space_restrict_spec(s, o->space[i])) {
             vpt_space_destroy(s);
             return NULL;
         }
-    }
     if (vpt_space_size(s) == 0) {
         vpt_space_destroy(s);
         vpt_fail("--space: the restrictions leave no valid configuration");

@@ -433,6 +433,21 @@ int vpt_space_restrict(VptSpace *s, const char *dim, const char *values)
     return 0;
 }
 
+int vpt_space_restrict_spec(VptSpace *s, const char *spec)
+{
+    char dim[64];
+    const char *eq = strchr(spec, '=');
+    size_t n = eq ? (size_t)(eq - spec) : 0;
+    if (!eq || n == 0 || n >= sizeof dim) return vpt_fail("--space: expected DIM=V1,V2,... (got '%s')", spec);
+    memcpy(dim, spec, n);
+    dim[n] = '\0';
+    if (vpt_space_restrict(s, dim, eq + 1)) {
+        vpt_error_prefix("--space %s", spec);
+        return -1;
+    }
+    return 0;
+}
+
 size_t vpt_space_size(const VptSpace *s)
 {
     return s->n;

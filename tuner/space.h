@@ -109,6 +109,10 @@ void vpt_space_destroy(VptSpace *s);
  * when no member would be left. */
 int vpt_space_restrict(VptSpace *s, const char *dim, const char *values);
 
+/* The same from one "DIM=V1,V2,..." text (tune and tune-space --space);
+ * fails, naming the text, when it has no '=' or no dimension before it. */
+int vpt_space_restrict_spec(VptSpace *s, const char *spec);
+
 /* "schedule", "maxrregcount", ... ; vpt_space_dim_parse is its inverse. */
 const char *vpt_space_dim_name(VptDim d);
 int vpt_space_dim_parse(const char *name, VptDim *out);
