@@ -19,6 +19,7 @@ static const char *const reorder_names[] = {"none", "compact", "morton", "morton
 static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
 static const char *const flights_names[] = {"sync", "async"};
+static const char *const paths_names[] = {"sample", "pixel"};
 /* majorant: the global one (0), a grid of C^3-voxel cells (C), or the
  * global one with empty space skipped by the distance map (-1) */
 static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128", "skip"};
@@ -78,6 +79,11 @@ const char *vpt_flights_name(VptFlights f)
     return (int)f >= 0 && (int)f < COUNT(flights_names) ? flights_names[f] : "?";
 }
 
+const char *vpt_paths_name(VptPathOrder o)
+{
+    return (int)o >= 0 && (int)o < COUNT(paths_names) ? paths_names[o] : "?";
+}
+
 static const VptSchedule schedules[VPT_SCHEDULE_COUNT] = {
     {"naiveSK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_SINGLE, 0},
     {"naiveMK", VPT_REGEN_NONE, VPT_REORDER_NONE, VPT_KERNELS_MULTI, 0},
@@ -131,6 +137,7 @@ VptConfig vpt_config_default(void)
         .lookahead = 1,
         .coop = 0,
         .flights = VPT_FLIGHTS_SYNC,
+        .paths = VPT_PATHS_SAMPLE,
         .majorant = 0,
         .density = VPT_DENSITY_F32,
     };
@@ -142,7 +149,8 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
     return a->regen == b->regen && a->reorder == b->reorder && a->kernels == b->kernels &&
            a->maxrregcount == b->maxrregcount && a->ppt == b->ppt && a->block == b->block &&
            a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
-           a->lookahead == b->lookahead && a->coop == b->coop && a->flights == b->flights && a->majorant == b->majorant &&
+           a->lookahead == b->lookahead && a->coop == b->coop && a->flights == b->flights && a->paths == b->paths &&
+           a->majorant == b->majorant &&
            a->density == b->density && a->sparse == b->sparse;
 }
 
@@ -158,6 +166,8 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size)
     if (c->coop != 0 && n >= 0 && (size_t)n < size) n += snprintf(buf + n, size - (size_t)n, ",coop=%d", c->coop);
     if (c->flights != VPT_FLIGHTS_SYNC && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ",flights=%s", vpt_flights_name(c->flights));
+    if (c->paths != VPT_PATHS_SAMPLE && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, ",paths=%s", vpt_paths_name(c->paths));
     if (c->majorant != 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ",majorant=%s", vpt_majorant_name(c->majorant));
     if (c->density != VPT_DENSITY_F32 && n >= 0 && (size_t)n < size)
@@ -204,6 +214,7 @@ enum {
     K_LOOKAHEAD,
     K_COOP,
     K_FLIGHTS,
+    K_PATHS,
     K_MAJORANT,
     K_DENSITY,
     K_VOLUME,
@@ -211,10 +222,11 @@ enum {
 };
 static const char *const key_names[K_COUNT] = {
     "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
-    "flights", "majorant", "density", "volume",
+    "flights", "paths", "majorant", "density", "volume",
 };
 #define KEYS_LIST                                                                                                   \
-    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, flights, majorant, "  \
+    "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, flights, paths, "    \
+    "majorant, "                                                                                                     \
     "density, volume"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
@@ -335,6 +347,11 @@ static int set_field(VptConfig *c, int key, const char *v)
             return bad_enum(k, v, flights_names, COUNT(flights_names));
         c->flights = (VptFlights)i;
         return 0;
+    case K_PATHS:
+        if ((i = find_name(paths_names, COUNT(paths_names), v)) < 0)
+            return bad_enum(k, v, paths_names, COUNT(paths_names));
+        c->paths = (VptPathOrder)i;
+        return 0;
     case K_MAJORANT:
         if ((i = find_name(majorant_names, COUNT(majorant_names), v)) < 0)
             return bad_enum(k, v, majorant_names, COUNT(majorant_names));
@@ -437,6 +454,8 @@ static int check_domains(const VptConfig *c)
     if (!coop_ok(c->coop)) return vpt_fail("coop=%d: not allowed (allowed: %s)", c->coop, COOP_ALLOWED);
     if ((int)c->flights < 0 || (int)c->flights >= COUNT(flights_names))
         return vpt_fail("flights=%d is not sync or async", (int)c->flights);
+    if ((int)c->paths < 0 || (int)c->paths >= COUNT(paths_names))
+        return vpt_fail("paths=%d is not sample or pixel", (int)c->paths);
     if (!majorant_ok(c->majorant))
         return vpt_fail("majorant %d is not one of 0 (global), 4, 8, 16, 32, 64, 128 (grids), -1 (skip)", c->majorant);
     if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))

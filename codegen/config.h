@@ -9,7 +9,7 @@
  * A config has exactly one canonical text form, every field in a fixed order:
  *   regen=block,reorder=compact,kernels=single,maxrregcount=64,ppt=1,block=256,grid=0,threshold=100,sortkey=position,lookahead=1
  * used on the command line, as cache key and in results. The last fields,
- * coop, flights, majorant, density and volume, are written only off their defaults
+ * coop, flights, paths, majorant, density and volume, are written only off their defaults
  * ("...,lookahead=4,coop=4,majorant=grid8,density=u8,volume=sparse",
  * "...,lookahead=2,flights=async,majorant=grid32"), so the texts of
  * every config from before they existed stay canonical. The parser also
@@ -29,6 +29,7 @@ typedef enum { VPT_REORDER_NONE, VPT_REORDER_COMPACT, VPT_REORDER_MORTON, VPT_RE
 typedef enum { VPT_KERNELS_SINGLE, VPT_KERNELS_MULTI } VptKernels;
 typedef enum { VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION } VptSortKey;
 typedef enum { VPT_FLIGHTS_SYNC, VPT_FLIGHTS_ASYNC } VptFlights;
+typedef enum { VPT_PATHS_SAMPLE, VPT_PATHS_PIXEL } VptPathOrder;
 
 typedef struct {
     VptRegen regen;
@@ -58,6 +59,15 @@ typedef struct {
                                 lanes are in flight; regen=thread: whenever one lane
                                 is ready) and then flies its next extension
                                 (kernels.cu.in, async_flights) */
+    VptPathOrder paths;      /* beyond the thesis: the order in which a launch hands
+                                out its paths. sample (the thesis): every pixel's
+                                first sample, row by row, then every pixel's second,
+                                ...; pixel: a pixel's samples one after another, so
+                                the lanes of a warp start nearly the same camera ray
+                                and fetch the same few texels (kernels.cu.in,
+                                launch_path). Either way a path keeps its id, pixel
+                                and random numbers: the same image, bit for bit up to
+                                the order of the float additions into a pixel */
     int majorant;            /* the free-flight estimator (physics/vpt_tracer.h): 0 the
                                 global majorant; C > 0 a majorant grid of C^3-voxel
                                 cells walked by a DDA (text majorant=global|grid4|grid8|
@@ -93,7 +103,8 @@ VptConfig vpt_config_default(void);
  * none|compact|morton|morton_delayed; kernels single|multi; maxrregcount 0 or
  * 24..255; ppt 1|2|4; block a multiple of 32 in 32..1024; grid 0..64;
  * threshold 0..100; sortkey position|termination; lookahead 1|2|4; coop
- * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); flights sync|async; majorant
+ * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); flights sync|async; paths
+ * sample|pixel; majorant
  * global|grid4|...|grid128; density f32|f16|u16|u8; volume
  * dense|sparse. */
 int vpt_config_parse(const char *text, VptConfig *out);
@@ -197,5 +208,6 @@ const char *vpt_reorder_name(VptReorder r);
 const char *vpt_kernels_name(VptKernels k);
 const char *vpt_sortkey_name(VptSortKey k);
 const char *vpt_flights_name(VptFlights f);
+const char *vpt_paths_name(VptPathOrder o);
 
 #endif

@@ -48,10 +48,10 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
                      "// vptune kernel: %s\n"
                      "#define VPT_REGEN %d\n#define VPT_REORDER %d\n#define VPT_MULTI %d\n"
                      "#define VPT_PPT %d\n#define VPT_BLOCK %d\n#define VPT_THRESHOLD %d\n"
-                     "#define VPT_FLIGHTS_ASYNC %d\n#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_MAJORANT_GRID %d\n#define VPT_MAJORANT_SKIP %d\n%s#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
+                     "#define VPT_FLIGHTS_ASYNC %d\n#define VPT_PATHS_PIXEL %d\n#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_MAJORANT_GRID %d\n#define VPT_MAJORANT_SKIP %d\n%s#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
                      "#line 1 \"kernels.cu.in\"\n",
                      canon, regen_code(c->regen), reorder_code(c->reorder), c->kernels == VPT_KERNELS_MULTI ? 1 : 0,
-                     c->ppt, c->block, c->threshold, c->flights == VPT_FLIGHTS_ASYNC ? 1 : 0, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, c->majorant > 0 ? 1 : 0,
+                     c->ppt, c->block, c->threshold, c->flights == VPT_FLIGHTS_ASYNC ? 1 : 0, c->paths == VPT_PATHS_PIXEL ? 1 : 0, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, c->majorant > 0 ? 1 : 0,
                      vpt_majorant_skips(c->majorant),
                      c->sparse ? "#define VPT_SPARSE 1\n" : "", roofline, inject_code, sizeof(VptPath),
                      sizeof(VptLaunch));

@@ -34,13 +34,16 @@ PART_estimators  := estimators
 # Asynchronous flights against the rounds, per estimator (96 evaluations,
 # two of the scenes 512^3).
 PART_async       := async_flights
+# The order a launch hands out its paths in (paths=sample|pixel), 130
+# evaluations, two of the scenes 512^3.
+PART_paths       := path_order
 # One head at 128^3 .. 1024^3 (issue 17): tuned per size, then the schedules
 # beside each size's winner, then Nsight Compute's hit rates.
 PART_large_tune  := large_tune
 PART_large       := large_schedules
 PART_large_ncu   := large_coherence
 EXPERIMENT_PARTS := thesis tiling registers coherence occupancy1 occupancy2 occupancy3 occupancy4 \
-                    occupancy5 occupancy6 transfer estimators async large_tune large large_ncu
+                    occupancy5 occupancy6 transfer estimators async paths large_tune large large_ncu
 
 .PHONY: experiments experiment experiments-list experiments-part experiments-parts
 experiments:

@@ -33,11 +33,12 @@ REORDER = ("none", "compact", "morton", "morton_delayed")
 KERNELS = ("single", "multi")
 SORTKEY = ("position", "termination")
 FLIGHTS = ("sync", "async")
+PATHS = ("sample", "pixel")
 MAJORANT = ("global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128", "skip")
 DENSITY = ("f32", "f16", "u16", "u8")
 VOLUME = ("dense", "sparse")
 KEYS = ("regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead",
-        "coop", "flights", "majorant", "density", "volume")
+        "coop", "flights", "paths", "majorant", "density", "volume")
 
 # The nine schedules in codegen/config.c's order: name, regen, reorder,
 # kernels, threshold (the thesis' regeneration point).
@@ -69,7 +70,7 @@ class ConfigError(ValueError):
 def default_config():
     return {"regen": "none", "reorder": "none", "kernels": "single", "maxrregcount": 0, "ppt": 1,
             "block": 256, "grid": 0, "threshold": 0, "sortkey": "position", "lookahead": 1, "coop": 0,
-            "flights": "sync", "majorant": "global", "density": "f32", "volume": "dense"}
+            "flights": "sync", "paths": "sample", "majorant": "global", "density": "f32", "volume": "dense"}
 
 
 def _strict_int(key, v, allowed):
@@ -91,7 +92,7 @@ _DOMAINS = {
     "lookahead": (lambda v: v in (1, 2, 4), "1, 2, 4", "not allowed"),
     "coop": (lambda v: v in (0, 1, 2, 4, 8, 16), "0 (off), 1, 2, 4, 8, 16", "not allowed"),
 }
-_ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY, "flights": FLIGHTS,
+_ENUMS = {"regen": REGEN, "reorder": REORDER, "kernels": KERNELS, "sortkey": SORTKEY, "flights": FLIGHTS, "paths": PATHS,
           "majorant": MAJORANT, "density": DENSITY, "volume": VOLUME}
 
 
@@ -141,12 +142,13 @@ def parse_config(text):
 
 
 def format_config(c):
-    # coop, flights, majorant, density and volume are written only off their defaults, as codegen/config.c does
+    # coop, flights, paths, majorant, density and volume are written only off their defaults, as codegen/config.c does
     return ("regen=%s,reorder=%s,kernels=%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,"
             "lookahead=%d" % (c["regen"], c["reorder"], c["kernels"], c["maxrregcount"], c["ppt"], c["block"],
                               c["grid"], c["threshold"], c["sortkey"], c["lookahead"])
             + (",coop=%d" % c["coop"] if c["coop"] else "")
             + (",flights=%s" % c["flights"] if c["flights"] != "sync" else "")
+            + (",paths=%s" % c["paths"] if c["paths"] != "sample" else "")
             + (",majorant=%s" % c["majorant"] if c["majorant"] != "global" else "")
             + (",density=%s" % c["density"] if c["density"] != "f32" else "")
             + (",volume=%s" % c["volume"] if c["volume"] != "dense" else ""))

@@ -52,7 +52,7 @@ DICT = [b"name = ", b"title = ", b"kind = ", b"status = ", b"reason = ", b"scene
         b"budget = ", b"cpu_reference = yes", b"roofline = yes", b"output = ", b"bench", b"tune", b"profile",
         b"not_implemented", b"ready", b"width=", b"height=", b"spp=", b"seed=", b"max_depth=", b"rr_depth=",
         b"schedule=", b"regen=", b"reorder=", b"kernels=", b"maxrregcount=", b"ppt=", b"block=", b"grid=",
-        b"threshold=", b"sortkey=", b"lookahead=", b"coop=", b"flights=", b"async", b"thread", b"warp", b"block",
+        b"threshold=", b"sortkey=", b"lookahead=", b"coop=", b"flights=", b"async", b"paths=", b"pixel", b"thread", b"warp", b"block",
         b"device", b"compact",
         b"morton", b"morton_delayed", b"multi", b"single", b"termination", b"position", b"naiveSK", b"naiveMK",
         b"regenerationSK", b"regenerationSK-warp", b"regenerationSK-block", b"streamingSK", b"streamingMK",

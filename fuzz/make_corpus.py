@@ -227,6 +227,7 @@ def config_seeds():
     s["bad_volume"] = b"naiveSK,volume=tiles"
     s["flights_async"] = b"regenerationSK-warp,threshold=50,lookahead=2,flights=async,majorant=grid32,density=u8"
     s["bad_flights_rule"] = b"regenerationSK-block,flights=async"
+    s["paths_pixel"] = b"regenerationSK-thread,paths=pixel,majorant=grid32,density=u8"
     return s
 
 

@@ -96,6 +96,39 @@ TEST_TIMEOUT(codegen_asynchronous_flights_compile_with_every_estimator, 600)
     }
 }
 
+/* paths=pixel with every schedule: launch_path's pixel-major order compiles
+ * wherever a launch hands out path ids (single and multi kernel, the
+ * regeneration levels, compaction and sorting, asynchronous flights), and
+ * the define is what selects it. */
+TEST_TIMEOUT(codegen_pixel_major_paths_compile_with_every_schedule, 600)
+{
+    static const char *const texts[] = {
+        "naiveSK,paths=pixel",           "naiveMK,paths=pixel",
+        "regenerationSK-thread,paths=pixel,majorant=grid32,density=u8",
+        "regenerationSK-warp,threshold=50,lookahead=4,coop=4,paths=pixel",
+        "streamingSK,paths=pixel",       "streamingMK,paths=pixel",
+        "sortingSK,paths=pixel",         "regenerationSK-warp,flights=async,paths=pixel,majorant=skip,density=u8",
+    };
+    for (int i = 0; i < 8; i++) {
+        VptConfig c;
+        REQUIRE_MSG(vpt_config_parse(texts[i], &c) == 0, "%s", vpt_errmsg());
+        VptKernelSource src;
+        REQUIRE_MSG(vpt_kernel_source_build(&c, &src) == 0, "%s", vpt_errmsg());
+        CHECK_STR_CONTAINS(src.source, "#define VPT_PATHS_PIXEL 1\n");
+        vpt_kernel_source_free(&src);
+        VptCompileResult cr;
+        int rc = compile(&c, 9, 0, &cr);
+        CHECK_MSG(rc == 0, "%s for sm_90: %s", texts[i], vpt_errmsg());
+        if (rc == 0) CHECK(cr.cubin_size > 4 && memcmp(cr.cubin, "\177ELF", 4) == 0);
+        vpt_compile_result_free(&cr);
+    }
+    VptConfig c = vpt_config_default();
+    VptKernelSource src;
+    REQUIRE(vpt_kernel_source_build(&c, &src) == 0);
+    CHECK_STR_CONTAINS(src.source, "#define VPT_PATHS_PIXEL 0\n");
+    vpt_kernel_source_free(&src);
+}
+
 /* volume=sparse for every schedule: PNanoVDB.h, embedded at build time,
  * compiles under NVRTC (the GPU machines have no libnanovdb-dev), with the
  * estimators it combines with. */

@@ -106,7 +106,7 @@ TEST(completion_config_keys_and_values_are_accepted)
     CHECK(has_line(keys, "streamingSK"));
     int nvalues = 0;
     static const char *const want_keys[] = {"regen=", "reorder=", "kernels=", "maxrregcount=", "ppt=", "block=",
-                                            "grid=", "threshold=", "lookahead=", "coop=", "flights=", NULL};
+                                            "grid=", "threshold=", "lookahead=", "coop=", "flights=", "paths=", NULL};
     for (int i = 0; want_keys[i]; i++) CHECK_MSG(has_line(keys, want_keys[i]), "%s not offered", want_keys[i]);
     for (char *k = strtok(keys, "\n"); k; k = strtok(NULL, "\n")) {
         if (!strchr(k, '=')) continue;

@@ -155,6 +155,7 @@ static VptConfig random_config(uint64_t *s)
     static const int coops[] = {0, 1, 2, 4, 8, 16};
     c.coop = coops[rng_next(s) % 6];
     c.flights = (VptFlights)(rng_next(s) % 2);
+    c.paths = (VptPathOrder)(rng_next(s) % 2);
     c.majorant = 0;
     c.density = VPT_DENSITY_F32;
     c.sparse = 0;
@@ -182,9 +183,10 @@ TEST(config_random_round_trip)
             char alias[VPT_CONFIG_STR_MAX * 2];
             snprintf(alias, sizeof alias,
                      "%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,threshold=%d,sortkey=%s,lookahead=%d,coop=%d,"
-                     "flights=%s",
+                     "flights=%s,paths=%s",
                      vpt_config_schedule_name(&c), c.maxrregcount, c.ppt, c.block, c.grid, c.threshold,
-                     vpt_sortkey_name(c.sortkey), c.lookahead, c.coop, vpt_flights_name(c.flights));
+                     vpt_sortkey_name(c.sortkey), c.lookahead, c.coop, vpt_flights_name(c.flights),
+                     vpt_paths_name(c.paths));
             VptConfig a = parse_ok(alias);
             CHECK(vpt_config_equal(&a, &c));
         }
@@ -453,6 +455,37 @@ TEST(config_flights_field)
     d.flights = (VptFlights)2; /* built by hand */
     CHECK(vpt_config_check(&d) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "flights=2");
+}
+
+TEST(config_paths_field)
+{
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,paths=pixel,flights=async,majorant=grid32", &c) == 0);
+    CHECK_EQ_INT(c.paths, VPT_PATHS_PIXEL);
+    CHECK_EQ_INT(vpt_config_check(&c), 0);
+    char buf[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&c, buf, sizeof buf);
+    /* after flights, before the estimator, like the fields' order */
+    CHECK_STR_CONTAINS(buf, ",flights=async,paths=pixel,majorant=grid32");
+    VptConfig back;
+    REQUIRE(vpt_config_parse(buf, &back) == 0);
+    CHECK(vpt_config_equal(&back, &c));
+    /* sample is not written: texts from before paths existed stay canonical */
+    REQUIRE(vpt_config_parse("streamingSK,paths=sample", &c) == 0);
+    vpt_config_format(&c, buf, sizeof buf);
+    CHECK(strstr(buf, "paths") == NULL);
+    VptConfig d = vpt_config_default();
+    CHECK(vpt_config_equal(&c, &d) == 0); /* streamingSK differs elsewhere */
+    d = c;
+    d.paths = VPT_PATHS_PIXEL;
+    CHECK(!vpt_config_equal(&c, &d));
+    CHECK(vpt_config_parse("naiveSK,paths=tile", &c) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "paths=tile");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "sample, pixel");
+    d = vpt_config_default();
+    d.paths = (VptPathOrder)2; /* built by hand */
+    CHECK(vpt_config_check(&d) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "paths=2");
 }
 
 TEST(config_lookahead_field)

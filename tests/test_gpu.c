@@ -55,6 +55,11 @@ static const char *const variants[] = {
     "regenerationSK-thread,flights=async", "regenerationSK-warp,threshold=0,flights=async",
     "regenerationSK-warp,threshold=50,lookahead=4,flights=async", "regenerationSK-warp,threshold=100,lookahead=2,flights=async",
     "regenerationSK-thread,grid=1,maxrregcount=64,flights=async",
+    /* pixel-major path order: every way a launch hands out path ids */
+    "naiveSK,paths=pixel,ppt=2", "naiveMK,paths=pixel", "regenerationSK-thread,paths=pixel",
+    "regenerationSK-warp,threshold=50,lookahead=4,coop=4,paths=pixel", "regenerationSK-block,paths=pixel",
+    "streamingSK,paths=pixel", "streamingMK,paths=pixel", "sortingSK,paths=pixel",
+    "regenerationSK-warp,threshold=50,flights=async,paths=pixel",
 };
 
 TEST_TIMEOUT(gpu_every_schedule_every_scene_passes_the_gate, 900)

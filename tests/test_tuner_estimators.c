@@ -21,6 +21,8 @@
 typedef struct {
     TdCtx td;
     long estimator_calls[5][4];
+    double pixel_factor; /* time of paths=pixel over paths=sample; 0: 1 */
+    long pixel_calls;
 } EstCtx;
 
 static int est_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
@@ -38,6 +40,10 @@ static int est_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalReco
         out->status = VPT_STATUS_INVALID_OUTPUT;
         snprintf(out->reason, sizeof out->reason, "the estimator changes the image beyond the noise");
         return 0;
+    }
+    if (c->paths == VPT_PATHS_PIXEL) {
+        e->pixel_calls++;
+        if (e->pixel_factor > 0) f *= e->pixel_factor;
     }
     out->time_ms *= f;
     return 0;
@@ -105,6 +111,60 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     vpt_tune_result_free(&r);
     vpt_cache_close(cache);
     vpt_space_destroy(s);
+}
+
+/* The path order is screened after each estimator screening: where
+ * pixel-major is faster the second half searches with it stamped on and the
+ * winner has it; where it is slower (or ties, as in the test above) it is
+ * measured twice and never wins. */
+static void tune_with_pixel_factor(double factor, VptTuneResult *r, EstCtx *ctx)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    char cache_path[600];
+    snprintf(cache_path, sizeof cache_path, "%s/paths-%g.jsonl", vpt_test_tmpdir(), factor);
+    VptTuneProvenance prov = td_provenance();
+    VptCache *cache = vpt_cache_open(cache_path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE(cache);
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    int n = vpt_estimators_parse("global:f32,grid8:u8", est);
+    REQUIRE(n == 2);
+    memset(ctx, 0, sizeof *ctx);
+    ctx->pixel_factor = factor;
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = est_evaluate;
+    o.evaluate_ctx = ctx;
+    o.cache = cache;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_evals = 60;
+    o.estimators = est;
+    o.n_estimators = (size_t)n;
+    REQUIRE_MSG(vpt_tune_run(&o, r) == 0, "%s", vpt_errmsg());
+    REQUIRE(r->have_winner);
+    /* every record, the screenings' included, is one cache row */
+    CHECK_EQ_INT(vpt_cache_count(cache), ctx->td.calls);
+    CHECK(r->search.n_evals <= 60);
+    vpt_cache_close(cache);
+    vpt_space_destroy(s);
+}
+
+TEST(tuner_paths_screened_and_stamped)
+{
+    EstCtx ctx;
+    VptTuneResult r;
+    tune_with_pixel_factor(0.8, &r, &ctx);
+    CHECK_EQ_INT(r.winner.config.paths, VPT_PATHS_PIXEL);
+    CHECK_EQ_INT(r.winner.config.majorant, 8);
+    /* the second half searched with pixel-major stamped on */
+    CHECK(ctx.pixel_calls > 10);
+    vpt_tune_result_free(&r);
+    tune_with_pixel_factor(1.25, &r, &ctx);
+    CHECK_EQ_INT(r.winner.config.paths, VPT_PATHS_SAMPLE);
+    /* one screening after each estimator screening, nothing else */
+    CHECK_EQ_INT(ctx.pixel_calls, 2);
+    vpt_tune_result_free(&r);
 }
 
 TEST(tuner_estimators_parse)

@@ -264,5 +264,8 @@ uint64_t vpt_rows_config_key(const VptConfig *c)
     k = (k << 4) | majorant_index(c->majorant);
     k = (k << 2) | (uint64_t)(c->density & 0x3);
     k = (k << 1) | (uint64_t)(c->sparse != 0);
+    /* paths=pixel above them all, so that every key from before it existed
+     * (paths=sample) stays what it was: 60 bits, 61 in the cache */
+    k |= (uint64_t)(c->paths != VPT_PATHS_SAMPLE) << 59;
     return k;
 }

@@ -130,9 +130,10 @@ static int push_eval(Engine *e, const VptEvalRecord *r)
 }
 
 /* The config a member is evaluated as: the member with the options'
- * estimator stamped on (search.h). The thesis' estimator (global, f32), the
- * default, stamps nothing, so that a recorded joint space (whose members
- * carry their own estimators, tuner/space.h) is searched as recorded. */
+ * estimator and path order stamped on (search.h). The thesis' estimator
+ * (global, f32) and order (sample), the defaults, stamp nothing, so that a
+ * recorded joint space (whose members carry their own estimators,
+ * tuner/space.h) is searched as recorded. */
 static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *member)
 {
     VptConfig c = *member;
@@ -140,6 +141,7 @@ static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *mem
         c.majorant = o->majorant;
         c.density = o->density;
     }
+    if (o->paths != VPT_PATHS_SAMPLE) c.paths = o->paths;
     return c;
 }
 

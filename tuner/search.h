@@ -200,6 +200,11 @@ typedef struct {
      * global f32; in a recorded joint space, tuner/space.h, each its own). */
     int majorant;
     VptDensityFormat density;
+    /* The path order (codegen/config.h: paths) stamped likewise when it is
+     * not the thesis' sample order: the tune driver screens it beside the
+     * estimator (tuner/tune.c). vpt_search_options_init: sample, which
+     * stamps nothing. */
+    VptPathOrder paths;
 
     /* Where records come from when not NULL: a pool of evaluators on several
      * GPUs (tuner/pool.h; it takes the announcements in place of prefetch,

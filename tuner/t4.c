@@ -75,6 +75,7 @@ static json_t *result_json(const VptEvalRecord *r)
         put(cfg, "sortkey", json_string(vpt_sortkey_name(c->sortkey))) ||
         put(cfg, "lookahead", json_integer(c->lookahead)) || put(cfg, "coop", json_integer(c->coop)) ||
         put(cfg, "flights", json_string(vpt_flights_name(c->flights))) ||
+        put(cfg, "paths", json_string(vpt_paths_name(c->paths))) ||
         put(cfg, "majorant", json_string(vpt_majorant_name(c->majorant))) ||
         put(cfg, "density", json_string(vpt_density_name(c->density))) ||
         put(cfg, "volume", json_string(vpt_volume_name(c->sparse))))

@@ -177,12 +177,37 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
     return 0;
 }
 
+/* The path order screened on the best record so far: that config with the
+ * other order (codegen/config.h: paths), evaluated through the pool (the
+ * cache first) and appended to *out; *order is then the order of out's best,
+ * so the faster one, the current one on a tie. Why a screening and not a
+ * dimension of the space: the order changes which texels a warp's lanes
+ * fetch together, not how the schedule maps flights to lanes, and
+ * doubling the space would halve how densely a tune covers it for a choice
+ * that one evaluation settles (measured in results/<gpu>/paths/). */
+static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds, VptPathOrder *order)
+{
+    VptConfig c = out->best.config;
+    c.paths = c.paths == VPT_PATHS_SAMPLE ? VPT_PATHS_PIXEL : VPT_PATHS_SAMPLE;
+    VptEvalRecord rec;
+    int fresh;
+    double s = 0;
+    if (vpt_eval_pool_get(pool, &c, 1, SIZE_MAX, &rec, &fresh)) return -1;
+    if (fresh && isfinite(rec.cost_s) && rec.cost_s > 0) s = rec.cost_s / vpt_eval_pool_gpus(pool);
+    if (append_records(out, &rec, 1, s)) return -1;
+    *seconds += s;
+    *order = out->best.config.paths;
+    return vpt_eval_pool_drain(pool);
+}
+
 /* The estimator stage (tuner/estimators.h): half the budget searching with
  * the first estimator of the list (the thesis' global majorant, f32, in
  * "all"), the estimators screened on that search's best
  * (vpt_estimators_screen), the other half searching with the fastest, the
  * estimators screened again on that search's best; all records are ranked together, so the winner is
- * never slower than the first half's. Screenings are charged to the budget. */
+ * never slower than the first half's. After each estimator screening the
+ * path order is screened on the best (screen_paths) and the second half
+ * searches with the faster one. Screenings are charged to the budget. */
 static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptEvalPool *pool,
                            VptSearchResult *out)
 {
@@ -207,11 +232,13 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     }
     free(screened);
     screened = NULL;
-    const size_t first_screening_n = n_screened;
+    VptPathOrder paths = so.paths;
+    if (screen_paths(pool, out, &screen_s, &paths)) return -1;
+    const size_t first_screening_n = n_screened + 1;
     n_screened = 0;
     if (o->progress)
-        fprintf(o->progress, "[tune] estimators screened on the first half's best: %s:%s is the fastest\n",
-                vpt_majorant_name(e.majorant), vpt_density_name(e.density));
+        fprintf(o->progress, "[tune] estimators screened on the first half's best: %s:%s is the fastest; paths=%s\n",
+                vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths));
     /* the second half: what is left of the budget once the last screening
      * (as costly as the first) is set aside */
     const double reserve_s = screen_s;
@@ -222,6 +249,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
     so.majorant = e.majorant;
     so.density = e.density;
+    so.paths = paths;
     VptSearchResult second;
     rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &second);
     /* the second search's records join the first's (their trace continues it) */
@@ -243,7 +271,8 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
         return -1;
     }
     free(screened);
-    return 0;
+    screen_s = 0;
+    return screen_paths(pool, out, &screen_s, &paths);
 }
 
 int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
