@@ -33,6 +33,7 @@ INPUTS = {
     "manix_depths": ["{gpu}/estimators/manix-depths.jsonl"],
     "async_flights": ["{gpu}/async/flights.jsonl"],
     "async_tunes": ["{gpu}/async/*-winners.jsonl"],
+    "path_order": ["{gpu}/paths/path_order.jsonl"],
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimator_skip": ["{gpu}/estimators/skip.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
@@ -358,6 +359,43 @@ def table_manix_depths(gpu):
     head = ("On %s; manix, 400x400, 100 spp, seed 1, `bench --max-depth 2` (each path's camera ray, its refraction "
             "into the box and its first flight), `--max-depth 3` and whole paths, one bench session each. Source: "
             "results/%s/estimators/manix-depths.jsonl." % (provenance(res), gpu))
+    return head + "\n\n" + "\n".join(lines)
+
+
+def table_path_order(gpu):
+    """The same configs with paths=sample and paths=pixel, per scene
+    (experiments/path_order.spec): time of each order, their ratio, and
+    whether both traced the same number of steps (they trace the same
+    paths, so they must)."""
+    import vptexp
+    rs = rows(one("path_order", gpu, "{gpu}/paths/path_order.jsonl"))
+    res = [r for r in rs if r.get("kind") == "result"]
+    t, keys = {}, []
+    for r in res:
+        c = r["config"]
+        order = "pixel" if "paths=pixel" in c else "sample"
+        k = (r["scene"], c.replace(",paths=pixel", ""))
+        t[(k, order)] = r
+        if k not in keys:
+            keys.append(k)
+    lines = ["| scene | config | estimator | paths=sample: ms | paths=pixel: ms | sample / pixel | same steps |",
+             "|---|---|---|---:|---:|---:|---|"]
+    for k in keys:
+        a, b = t.get((k, "sample")), t.get((k, "pixel"))
+        if not a or not b:
+            continue
+        sa = "" if a["status"] == "ok" else " (%s)" % a["status"]
+        sb = "" if b["status"] == "ok" else " (%s)" % b["status"]
+        same = "yes" if a["metrics"]["steps"] == b["metrics"]["steps"] else "NO"
+        lines.append("| %s | %s | %s | %.2f%s | %.2f%s | %.2fx | %s |" % (
+            k[0], vptexp.describe_config(re.sub(r",majorant=\w+|,density=\w+", "", k[1])), estimator_of(k[1]),
+            a["metrics"]["time_ms"], sa, b["metrics"]["time_ms"], sb,
+            a["metrics"]["time_ms"] / b["metrics"]["time_ms"], same))
+    head = ("On %s; workload 400x400, 100 spp, seed 1; `experiments/run path_order`: each config with the thesis' "
+            "sample-major path order and with `paths=pixel` (a pixel's samples handed out one after another), "
+            "in one bench session per scene; \"sample / pixel\" > 1 where pixel-major wins; a status other than "
+            "ok is the gate's (u8 texels change smoke's image, issue 16). Source: results/%s/paths/path_order.jsonl."
+            % (provenance(res), gpu))
     return head + "\n\n" + "\n".join(lines)
 
 
@@ -856,7 +894,8 @@ TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table
           "large_coherence": table_large_coherence, "large_tunes": table_large_tunes,
           "large_cranium": table_large_cranium, "tuner_compare_sampled": table_tuner_compare_sampled,
           "ground_truth": table_ground_truth, "tune_variance": table_tune_variance,
-          "manix_depths": table_manix_depths, "async_flights": table_async_flights, "async_tunes": table_async_tunes}
+          "manix_depths": table_manix_depths, "async_flights": table_async_flights, "async_tunes": table_async_tunes,
+          "path_order": table_path_order}
 
 
 MARK = re.compile(r"<!-- BEGIN (\w+)(?: (\w+))? -->")

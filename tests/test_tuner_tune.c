@@ -123,7 +123,7 @@ TEST(tuner_tune_run_end_to_end)
         CHECK(strcmp(inv, vpt_t4_invalidity(recs[i].status)) == 0);
         saw_failure |= strcmp(inv, "correct") != 0;
         json_t *cfg = json_object_get(e, "configuration");
-        CHECK_EQ_INT(json_object_size(cfg), 15); /* every config field, majorant, density and volume included */
+        CHECK_EQ_INT(json_object_size(cfg), 16); /* every config field, paths, majorant, density and volume included */
         CHECK(strcmp(json_string_value(json_object_get(cfg, "volume")), vpt_volume_name(recs[i].config.sparse)) == 0);
         CHECK_EQ_INT(json_integer_value(json_object_get(cfg, "block")), recs[i].config.block);
         CHECK(strcmp(json_string_value(json_object_get(cfg, "regen")), vpt_regen_name(recs[i].config.regen)) == 0);
