@@ -277,6 +277,7 @@ def table_mitsuba(gpu):
 
 ESTIMATOR_SCENES = [("manix", "manix"), ("artifix", "artifix"), ("cranium", "cranium: a real head CT, 256x108x256 "
                     "int16 (InVesalius' Cranium.inv3, Debian invesalius-examples 3.1.99998-4; scripts/fetch_ct.sh)"),
+                    ("cranium-up4", "cranium-up4: the same CT upsampled 4x (`--upsample 4`), 1024x432x1024"),
                     ("smoke", "smoke")]
 
 
@@ -304,6 +305,7 @@ def table_estimator_tunes(gpu):
              "| speedup |", "|---|---|---:|---:|---:|---:|---:|"]
     prov = None
     notes = []
+    cards = {}   # (GPU, commit) -> the scenes tuned there: each row is one run on one card
     for key, label in ESTIMATOR_SCENES:
         path = os.path.join(ROOT, "results", gpu, "estimators", key + "-winners.jsonl")
         if path not in inputs("estimator_tunes", gpu):
@@ -313,20 +315,27 @@ def table_estimator_tunes(gpu):
             continue
         a, g = rs[0]["metrics"], rs[1]["metrics"]
         lines.append("| %s | %s%s | %.2f | %.2f | %.2f | %.2f | %.2fx |" % (
-            key, estimator_of(rs[0]["config"]), ", flights=async" if "flights=async" in rs[0]["config"] else "",
+            key, estimator_of(rs[0]["config"]), (", flights=async" if "flights=async" in rs[0]["config"] else "") +
+            (", paths=pixel" if "paths=pixel" in rs[0]["config"] else ""),
             a["time_ms"], a["steps"] / a["rays"], g["time_ms"], g["steps"] / g["rays"], g["time_ms"] / a["time_ms"]))
         prov = prov or provenance(rs)
+        cards.setdefault((rs[0]["gpu"]["uuid"][:12], rs[0]["commit"]), []).append(key)
         if key != label:
             notes.append(label)
         if rs[0]["commit"] != rs[1]["commit"]:
             notes.append("%s: rows of commits %s and %s" % (key, rs[0]["commit"], rs[1]["commit"]))
+    if len(cards) > 1:
+        notes.append("each row's two tunes and re-measurement ran on one card: " + "; ".join(
+            "%s on %s at %s" % (", ".join(v), k[0], k[1]) for k, v in cards.items()))
     commits = sorted({r["commit"] for p in inputs("estimator_tunes", gpu) for r in rows(p)})
     head = ("On %s; workload 400x400, 100 spp, seed 1; `tune --budget 90s` (local search) once with "
             "`--estimators all` and once with `--estimators global`, then both winners measured again in one bench "
             "session (`scripts/gpu_estimator_tune.sh`); %s. "
             "Source: results/%s/estimators/*-winners.jsonl." % (
                 prov, "commit %s" % commits[0] if len(commits) == 1 else
-                "commits %s (the tuner's estimator stage changed between them, the kernels did not)" %
+                "commits %s (between them the tuner's estimator stage changed and the kernels gained the paths key; "
+                "seven configs without it compile to identical machine code before and after it, nvdisasm at "
+                "2ebe104 and 5df462c)" %
                 ", ".join(commits), gpu)) if prov else "no data"
     return head + "\n\n" + "\n".join(lines) + ("\n\n" + "; ".join(notes) if notes else "")
 
