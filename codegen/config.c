@@ -226,8 +226,7 @@ static const char *const key_names[K_COUNT] = {
 };
 #define KEYS_LIST                                                                                                   \
     "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, flights, paths, "    \
-    "majorant, "                                                                                                     \
-    "density, volume"
+    "majorant, density, volume"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
  * default regeneration, thread level) as an extra spelling. */

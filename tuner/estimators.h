@@ -21,6 +21,9 @@
  *   4. screens the estimators again on the second search's best,
  *      and ranks all records together: the winner is never slower than the
  *      first half's, so an estimator that loses is never picked.
+ * After steps 2 and 4 the driver screens the path order (codegen/config.h:
+ * paths) on the best record the same way, one evaluation each, and step 3
+ * searches with the faster order (tuner/tune.c, screen_paths).
  * Screening on the thesis' default schedule instead (measured at bd564b4 on
  * an H100) chose grid8:u8 for artifix, whose schedules then never met the
  * global majorant's best: 6.87 ms against 5.63 for a global-only tune.
