@@ -94,14 +94,17 @@ TEST_TIMEOUT(gpu_every_schedule_every_scene_passes_the_gate, 900)
 
 /* Tiling (thesis 4.1.2) renders the same paths: per schedule, the image of
  * 3x3 and 7x7 tiles (7 does not divide 72 or 40) equals the untiled one up to
- * the order of the per-pixel float sums, with identical counts. */
+ * the order of the per-pixel float sums, with identical counts; in either
+ * path order (paths=pixel hands out a tile's pixels' samples in turn). */
 TEST_TIMEOUT(gpu_tiled_render_equals_untiled, 300)
 {
     VptEvaluator *e = open_or_skip(30);
     VptScene *s = vpt_scene_builtin("manix");
     REQUIRE(s);
     static const char *const tiled[] = {"naiveSK", "regenerationSK-warp", "regenerationSK-block", "streamingSK",
-                                        "naiveMK", "streamingMK", "sortingSK,ppt=2"};
+                                        "naiveMK", "streamingMK", "sortingSK,ppt=2",
+                                        /* the pixel-major order within a tile */
+                                        "regenerationSK-thread,paths=pixel", "streamingMK,paths=pixel"};
     static const int tile_counts[] = {3, 7};
     size_t npix = (size_t)small.width * small.height;
     for (size_t i = 0; i < sizeof tiled / sizeof tiled[0]; i++) {
