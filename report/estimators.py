@@ -31,12 +31,15 @@ DENSITIES = ["f32", "f16", "u16", "u8"]
 TUNED = ["manix", "artifix", "cranium", "smoke"]
 INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl",
                                   "{gpu}/estimators/skip.jsonl", "{gpu}/estimators/manix-depths.jsonl",
-                                  "{gpu}/async/flights.jsonl", "{gpu}/async/*-winners.jsonl"]}
+                                  "{gpu}/async/flights.jsonl", "{gpu}/async/*-winners.jsonl",
+                                  "{gpu}/paths/path_order.jsonl"]}
 # The numbers of the prose's paragraph on where manix's time goes and on
 # asynchronous flights (\depManix..., \async...): each a time in ms.
 DEPTH_NUMBERS = ["depManixRestGlobalMs", "depManixRestSkipMs", "depManixFirstGlobalMs", "depManixFirstSkipMs"]
 ASYNC_NUMBERS = ["asyncHeadGridSixteenMs", "asyncHeadGridSixteenRoundMs", "asyncManixGlobalMs",
                  "asyncManixGlobalRoundMs", "asyncSmokeMs", "asyncSmokeSyncMs"]
+PATHS_NUMBERS = ["pathsHeadGlobalPixelMs", "pathsHeadGlobalSampleMs", "pathsManixWarpPixelMs",
+                 "pathsManixWarpSampleMs"]
 SKIP_ESTIMATORS = [("global", "f32"), ("global", "u8"), ("grid32", "u8"), ("skip", "u8")]
 
 
@@ -68,8 +71,8 @@ def write(ctx):
     # the macros the prose cites, "--" when there is nothing to cite
     macros = {"estTableCommit": "--", "estSkipCommit": "--", "estSkipCloudSpeedup": "--", "estSkipCloudVsGrid": "--",
               "estManixSkipSteps": "--", "depManixFirstStepShare": "--", "depManixFirstTimeShare": "--",
-              "depCommit": "--", "asyncCommit": "--", "asyncSmokeChosen": "--"}
-    numbers = {name: (None, 0.0, "lower") for name in DEPTH_NUMBERS + ASYNC_NUMBERS}
+              "depCommit": "--", "asyncCommit": "--", "asyncSmokeChosen": "--", "pathsCommit": "--"}
+    numbers = {name: (None, 0.0, "lower") for name in DEPTH_NUMBERS + ASYNC_NUMBERS + PATHS_NUMBERS}
     for scene in TUNED:
         macros["est%sSpeedup" % _camel(scene)] = "--"
         macros["est%sChosen" % _camel(scene)] = "--"
@@ -193,6 +196,7 @@ def _write(ctx, out, base, used, macros, numbers):
     _write_skip(ctx, out, base, used, macros)
     _depths(ctx, base, used, macros, numbers)
     _async(ctx, used, macros, numbers)
+    _paths(ctx, used, macros, numbers)
 
 
 def _time(r):
@@ -259,6 +263,34 @@ def _async(ctx, used, macros, numbers):
             numbers["asyncSmokeSyncMs"] = _time(w[1])
             macros["asyncSmokeChosen"] = "%s:%s%s" % (estimator_of(w[0]["config"]) + (
                 ", async" if "flights=async" in w[0]["config"] else "",))
+
+
+def _paths(ctx, used, macros, numbers):
+    """paths/path_order.jsonl: the numbers of the prose's paragraph on the
+    order paths are handed out in (the same configs, paths=sample and
+    paths=pixel)."""
+    p = os.path.join(ctx.root, "results", ctx.gpu, "paths", "path_order.jsonl")
+    if not os.path.exists(p):
+        return
+    used.append("paths/path_order.jsonl")
+    rs = [r for r in _rows(p) if r.get("kind") == "result" and r.get("status") == "ok"]
+    def one(scene, schedule, estimator, pixel):
+        # canonical order: the schedule's fields, paths, then the estimator's
+        want = schedule + (",paths=pixel" if pixel else "") + estimator
+        c = [r for r in rs if r["scene"] == scene and r["config"] == want]
+        return c[0] if c else None
+    thread = "regen=thread,reorder=none,kernels=single,maxrregcount=0,ppt=1,block=256,grid=0,threshold=0," \
+             "sortkey=position,lookahead=1"
+    warp = "regen=warp,reorder=none,kernels=single,maxrregcount=0,ppt=1,block=64,grid=0,threshold=50," \
+           "sortkey=position,lookahead=4,coop=4"
+    for key, scene, schedule, estimator in (("HeadGlobal", "head512", thread, ""),
+                                            ("ManixWarp", "manix", warp, ",density=u8")):
+        a, b = one(scene, schedule, estimator, True), one(scene, schedule, estimator, False)
+        if a and b:
+            numbers["paths%sPixelMs" % key] = _time(a)
+            numbers["paths%sSampleMs" % key] = _time(b)
+    if rs:
+        macros["pathsCommit"] = ", ".join(sorted({r["commit"][:7] for r in rs}))
 
 
 def _write_skip(ctx, out, base, used, macros):
