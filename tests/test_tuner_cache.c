@@ -93,6 +93,30 @@ TEST(tuner_rows_config_keys_tell_every_estimator_apart)
         for (int j = 0; j < i; j++) CHECK_MSG(keys[i] != keys[j], "%s and %s share a key", texts[i], texts[j]);
 }
 
+/* paths=pixel has a key of its own, one bit above every other field, so
+ * that the keys of the configs from before it existed (paths=sample) are
+ * what they were: no field of any member of the schedule space with any
+ * estimator reaches that bit. */
+TEST(tuner_rows_config_keys_tell_the_path_orders_apart)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    const int *cells;
+    const int nm = vpt_majorant_cells(&cells);
+    const uint64_t pixel_bit = (uint64_t)1 << 59;
+    for (size_t i = 0; i < vpt_space_size(s); i += 97) {
+        VptConfig c = *vpt_space_point(s, i);
+        c.majorant = cells[i % (size_t)nm];
+        c.density = (VptDensityFormat)(i % VPT_DENSITY_FORMAT_COUNT);
+        c.sparse = !vpt_majorant_skips(c.majorant) && (i / 7) % 2;
+        const uint64_t k = vpt_rows_config_key(&c);
+        CHECK_MSG(!(k & pixel_bit), "member %zu's key reaches the path order's bit", i);
+        c.paths = VPT_PATHS_PIXEL;
+        CHECK(vpt_rows_config_key(&c) == (k | pixel_bit));
+    }
+    vpt_space_destroy(s);
+}
+
 TEST(tuner_cache_round_trip)
 {
     char path[600];
