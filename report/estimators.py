@@ -22,8 +22,11 @@ and from results/<gpu>/async/ (asynchronous flights):
 import json
 import os
 import re
+import sys
 
-from common import figure_env, gp_header, macro_name, row_noise
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments"))
+import vptexp as vx  # noqa: E402
+from common import figure_env, gp_header, macro_name, row_noise  # noqa: E402
 
 SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
@@ -274,18 +277,14 @@ def _paths(ctx, used, macros, numbers):
         return
     used.append("paths/path_order.jsonl")
     rs = [r for r in _rows(p) if r.get("kind") == "result" and r.get("status") == "ok"]
-    def one(scene, schedule, estimator, pixel):
-        # canonical order: the schedule's fields, paths, then the estimator's
-        want = schedule + (",paths=pixel" if pixel else "") + estimator
+    def one(scene, text, pixel):
+        want = vx.canonical(text + (",paths=pixel" if pixel else ""))
         c = [r for r in rs if r["scene"] == scene and r["config"] == want]
         return c[0] if c else None
-    thread = "regen=thread,reorder=none,kernels=single,maxrregcount=0,ppt=1,block=256,grid=0,threshold=0," \
-             "sortkey=position,lookahead=1"
-    warp = "regen=warp,reorder=none,kernels=single,maxrregcount=0,ppt=1,block=64,grid=0,threshold=50," \
-           "sortkey=position,lookahead=4,coop=4"
-    for key, scene, schedule, estimator in (("HeadGlobal", "head512", thread, ""),
-                                            ("ManixWarp", "manix", warp, ",density=u8")):
-        a, b = one(scene, schedule, estimator, True), one(scene, schedule, estimator, False)
+    for key, scene, text in (("HeadGlobal", "head512", "regenerationSK-thread"),
+                             ("ManixWarp", "manix",
+                              "regenerationSK-warp,block=64,threshold=50,lookahead=4,coop=4,density=u8")):
+        a, b = one(scene, text, True), one(scene, text, False)
         if a and b:
             numbers["paths%sPixelMs" % key] = _time(a)
             numbers["paths%sSampleMs" % key] = _time(b)

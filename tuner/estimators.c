@@ -92,9 +92,7 @@ static int screen_one(const VptConfig *base, const VptEstimator *e, VptEvalPool 
 {
     const VptConfig c = vpt_estimator_apply(base, e);
     VptEvalRecord rec;
-    int fresh;
-    if (vpt_eval_pool_get(pool, &c, 1, SIZE_MAX, &rec, &fresh)) return -1;
-    if (fresh && isfinite(rec.cost_s) && rec.cost_s > 0) *seconds += rec.cost_s / vpt_eval_pool_gpus(pool);
+    if (vpt_eval_pool_get_charged(pool, &c, &rec, seconds)) return -1;
     recs[(*n_recs)++] = rec;
     const double obj = vpt_eval_objective(&rec);
     if (obj < *best_obj) {

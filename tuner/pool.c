@@ -523,6 +523,14 @@ int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t w
     return 0;
 }
 
+int vpt_eval_pool_get_charged(VptEvalPool *p, const VptConfig *c, VptEvalRecord *out, double *seconds)
+{
+    int fresh;
+    if (vpt_eval_pool_get(p, c, 1, SIZE_MAX, out, &fresh)) return -1;
+    if (fresh && isfinite(out->cost_s) && out->cost_s > 0) *seconds += out->cost_s / vpt_eval_pool_gpus(p);
+    return 0;
+}
+
 int vpt_eval_pool_drain(VptEvalPool *p)
 {
     if (!p || p->direct) return 0;

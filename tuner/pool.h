@@ -115,6 +115,14 @@ void vpt_eval_pool_announce(VptEvalPool *p, const VptConfig *configs, size_t n, 
 int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wanted, VptEvalRecord *out,
                       int *fresh);
 
+/* The full-fidelity record of c as the tune's screenings take it
+ * (tuner/estimators.c, tuner/tune.c): vpt_eval_pool_get without a bound on
+ * speculation, and a fresh record's cost over the pool's GPUs added to
+ * *seconds (what the budget is charged: the pool measures on its GPUs side
+ * by side); a record from the cache costs nothing. Returns as
+ * vpt_eval_pool_get. */
+int vpt_eval_pool_get_charged(VptEvalPool *p, const VptConfig *c, VptEvalRecord *out, double *seconds);
+
 /* Waits for the evaluations in flight and writes them; forgets what was
  * queued. Call it when the caller will ask for nothing more of what it
  * announced. 0, or -1 when writing failed. */

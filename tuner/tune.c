@@ -190,11 +190,8 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
     VptConfig c = out->best.config;
     c.paths = c.paths == VPT_PATHS_SAMPLE ? VPT_PATHS_PIXEL : VPT_PATHS_SAMPLE;
     VptEvalRecord rec;
-    int fresh;
     double s = 0;
-    if (vpt_eval_pool_get(pool, &c, 1, SIZE_MAX, &rec, &fresh)) return -1;
-    if (fresh && isfinite(rec.cost_s) && rec.cost_s > 0) s = rec.cost_s / vpt_eval_pool_gpus(pool);
-    if (append_records(out, &rec, 1, s)) return -1;
+    if (vpt_eval_pool_get_charged(pool, &c, &rec, &s) || append_records(out, &rec, 1, s)) return -1;
     *seconds += s;
     *order = out->best.config.paths;
     return vpt_eval_pool_drain(pool);
