@@ -343,7 +343,7 @@ static int make_paired_texture(VptGpuScene *g, VptDensityFormat f)
     const size_t nvox = (size_t)s->nx * s->ny * s->nz, b = vpt_density_format_bytes(f);
     char what[80];
     snprintf(what, sizeof what, "the density and distance map texture in format %s", vpt_density_format_name(f));
-    if (!g->distance_map && vpt_distance_map_build(s->density, s->nx, s->ny, s->nz, &g->distance_map)) {
+    if (!g->distance_map && vpt_distance_map_build(s->density, s->nx, s->ny, s->nz, 0, &g->distance_map)) {
         vpt_error_prefix("scene '%s'", s->name);
         return -1;
     }

@@ -282,7 +282,7 @@ int vpt_cpu_estimator_init(VptCpuEstimator *e, const VptScene *s, VptDensityForm
         vpt_cpu_estimator_free(e);
         return -1;
     }
-    if (vpt_majorant_skips(cell) && vpt_distance_map_build(s->density, s->nx, s->ny, s->nz, &e->distance)) {
+    if (vpt_majorant_skips(cell) && vpt_distance_map_build(s->density, s->nx, s->ny, s->nz, 0, &e->distance)) {
         vpt_cpu_estimator_free(e);
         return -1;
     }

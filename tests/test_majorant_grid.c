@@ -454,7 +454,7 @@ TEST(distance_map_is_exact_and_its_jumps_cross_only_empty_space)
         for (size_t i = 0; i < (size_t)nx * ny * nz; i++)
             if (i % 8) d[i] = 0.0f;
         uint8_t *map;
-        REQUIRE(vpt_distance_map_build(d, nx, ny, nz, &map) == 0);
+        REQUIRE(vpt_distance_map_build(d, nx, ny, nz, 0, &map) == 0);
         int mismatches = 0;
         for (int z = 0; z < nz; z++)
             for (int y = 0; y < ny; y++)
@@ -500,6 +500,75 @@ TEST(distance_map_is_exact_and_its_jumps_cross_only_empty_space)
         free(map);
         free(d);
     }
+}
+
+/* The map beyond the brute-force test's sizes: volumes long enough that
+ * distances reach the cap (a single voxel with density at one end of a
+ * 600-voxel axis, on each axis in turn), and a larger sparse one whose
+ * few voxels with density make an exact reference cheap; every map is the
+ * same on 1, 2, 3 and 7 threads (the passes split the volume by slices and
+ * rows, so an uneven split is covered). */
+TEST(distance_map_caps_far_voxels_and_does_not_depend_on_threads)
+{
+    for (int axis = 0; axis < 3; axis++) {
+        int n[3] = {3, 4, 5};
+        n[axis] = 600;
+        float *d = calloc((size_t)n[0] * n[1] * n[2], sizeof *d);
+        REQUIRE(d);
+        d[0] = 1.0f; /* voxel (0, 0, 0) */
+        uint8_t *map;
+        REQUIRE(vpt_distance_map_build(d, n[0], n[1], n[2], 2, &map) == 0);
+        int bad = 0;
+        for (int z = 0; z < n[2]; z++)
+            for (int y = 0; y < n[1]; y++)
+                for (int x = 0; x < n[0]; x++) {
+                    int want = x > y ? x : y;
+                    want = z > want ? z : want;
+                    want = want < VPT_DISTANCE_MAP_MAX ? want : VPT_DISTANCE_MAP_MAX;
+                    bad += map[x + n[0] * ((size_t)y + (size_t)n[1] * z)] != want;
+                }
+        CHECK_MSG(bad == 0, "axis %d: %d voxels differ from max(x, y, z) capped at %d", axis, bad,
+                  VPT_DISTANCE_MAP_MAX);
+        free(map);
+        free(d);
+    }
+    const int nx = 131, ny = 67, nz = 97; /* 131 > the z pass's 64-line blocks */
+    float *d = calloc((size_t)nx * ny * nz, sizeof *d);
+    REQUIRE(d);
+    int fx[40], fy[40], fz[40];
+    uint32_t s = 7u;
+    for (int k = 0; k < 40; k++) {
+        fx[k] = (int)(frand(&s) * nx) % nx;
+        fy[k] = (int)(frand(&s) * ny) % ny;
+        fz[k] = (int)(frand(&s) * nz) % nz;
+        d[fx[k] + nx * ((size_t)fy[k] + (size_t)ny * fz[k])] = 0.5f;
+    }
+    uint8_t *one;
+    REQUIRE(vpt_distance_map_build(d, nx, ny, nz, 1, &one) == 0);
+    int bad = 0;
+    for (int z = 0; z < nz; z++)
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++) {
+                int best = VPT_DISTANCE_MAP_MAX;
+                for (int k = 0; k < 40; k++) {
+                    int m = abs(fx[k] - x);
+                    m = abs(fy[k] - y) > m ? abs(fy[k] - y) : m;
+                    m = abs(fz[k] - z) > m ? abs(fz[k] - z) : m;
+                    best = m < best ? m : best;
+                }
+                bad += one[x + nx * ((size_t)y + (size_t)ny * z)] != best;
+            }
+    CHECK_MSG(bad == 0, "%d voxels differ from the distance to the nearest of the 40 with density", bad);
+    const int threads[3] = {2, 3, 7};
+    for (int i = 0; i < 3; i++) {
+        uint8_t *map;
+        REQUIRE(vpt_distance_map_build(d, nx, ny, nz, threads[i], &map) == 0);
+        CHECK_MSG(memcmp(map, one, (size_t)nx * ny * nz) == 0, "the map on %d threads differs from one thread's",
+                  threads[i]);
+        free(map);
+    }
+    free(one);
+    free(d);
 }
 
 TEST(density_formats_encode_as_the_texture_unit_reads)
@@ -609,7 +678,7 @@ TEST(majorant_grid_transmittance)
     REQUIRE(e);
     for (size_t i = 0; i < (size_t)nx * ny * nz; i++) e[i] = (int)(i % (size_t)nx) < nx / 2 ? 0.0f : d[i];
     uint8_t *map;
-    REQUIRE(vpt_distance_map_build(e, nx, ny, nz, &map) == 0);
+    REQUIRE(vpt_distance_map_build(e, nx, ny, nz, 0, &map) == 0);
     const VptParams Pgrid = P;
     VptParams Pskip = P;
     vpt_params_set_distance_map(&Pskip, nx, ny, nz);
