@@ -10,17 +10,20 @@
  * make an 11-million-member space that the tuner's strategies (and the memory
  * the space is held in) would have to cover blindly. So a tune
  * (tuner/tune.c, estimator_stage)
- *   1. searches the schedules for half its budget with the list's first
- *      estimator (the thesis' global majorant, f32, in "all"), stamped onto
- *      every member (VptSearchOptions.majorant/density);
+ *   1. searches the schedules for a quarter of its budget with the list's
+ *      first estimator (the thesis' global majorant, f32, in "all"),
+ *      stamped onto every member (VptSearchOptions.majorant/density); a
+ *      quarter because that search's best rarely improves after it
+ *      (tuner/tune.c, FIRST_SHARE, says on what data);
  *   2. screens the estimators on that search's best schedule (all of a
  *      short list, by coordinate descent for "all": vpt_estimators_screen)
  *      and takes the fastest that passes the gate (a quantising format
  *      that changes the image is invalid_output there);
- *   3. searches the rest of the budget with that estimator;
+ *   3. searches the rest of the budget with that estimator, from the first
+ *      search's best as well as from the usual starts;
  *   4. screens the estimators again on the second search's best,
  *      and ranks all records together: the winner is never slower than the
- *      first half's, so an estimator that loses is never picked.
+ *      first search's, so an estimator that loses is never picked.
  * After steps 2 and 4 the driver screens the path order (codegen/config.h:
  * paths) on the best record the same way, one evaluation each, and step 3
  * searches with the faster order (tuner/tune.c, screen_paths).

@@ -197,22 +197,38 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
     return vpt_eval_pool_drain(pool);
 }
 
-/* The estimator stage (tuner/estimators.h): half the budget searching with
- * the first estimator of the list (the thesis' global majorant, f32, in
- * "all"), the estimators screened on that search's best
- * (vpt_estimators_screen), the other half searching with the fastest, the
- * estimators screened again on that search's best; all records are ranked together, so the winner is
- * never slower than the first half's. After each estimator screening the
- * path order is screened on the best (screen_paths) and the second half
- * searches with the faster one. Screenings are charged to the budget. */
+/* The first search's share of the budget, as 1 / FIRST_SHARE: it finds the
+ * schedule the estimators are screened on, and the rest goes to the search
+ * with the screening's choice. Why a quarter and not a half: in the seven
+ * committed 90 s tunes (the caches under results/h100/estimators/ and results/h100/async/:
+ * manix, artifix, cranium, cranium-up4, smoke, head512, cloud512) the first
+ * search's best after a quarter of the budget was already its best at half
+ * on six; cloud512's improved 7% between the two, where its screening then
+ * found a 6.5x faster estimator. Its second quarter bought nearly nothing,
+ * while on the 1024-wide CT the half-and-half split left no second search
+ * at all (cranium-up4-caches at 5df462c: 45.8 s of global:f32 evaluations,
+ * then the screening). */
+enum { FIRST_SHARE = 4 };
+
+/* The estimator stage (tuner/estimators.h): a quarter of the budget
+ * (FIRST_SHARE) searching with the first estimator of the list (the
+ * thesis' global majorant, f32, in "all"), the estimators screened on that
+ * search's best (vpt_estimators_screen), the rest searching with the
+ * fastest, starting from the first search's best as well as from the
+ * search's own starts (that config with the fastest estimator was just
+ * measured: the cache answers it), the estimators screened again on that
+ * search's best; all records are ranked together, so the winner is never
+ * slower than the first search's. After each estimator screening the path
+ * order is screened on the best (screen_paths) and the second search runs
+ * with the faster one. Screenings are charged to the budget. */
 static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptEvalPool *pool,
                            VptSearchResult *out)
 {
     VptSearchOptions so = *base;
     const double budget_s = so.max_seconds;
     const size_t budget_n = so.max_evals;
-    if (budget_s > 0) so.max_seconds = budget_s / 2;
-    if (budget_n) so.max_evals = budget_n / 2 > 0 ? budget_n / 2 : 1;
+    if (budget_s > 0) so.max_seconds = budget_s / FIRST_SHARE;
+    if (budget_n) so.max_evals = budget_n / FIRST_SHARE > 0 ? budget_n / FIRST_SHARE : 1;
     so.majorant = o->estimators[0].majorant;
     so.density = o->estimators[0].density;
     int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, out);
@@ -234,9 +250,9 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     const size_t first_screening_n = n_screened + 1;
     n_screened = 0;
     if (o->progress)
-        fprintf(o->progress, "[tune] estimators screened on the first half's best: %s:%s is the fastest; paths=%s\n",
+        fprintf(o->progress, "[tune] estimators screened on the first search's best: %s:%s is the fastest; paths=%s\n",
                 vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths));
-    /* the second half: what is left of the budget once the last screening
+    /* the second search: what is left of the budget once the last screening
      * (as costly as the first) is set aside */
     const double reserve_s = screen_s;
     const size_t reserve_n = first_screening_n;
@@ -247,6 +263,15 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     so.majorant = e.majorant;
     so.density = e.density;
     so.paths = paths;
+    /* the first search's best joins the starts, first so it is never left
+     * out of VPT_SEARCH_MAX_STARTS */
+    VptConfig starts[VPT_SEARCH_MAX_STARTS];
+    starts[0] = out->best.config;
+    size_t n_starts = 1;
+    for (size_t i = 0; base->starts && i < base->n_starts && n_starts < VPT_SEARCH_MAX_STARTS; i++)
+        starts[n_starts++] = base->starts[i];
+    so.starts = starts;
+    so.n_starts = n_starts;
     VptSearchResult second;
     rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &second);
     /* the second search's records join the first's (their trace continues it) */
