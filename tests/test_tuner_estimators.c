@@ -87,9 +87,10 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
      * of covering the 32 estimators (tuner/estimators.h): the first from
      * global:f32 over the global row and the f32 column (11 members), then
      * the row and column of each new fastest until grid8:u8 stays (at most
-     * 18 in all here); the second search gets what is left once a screening
-     * as long as the first is set aside, and the second screening, from
-     * grid8:u8, stays there after its first round (11) */
+     * 18 in all here); the second search gets what is left once the last
+     * screening is set aside: the first one's contenders
+     * (vpt_estimators_contenders), grid8:u8 alone here, every other
+     * estimator being over 1.25x slower in the double, and the path order */
     CHECK(r.search.n_evals <= 150);
     CHECK(ctx.estimator_calls[0][VPT_DENSITY_F32] <= 150 / 4 + 1);
     /* three quarters less two screenings went to grid8:u8 (a half-and-half
@@ -99,7 +100,7 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     CHECK_MSG(ctx.estimator_calls[2][VPT_DENSITY_U8] >= 60, "grid8:u8 measured %ld times",
               ctx.estimator_calls[2][VPT_DENSITY_U8]);
     CHECK_EQ_INT(r.search.cached, 1);
-    CHECK(r.search.n_evals >= 150 - 18);
+    CHECK(r.search.n_evals >= 150 - 2);
     /* estimators off every row and column the descent passed through were
      * never measured: grid4 and grid16 only in the f32 and u8 columns */
     CHECK_EQ_INT(ctx.estimator_calls[1][VPT_DENSITY_F16] + ctx.estimator_calls[1][VPT_DENSITY_U16], 0);
@@ -173,6 +174,54 @@ TEST(tuner_paths_screened_and_stamped)
     /* one screening after each estimator screening, nothing else */
     CHECK_EQ_INT(ctx.pixel_calls, 2);
     vpt_tune_result_free(&r);
+}
+
+/* The contenders of a screening: its ok full-fidelity records within the
+ * margin of the fastest, fastest first, each estimator once, with the sum
+ * of their costs; failed and cheap-fidelity records never count. */
+TEST(tuner_estimators_contenders_are_the_near_fastest)
+{
+    const struct {
+        int majorant;
+        VptDensityFormat density;
+        double ms, cost;
+        VptStatus status;
+        int fidelity;
+    } rows[] = {
+        {0, VPT_DENSITY_F32, 10.0, 1.0, VPT_STATUS_OK, 1},
+        {32, VPT_DENSITY_U8, 4.0, 2.0, VPT_STATUS_OK, 1},
+        {32, VPT_DENSITY_F16, 4.9, 3.0, VPT_STATUS_OK, 1},
+        {16, VPT_DENSITY_U8, 5.1, 4.0, VPT_STATUS_OK, 1}, /* 1.275x: out */
+        {8, VPT_DENSITY_U8, 1.0, 5.0, VPT_STATUS_INVALID_OUTPUT, 1},
+        {64, VPT_DENSITY_U8, 2.0, 6.0, VPT_STATUS_OK, 0},
+        {32, VPT_DENSITY_U8, 4.5, 7.0, VPT_STATUS_OK, 1}, /* the same estimator again */
+        {-1, VPT_DENSITY_U8, 5.0, 8.0, VPT_STATUS_OK, 1},
+    };
+    const size_t n = sizeof rows / sizeof *rows;
+    VptEvalRecord recs[sizeof rows / sizeof *rows];
+    for (size_t i = 0; i < n; i++) {
+        VptConfig c = vpt_config_default();
+        c.majorant = rows[i].majorant;
+        c.density = rows[i].density;
+        vpt_eval_record_init(&recs[i], &c, rows[i].fidelity);
+        recs[i].status = rows[i].status;
+        recs[i].time_ms = rows[i].ms;
+        recs[i].cost_s = rows[i].cost;
+    }
+    VptEstimator out[VPT_ESTIMATORS_MAX];
+    double cost = -1;
+    const size_t k = vpt_estimators_contenders(recs, n, 1.25, out, &cost);
+    REQUIRE(k == 3);
+    CHECK_EQ_INT(out[0].majorant, 32);
+    CHECK_EQ_INT(out[0].density, VPT_DENSITY_U8);
+    CHECK_EQ_INT(out[1].majorant, 32);
+    CHECK_EQ_INT(out[1].density, VPT_DENSITY_F16);
+    CHECK_EQ_INT(out[2].majorant, -1);
+    CHECK(cost == 2.0 + 3.0 + 8.0);
+    /* nothing passed: no contenders */
+    for (size_t i = 0; i < n; i++) recs[i].status = VPT_STATUS_COMPILE;
+    CHECK(vpt_estimators_contenders(recs, n, 1.25, out, &cost) == 0);
+    CHECK(cost == 0);
 }
 
 TEST(tuner_estimators_parse)

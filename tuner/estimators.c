@@ -167,3 +167,34 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
     }
     return vpt_eval_pool_drain(pool);
 }
+
+static int cmp_objective(const void *a, const void *b)
+{
+    const double x = vpt_eval_objective(*(const VptEvalRecord *const *)a);
+    const double y = vpt_eval_objective(*(const VptEvalRecord *const *)b);
+    return x < y ? -1 : x > y;
+}
+
+size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double margin, VptEstimator *out,
+                                 double *cost_s)
+{
+    *cost_s = 0;
+    const VptEvalRecord *ok[VPT_ESTIMATORS_MAX * 2];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < sizeof ok / sizeof *ok; i++)
+        if (recs[i].fidelity == 1 && isfinite(vpt_eval_objective(&recs[i]))) ok[m++] = &recs[i];
+    if (m == 0) return 0;
+    qsort(ok, m, sizeof *ok, cmp_objective);
+    const double limit = vpt_eval_objective(ok[0]) * margin;
+    size_t k = 0;
+    for (size_t i = 0; i < m && k < VPT_ESTIMATORS_MAX && vpt_eval_objective(ok[i]) <= limit; i++) {
+        const VptEstimator e = {ok[i]->config.majorant, ok[i]->config.density, ok[i]->config.sparse};
+        int seen = 0;
+        for (size_t j = 0; j < k; j++)
+            seen |= same_majorant(&out[j], &e) && same_texture(&out[j], &e);
+        if (seen) continue;
+        out[k++] = e;
+        if (isfinite(ok[i]->cost_s) && ok[i]->cost_s > 0) *cost_s += ok[i]->cost_s;
+    }
+    return k;
+}

@@ -21,9 +21,11 @@
  *      that changes the image is invalid_output there);
  *   3. searches the rest of the budget with that estimator, from the first
  *      search's best as well as from the usual starts;
- *   4. screens the estimators again on the second search's best,
- *      and ranks all records together: the winner is never slower than the
- *      first search's, so an estimator that loses is never picked.
+ *   4. screens the first screening's contenders (those within
+ *      VPT_ESTIMATORS_CONTENDER_MARGIN of its fastest) again on the second
+ *      search's best, and ranks all records together: the winner is never
+ *      slower than the first search's, so an estimator that loses is never
+ *      picked.
  * After steps 2 and 4 the driver screens the path order (codegen/config.h:
  * paths) on the best record the same way, one evaluation each, and step 3
  * searches with the faster order (tuner/tune.c, screen_paths).
@@ -89,6 +91,28 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * and did not finish (results/h100/large/). */
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
                           VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best);
+
+/* How much slower than a screening's fastest an estimator may be and still
+ * be screened again on the second search's best (vpt_estimators_contenders).
+ * Why 1.25: in the six committed 90 s tunes that screened twice (the
+ * caches under results/h100/estimators/ and results/h100/async/: manix,
+ * artifix, cranium, smoke, head512, cloud512), the second screening's
+ * fastest had been within 1.24x of the first screening's fastest (cranium's
+ * skip:u8; the others within 1.03x), while the estimators that lost by more
+ * (grid4 on the CT scans, by 1.4-2x) never came back. */
+#define VPT_ESTIMATORS_CONTENDER_MARGIN 1.25
+
+/* The contenders of a screening's records recs[0..n): the estimators of its
+ * ok full-fidelity records whose time is within `margin` of the fastest,
+ * fastest first, into out[0..VPT_ESTIMATORS_MAX) (each once). Returns how
+ * many (0 when none passed), and sets *cost_s to the sum of their records'
+ * cost_s: what screening them again costs, about. The last screening of a
+ * tune screens these instead of the whole list, and the budget sets aside
+ * only that much for it: a whole second screening of the 1024-wide CT would
+ * have cost as much as the first, 34.5 s of a 90 s tune (H100, 82e5788),
+ * leaving the second search nothing. */
+size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double margin, VptEstimator *out,
+                                 double *cost_s);
 
 /* c with estimator e. */
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);

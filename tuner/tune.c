@@ -216,8 +216,9 @@ enum { FIRST_SHARE = 4 };
  * search's best (vpt_estimators_screen), the rest searching with the
  * fastest, starting from the first search's best as well as from the
  * search's own starts (that config with the fastest estimator was just
- * measured: the cache answers it), the estimators screened again on that
- * search's best; all records are ranked together, so the winner is never
+ * measured: the cache answers it), the first screening's contenders
+ * (vpt_estimators_contenders) screened again on that search's best; all
+ * records are ranked together, so the winner is never
  * slower than the first search's. After each estimator screening the path
  * order is screened on the best (screen_paths) and the second search runs
  * with the faster one. Screenings are charged to the budget. */
@@ -243,19 +244,29 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
         free(screened);
         return -1;
     }
+    /* the contenders, screened again on the second search's best */
+    VptEstimator contenders[VPT_ESTIMATORS_MAX];
+    double contenders_s = 0;
+    const size_t n_contenders = vpt_estimators_contenders(screened, n_screened, VPT_ESTIMATORS_CONTENDER_MARGIN,
+                                                          contenders, &contenders_s);
     free(screened);
     screened = NULL;
     VptPathOrder paths = so.paths;
+    const double before_paths_s = screen_s;
     if (screen_paths(pool, out, &screen_s, &paths)) return -1;
-    const size_t first_screening_n = n_screened + 1;
+    const double paths_s = screen_s - before_paths_s;
     n_screened = 0;
     if (o->progress)
-        fprintf(o->progress, "[tune] estimators screened on the first search's best: %s:%s is the fastest; paths=%s\n",
-                vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths));
+        fprintf(o->progress,
+                "[tune] estimators screened on the first search's best: %s:%s is the fastest; paths=%s; "
+                "%zu contenders within %.2fx\n",
+                vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths), n_contenders,
+                VPT_ESTIMATORS_CONTENDER_MARGIN);
     /* the second search: what is left of the budget once the last screening
-     * (as costly as the first) is set aside */
-    const double reserve_s = screen_s;
-    const size_t reserve_n = first_screening_n;
+     * (the contenders and the path order, at what they cost the first time)
+     * is set aside */
+    const double reserve_s = contenders_s / vpt_eval_pool_gpus(pool) + paths_s;
+    const size_t reserve_n = n_contenders + 1;
     if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
@@ -287,7 +298,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     if (!ok) return -1;
     if (rc || !found2) return rc;
     screen_s = 0;
-    if (vpt_estimators_screen(&best2, o->estimators, o->n_estimators, pool, &screened, &n_screened, &screen_s, &e) ||
+    if (vpt_estimators_screen(&best2, contenders, n_contenders, pool, &screened, &n_screened, &screen_s, &e) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
         return -1;
