@@ -34,6 +34,7 @@ INPUTS = {
     "async_flights": ["{gpu}/async/flights.jsonl"],
     "async_tunes": ["{gpu}/async/*-winners.jsonl"],
     "path_order": ["{gpu}/paths/path_order.jsonl"],
+    "tuner_split": ["{gpu}/estimators/tuner_split.jsonl"],
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimator_skip": ["{gpu}/estimators/skip.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
@@ -333,7 +334,8 @@ def table_estimator_tunes(gpu):
             "session (`scripts/gpu_estimator_tune.sh`); %s. "
             "Source: results/%s/estimators/*-winners.jsonl." % (
                 prov, "commit %s" % commits[0] if len(commits) == 1 else
-                "commits %s (between them the tuner's estimator stage changed and the kernels gained the paths key; "
+                "commits %s (between them the tuner's estimator stage changed and the kernels gained the paths key, "
+                "and at 0381a76 the estimator stage's split of the budget changed (\"Tuning a large volume\" below); "
                 "seven configs without it compile to identical machine code before and after it, nvdisasm at "
                 "2ebe104 and 5df462c)" %
                 ", ".join(commits), gpu)) if prov else "no data"
@@ -405,6 +407,41 @@ def table_path_order(gpu):
             "in one bench session per scene; \"sample / pixel\" > 1 where pixel-major wins; a status other than "
             "ok is the gate's (u8 texels change smoke's image, issue 16). Source: results/%s/paths/path_order.jsonl."
             % (provenance(res), gpu))
+    return head + "\n\n" + "\n".join(lines)
+
+# tuner_split.jsonl's rows per scene, in order: what tuned each winner.
+TUNER_SPLIT_TUNES = [
+    "this tune (0381a76): a quarter of the budget for the global:f32 search, the first screening's contenders "
+    "screened again",
+    "the tune before (3e30e82): half and half, a whole second screening",
+    "the committed 90 s tune of results/h100/async/ (94ec145, before the path-order screening)",
+]
+
+
+def table_tuner_split(gpu):
+    """The default 90 s tune of the large volumes with the estimator stage
+    as it is and as it was (tuner/tune.c: FIRST_SHARE and the contenders),
+    their winners measured again in one bench session per scene."""
+    import vptexp
+    res = [r for r in rows(one("tuner_split", gpu, "{gpu}/estimators/tuner_split.jsonl")) if r.get("kind") == "result"]
+    by, scenes = {}, []
+    for r in res:
+        if r["scene"] not in by:
+            scenes.append(r["scene"])
+        by.setdefault(r["scene"], []).append(r)
+    lines = ["| scene | tuned by | winner | ms | this tune's speed-up |", "|---|---|---|---:|---:|"]
+    for sc in scenes:
+        first = by[sc][0]["metrics"]["time_ms"]
+        for i, r in enumerate(by[sc]):
+            lines.append("| %s | %s | %s | %.2f | %s |" % (
+                sc, TUNER_SPLIT_TUNES[i], vptexp.describe_config(r["config"]), r["metrics"]["time_ms"],
+                "" if i == 0 else "%.2fx" % (r["metrics"]["time_ms"] / first)))
+    head = ("On %s; workload 400x400, 100 spp, seed 1; `tune --budget 90s` with every estimator (the default), "
+            "the winners measured again in one bench session per scene on %s. cranium.mhd@up4: the real head CT "
+            "upsampled 4x (1024x432x1024, `--volume .dev/ct/cranium.mhd --like manix --upsample 4`); head512: the "
+            "built-in 512^3 head. Source: results/%s/estimators/tuner_split.jsonl; the tunes' caches in "
+            "tuner_split-caches.tar.gz and cranium-up4-caches.tar.gz." % (provenance(res), res[0]["gpu"]["uuid"][:12],
+                                                                          gpu))
     return head + "\n\n" + "\n".join(lines)
 
 
@@ -899,6 +936,7 @@ GENERATED = {os.path.join("docs", "images", "estimators.svg"): svg_estimators}
 
 TABLES = {"thesis": table_thesis, "roofline": table_roofline, "registers": table_registers,
           "fixtures": table_fixtures, "mitsuba": table_mitsuba, "estimator_tunes": table_estimator_tunes,
+          "tuner_split": table_tuner_split,
           "estimators": table_estimators, "estimator_skip": table_estimator_skip, "tuner_compare": table_tuner_compare, "large_sizes": table_large_sizes,
           "large_coherence": table_large_coherence, "large_tunes": table_large_tunes,
           "large_cranium": table_large_cranium, "tuner_compare_sampled": table_tuner_compare_sampled,
