@@ -108,9 +108,9 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
  * many (0 when none passed), and sets *cost_s to the sum of their records'
  * cost_s: what screening them again costs, about. The last screening of a
  * tune screens these instead of the whole list, and the budget sets aside
- * only that much for it: a whole second screening of the 1024-wide CT would
- * have cost as much as the first, 34.5 s of a 90 s tune (H100, 82e5788),
- * leaving the second search nothing. */
+ * only that much for it: setting aside what the whole first screening had
+ * cost, 34.5 s of a 90 s tune of the 1024-wide CT (H100, 82e5788), left
+ * that tune no second search. */
 size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double margin, VptEstimator *out,
                                  double *cost_s);
 
