@@ -31,7 +31,7 @@ from common import figure_env, gp_header, macro_name, row_noise  # noqa: E402
 SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
 DENSITIES = ["f32", "f16", "u16", "u8"]
-TUNED = ["manix", "artifix", "cranium", "smoke"]
+TUNED = ["manix", "artifix", "cranium", "cranium-up4", "smoke"]
 INPUTS = {"report: estimators": ["{gpu}/estimators/table.jsonl", "{gpu}/estimators/*-winners.jsonl",
                                   "{gpu}/estimators/skip.jsonl", "{gpu}/estimators/manix-depths.jsonl",
                                   "{gpu}/async/flights.jsonl", "{gpu}/async/*-winners.jsonl",
