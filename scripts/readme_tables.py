@@ -34,7 +34,8 @@ INPUTS = {
     "async_flights": ["{gpu}/async/flights.jsonl"],
     "async_tunes": ["{gpu}/async/*-winners.jsonl"],
     "path_order": ["{gpu}/paths/path_order.jsonl"],
-    "tuner_split": ["{gpu}/estimators/tuner_split.jsonl"],
+    "tuner_split": ["{gpu}/estimators/tuner_split.jsonl", "{gpu}/estimators/tuner_split-caches.tar.gz",
+                    "{gpu}/estimators/cranium-up4-caches.tar.gz", "{gpu}/async/head512-caches.tar.gz"],
     "estimators": ["{gpu}/estimators/table.jsonl"],
     "estimator_skip": ["{gpu}/estimators/skip.jsonl"],
     "estimators.svg": ["{gpu}/estimators/table.jsonl"],
@@ -409,13 +410,32 @@ def table_path_order(gpu):
             % (provenance(res), gpu))
     return head + "\n\n" + "\n".join(lines)
 
-# tuner_split.jsonl's rows per scene, in order: what tuned each winner.
+# tuner_split.jsonl's rows per scene, in order: what tuned each winner, and
+# the tune's cache (a tarball of results/{gpu}/ and its member).
 TUNER_SPLIT_TUNES = [
     "this tune (0381a76): a quarter of the budget for the global:f32 search, the first screening's contenders "
     "screened again",
     "the tune before (3e30e82): half and half, a whole second screening",
     "the committed 90 s tune of results/h100/async/ (94ec145, before the path-order screening)",
 ]
+TUNER_SPLIT_CACHES = {
+    ("cranium.mhd@up4", 0): ("estimators/cranium-up4-caches.tar.gz", "tune-all.jsonl"),
+    ("cranium.mhd@up4", 1): ("estimators/tuner_split-caches.tar.gz", "cranium-up4-old.jsonl"),
+    ("head512", 0): ("estimators/tuner_split-caches.tar.gz", "head512-new.jsonl"),
+    ("head512", 1): ("estimators/tuner_split-caches.tar.gz", "head512-old.jsonl"),
+    ("head512", 2): ("async/head512-caches.tar.gz", "tune-all.jsonl"),
+}
+
+
+def tune_cache_use(gpu, tarball, member):
+    """(evaluations, charged seconds, commit) of one tune's cache: its eval
+    rows and the sum of their cost_s (one GPU: the time budget's charge)."""
+    import tarfile
+    with tarfile.open(os.path.join(ROOT, "results", gpu, tarball)) as t:
+        m = next(m for m in t.getmembers() if m.isfile() and os.path.basename(m.name) == member)
+        rs = [json.loads(l) for l in t.extractfile(m).read().decode("utf-8").splitlines() if l.strip()]
+    ev = [r for r in rs if r.get("kind") == "eval"]
+    return len(ev), sum(r.get("cost_s") or 0 for r in ev), rs[0].get("commit", "?")[:7]
 
 
 def table_tuner_split(gpu):
@@ -429,18 +449,23 @@ def table_tuner_split(gpu):
         if r["scene"] not in by:
             scenes.append(r["scene"])
         by.setdefault(r["scene"], []).append(r)
-    lines = ["| scene | tuned by | winner | ms | this tune's speed-up |", "|---|---|---|---:|---:|"]
+    lines = ["| scene | tuned by | its evaluations | charged s | winner | ms | this tune's speed-up |",
+             "|---|---|---:|---:|---|---:|---:|"]
     for sc in scenes:
         first = by[sc][0]["metrics"]["time_ms"]
         for i, r in enumerate(by[sc]):
-            lines.append("| %s | %s | %s | %.2f | %s |" % (
-                sc, TUNER_SPLIT_TUNES[i], vptexp.describe_config(r["config"]), r["metrics"]["time_ms"],
+            n, charged, commit = tune_cache_use(gpu, *TUNER_SPLIT_CACHES[(sc, i)])
+            assert commit in TUNER_SPLIT_TUNES[i], (sc, i, commit)
+            lines.append("| %s | %s | %d | %.1f | %s | %.2f | %s |" % (
+                sc, TUNER_SPLIT_TUNES[i], n, charged, vptexp.describe_config(r["config"]), r["metrics"]["time_ms"],
                 "" if i == 0 else "%.2fx" % (r["metrics"]["time_ms"] / first)))
     head = ("On %s; workload 400x400, 100 spp, seed 1; `tune --budget 90s` with every estimator (the default), "
             "the winners measured again in one bench session per scene on %s. cranium.mhd@up4: the real head CT "
             "upsampled 4x (1024x432x1024, `--volume .dev/ct/cranium.mhd --like manix --upsample 4`); head512: the "
-            "built-in 512^3 head. Source: results/%s/estimators/tuner_split.jsonl; the tunes' caches in "
-            "tuner_split-caches.tar.gz and cranium-up4-caches.tar.gz." % (provenance(res), res[0]["gpu"]["uuid"][:12],
+            "built-in 512^3 head; evaluations and charged seconds: the eval rows of each tune's cache and the sum of "
+            "their cost (the first screenings' evaluations included; the last screening's may be answered by the "
+            "cache). Source: results/%s/estimators/tuner_split.jsonl; the tunes' caches in tuner_split-caches.tar.gz, "
+            "cranium-up4-caches.tar.gz (tune-all) and async/head512-caches.tar.gz (tune-all)." % (provenance(res), res[0]["gpu"]["uuid"][:12],
                                                                           gpu))
     return head + "\n\n" + "\n".join(lines)
 
