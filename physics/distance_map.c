@@ -82,7 +82,6 @@ static void transform_block(uint8_t *at, size_t stride, int n, int bw, uint8_t *
     for (int k = 0; k < n; k++) memcpy(at + (size_t)k * stride, block + (size_t)k * bw, (size_t)bw);
 }
 
-
 typedef struct {
     const float *d;
     uint8_t *m;
