@@ -96,15 +96,6 @@ typedef struct {
     int *s, *t;
 } Scratch;
 
-static int scratch_get(Scratch *w, int n)
-{
-    w->block = malloc((size_t)n * LINE_BLOCK);
-    w->line = malloc((size_t)n);
-    w->s = malloc((size_t)n * sizeof *w->s);
-    w->t = malloc((size_t)n * sizeof *w->t);
-    return w->block && w->line && w->s && w->t ? 0 : -1;
-}
-
 static void scratch_free(Scratch *w)
 {
     free(w->block);
@@ -113,17 +104,26 @@ static void scratch_free(Scratch *w)
     free(w->t);
 }
 
+/* 0 with *w allocated; -1 with nothing held and the job marked failed. */
+static int scratch_get(Scratch *w, int n, Job *j)
+{
+    w->block = malloc((size_t)n * LINE_BLOCK);
+    w->line = malloc((size_t)n);
+    w->s = malloc((size_t)n * sizeof *w->s);
+    w->t = malloc((size_t)n * sizeof *w->t);
+    if (w->block && w->line && w->s && w->t) return 0;
+    scratch_free(w);
+    atomic_store(&j->failed, 1);
+    return -1;
+}
+
 /* Item z: the x pass (from the densities) and then the y pass of slice z. */
 static void pass_xy(void *arg, size_t lo, size_t hi)
 {
     Job *j = arg;
     const int nx = j->nx, ny = j->ny;
-    Scratch w = {0};
-    if (scratch_get(&w, ny)) {
-        atomic_store(&j->failed, 1);
-        scratch_free(&w);
-        return;
-    }
+    Scratch w;
+    if (scratch_get(&w, ny, j)) return;
     for (size_t z = lo; z < hi; z++) {
         uint8_t *slice = j->m + z * (size_t)nx * ny;
         const float *dz = j->d + z * (size_t)nx * ny;
@@ -156,12 +156,8 @@ static void pass_z(void *arg, size_t lo, size_t hi)
 {
     Job *j = arg;
     const int nx = j->nx, ny = j->ny, nz = j->nz;
-    Scratch w = {0};
-    if (scratch_get(&w, nz)) {
-        atomic_store(&j->failed, 1);
-        scratch_free(&w);
-        return;
-    }
+    Scratch w;
+    if (scratch_get(&w, nz, j)) return;
     for (size_t y = lo; y < hi; y++)
         for (int x0 = 0; x0 < nx; x0 += LINE_BLOCK)
             transform_block(j->m + y * (size_t)nx + (size_t)x0, (size_t)nx * ny, nz,

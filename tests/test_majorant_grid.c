@@ -437,6 +437,14 @@ TEST(majorant_skip_batches_of_four_trace_the_same_flight_as_single_steps)
     CHECK(jumped > 200);
 }
 
+/* The L-infinity distance between voxels (ax, ay, az) and (bx, by, bz). */
+static int chebyshev(int ax, int ay, int az, int bx, int by, int bz)
+{
+    int m = abs(ax - bx);
+    m = abs(ay - by) > m ? abs(ay - by) : m;
+    return abs(az - bz) > m ? abs(az - bz) : m;
+}
+
 /* The distance map is the exact Chebyshev distance (by brute force over
  * every pair of voxels, on random sparse volumes, one of them all empty),
  * and the jump it allows is safe: from random points, every point within
@@ -464,9 +472,7 @@ TEST(distance_map_is_exact_and_its_jumps_cross_only_empty_space)
                         for (int b = 0; b < ny; b++)
                             for (int a = 0; a < nx; a++) {
                                 if (d[a + nx * (b + ny * c)] == 0.0f) continue;
-                                int m = abs(a - x);
-                                m = abs(b - y) > m ? abs(b - y) : m;
-                                m = abs(c - z) > m ? abs(c - z) : m;
+                                const int m = chebyshev(a, b, c, x, y, z);
                                 best = m < best ? m : best;
                             }
                     mismatches += map[x + nx * (y + ny * z)] != best;
@@ -522,8 +528,7 @@ TEST(distance_map_caps_far_voxels_and_does_not_depend_on_threads)
         for (int z = 0; z < n[2]; z++)
             for (int y = 0; y < n[1]; y++)
                 for (int x = 0; x < n[0]; x++) {
-                    int want = x > y ? x : y;
-                    want = z > want ? z : want;
+                    int want = chebyshev(x, y, z, 0, 0, 0);
                     want = want < VPT_DISTANCE_MAP_MAX ? want : VPT_DISTANCE_MAP_MAX;
                     bad += map[x + n[0] * ((size_t)y + (size_t)n[1] * z)] != want;
                 }
@@ -551,9 +556,7 @@ TEST(distance_map_caps_far_voxels_and_does_not_depend_on_threads)
             for (int x = 0; x < nx; x++) {
                 int best = VPT_DISTANCE_MAP_MAX;
                 for (int k = 0; k < 40; k++) {
-                    int m = abs(fx[k] - x);
-                    m = abs(fy[k] - y) > m ? abs(fy[k] - y) : m;
-                    m = abs(fz[k] - z) > m ? abs(fz[k] - z) : m;
+                    const int m = chebyshev(fx[k], fy[k], fz[k], x, y, z);
                     best = m < best ? m : best;
                 }
                 bad += one[x + nx * ((size_t)y + (size_t)ny * z)] != best;

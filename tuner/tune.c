@@ -200,8 +200,9 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
 /* The first search's share of the budget, as 1 / FIRST_SHARE: it finds the
  * schedule the estimators are screened on, and the rest goes to the search
  * with the screening's choice. Why a quarter and not a half: in the seven
- * committed 90 s tunes (the caches under results/h100/estimators/ and results/h100/async/:
- * manix, artifix, cranium, cranium-up4, smoke, head512, cloud512) the first
+ * committed 90 s tunes (the caches under results/h100/estimators/ and
+ * results/h100/async/: manix, artifix, cranium, cranium-up4, smoke,
+ * head512, cloud512) the first
  * search's best after a quarter of the budget was already its best at half
  * on six; cloud512's improved 7% between the two, where its screening then
  * found a 6.5x faster estimator. Its second quarter bought nearly nothing,
@@ -218,10 +219,10 @@ enum { FIRST_SHARE = 4 };
  * search's own starts (that config with the fastest estimator was just
  * measured: the cache answers it), the first screening's contenders
  * (vpt_estimators_contenders) screened again on that search's best; all
- * records are ranked together, so the winner is never
- * slower than the first search's. After each estimator screening the path
- * order is screened on the best (screen_paths) and the second search runs
- * with the faster one. Screenings are charged to the budget. */
+ * records are ranked together, so the winner is never slower than the
+ * first search's. After each estimator screening the path order is
+ * screened on the best (screen_paths) and the second search runs with the
+ * faster one. Screenings are charged to the budget. */
 static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptEvalPool *pool,
                            VptSearchResult *out)
 {
