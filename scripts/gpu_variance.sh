@@ -11,7 +11,10 @@
 # per finished seed to OUTDIR/tune_variance.jsonl (kind "tune_variance":
 # the winner's re-measured time and config, evaluations, GPU, commit),
 # as it goes, so a run cut short keeps the seeds it finished.
-# BUDGET (default 90s) is the tune's --budget.
+# BUDGET (default 90s) is the tune's --budget. One copy per GPU may run side
+# by side (CUDA_VISIBLE_DEVICES=1 scripts/gpu_variance.sh ...): each row names
+# its GPU; a scene option `--gpus all` makes each seed a tune on every GPU
+# (the row's "gpus").
 set -uo pipefail
 out=${1:?usage: gpu_variance.sh OUTDIR NAME SEEDS [SCENE OPTIONS...]}
 name=${2:?usage: gpu_variance.sh OUTDIR NAME SEEDS [SCENE OPTIONS...]}
@@ -21,7 +24,14 @@ scene=("$@")
 [ ${#scene[@]} -gt 0 ] || scene=(--scene "$name")
 budget=${BUDGET:-90s}
 mkdir -p "$out"
-gpu=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader 2>/dev/null | head -1)
+# the GPU this run measures on: the first of CUDA_VISIBLE_DEVICES when set
+# (several copies of this script run side by side, one per GPU), with its
+# clocks: the maximum and application SM clocks, and whether they are locked
+sel=${CUDA_VISIBLE_DEVICES:-0}
+sel=${sel%%,*}
+gpu=$(nvidia-smi -i "$sel" --query-gpu=name,uuid,driver_version --format=csv,noheader 2>/dev/null | head -1)
+clocks=$(nvidia-smi -i "$sel" --query-gpu=clocks.max.sm,clocks.applications.graphics,clocks.default_applications.graphics \
+  --format=csv,noheader 2>/dev/null | head -1)
 for s in $seeds; do
   log=$out/${name}_seed$s.log
   cubin=$(mktemp -d /tmp/vptune-variance-cubin.XXXXXX)
@@ -32,12 +42,15 @@ for s in $seeds; do
   t1=$(date +%s.%N)
   rm -rf "$cubin"
   # the report's first finalist row: rank time_ms spread Mrays/s regs occ schedule config
-  python3 - "$log" "$name" "$s" "$budget" "$rc" "$t0" "$t1" "$gpu" "${scene[*]}" >> "$out/tune_variance.jsonl" <<'EOF'
+  python3 - "$log" "$name" "$s" "$budget" "$rc" "$t0" "$t1" "$gpu" "${scene[*]}" "$clocks" >> "$out/tune_variance.jsonl" <<'EOF'
 import json, re, sys
-log, name, seed, budget, rc, t0, t1, gpu, scene = sys.argv[1:]
+log, name, seed, budget, rc, t0, t1, gpu, scene, clocks = sys.argv[1:]
 text = open(log, errors="replace").read()
 row = {"kind": "tune_variance", "scene": name, "scene_args": scene, "seed": int(seed), "budget": budget,
-       "exit": int(rc), "wall_s": round(float(t1) - float(t0), 1), "gpu": gpu}
+       "exit": int(rc), "wall_s": round(float(t1) - float(t0), 1), "gpu": gpu,
+       "clocks_sm_max_app_default_mhz": clocks, "clocks_locked": False}
+m = re.search(r"measuring on (\d+) GPUs side by side", text)
+row["gpus"] = int(m.group(1)) if m else 1
 m = re.search(r"commit ([0-9a-f]+)\)", text)
 row["commit"] = m.group(1) if m else None
 # one line per search (the estimator stage searches twice)
