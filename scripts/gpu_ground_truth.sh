@@ -4,7 +4,7 @@
 #   scripts/gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]
 #   scripts/gpu_ground_truth.sh out manix                  (--scene manix)
 #   scripts/gpu_ground_truth.sh out cranium --volume cranium.mhd --like manix   (a real head CT:
-#                                   the one of the README's estimator table, made by scripts/fetch_ct.sh)
+#                                   the one of the estimator tables in docs/findings/estimators.md, made by scripts/fetch_ct.sh)
 # Phases (each skips what OUTDIR already holds, so the same command resumes
 # after a kill or in the next session, on the same GPU and commit):
 #   1. sample      bin/tune-space sample $N --seed $SEED: a stratified random
