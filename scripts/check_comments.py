@@ -189,7 +189,12 @@ def findings(path, text, used=None):
 
 def tracked(root):
     """The tracked source files whose comments are checked."""
-    files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+    try:
+        files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True,
+                               check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit("check_comments: cannot list the tracked files (%s): run it in a git checkout, "
+                         "or name the files" % e)
     return [f for f in files if (f.endswith(C_LIKE + HASH_LIKE) or os.path.basename(f) == "Makefile")
             and not f.startswith(("fuzz/corpus/", "fuzz/regressions/", "results/", "tests/fixtures/"))]
 

@@ -51,6 +51,8 @@ TEST(check_comments_fails_on_history)
 TEST(check_comments_every_source_file)
 {
     static char out[65536];
+    if (system("git rev-parse --is-inside-work-tree >/dev/null 2>&1") != 0)
+        SKIP("not a git checkout: the checker reads the tracked files");
     int rc = check_comments("", out, sizeof out);
     CHECK_MSG(rc == 0, "exit %d\n%s", rc, out);
 }
