@@ -27,8 +27,8 @@ evaluation (a repeat costs nothing in Kernel Tuner: its cache answers it),
 one JSON line per run, in the format of tuner/sequences.h, for bin/tune-score --sequences to
 score with vptune's scorer. Each strategy runs in a child process; a
 strategy that raises, or one of whose runs takes more than --run-limit
-seconds of this machine's time (default 30: the simulation of a 336-config
-space takes 0.01-1 s per run for most strategies), is stopped, reported on
+seconds of this machine's time (default 30: far more than most strategies
+need for one run over a 336-config space), is stopped, reported on
 stderr with the reason and skipped (none of its runs are written); the
 summary line says which and why.
 """

@@ -7,9 +7,9 @@
  *   if (vpt_compile_pool_wait(p, t, &res)) report(vpt_errmsg());
  *
  * Compiles run in worker processes. NVRTC serializes most of a compile
- * within one process: on the 16-core H100 host, 16 compiles started
- * together in threads of one process ended 1.2 s apart, one after another,
- * while 8 in 8 processes all ended at 1.45 s (tuner/eval.h). So the pool has
+ * within one process, so threads of one process compile one after another
+ * while processes compile side by side (docs/decisions/
+ * compile-worker-processes.md). So the pool has
  * `jobs` threads that take requests in submission order; each looks its
  * request up in the cubin cache itself (a hit never leaves this process)
  * and on a miss hands it to its own worker process, which runs NVRTC and

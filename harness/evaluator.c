@@ -204,9 +204,9 @@ static int pending_index(const VptEvaluator *e, const VptConfig *c)
 /* The gate renders each estimator's reference variant (naiveSK with its
  * majorant, density and volume: estimator_ref) the first time a config of
  * that estimator is measured. Queued after the configs, its compile would
- * wait for all of them: a 2,000-config bench on an H100 host measured
- * nothing for 300 s (the queue's compiles, 2.1 s each on 15 workers). So the
- * references of the estimators the list brings are queued first. */
+ * wait for all of them, and a large bench would measure nothing until the
+ * whole queue had compiled. So the references of the estimators the list
+ * brings are queued first (docs/decisions/evaluator-prefetch-references.md). */
 void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
 {
     VptConfig asked[MAX_ESTIMATORS]; /* the references this call has looked at (one source build each) */

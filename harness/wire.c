@@ -1,5 +1,5 @@
-/* The length-prefixed messages of vptune's worker processes (moved here
- * from eval_worker.c so that the compile pool speaks the same wire). */
+/* The length-prefixed messages of vptune's worker processes: one wire for
+ * the evaluation workers (eval_worker.c) and the compile pool. */
 #include "harness/wire.h"
 
 #include "base/error.h"

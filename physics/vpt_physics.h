@@ -459,9 +459,9 @@ VPT_FN float vpt_ggx_G1(vpt_vec3 w, float alpha) { return vpt_divf(1.0f, 1.0f + 
 /* Masking-shadowing: the separable Smith form G1(wo) G1(wi), the one of
  * Mitsuba's roughdielectric (0.5, which the thesis rendered its references
  * with, and 3). The height-correlated form (Heitz 2014) is never smaller and
- * physically closer, but made vptune's GGX scenes 0.1% brighter than
- * Mitsuba's, a difference the image comparison detects at 400x400, 100 spp
- * (results/h100/mitsuba.jsonl); matching the reference renderer wins. */
+ * physically closer, but renders GGX scenes measurably brighter than the
+ * reference renderer; matching it wins (docs/decisions/
+ * ggx-separable-masking.md). */
 VPT_FN float vpt_ggx_G(vpt_vec3 wo, vpt_vec3 wi, float alpha)
 {
     return vpt_ggx_G1(wo, alpha) * vpt_ggx_G1(wi, alpha);

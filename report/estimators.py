@@ -208,7 +208,8 @@ def _time(r):
 
 def _depths(ctx, base, used, macros, numbers):
     """manix-depths.jsonl: the first and last configs of the file (global:u8
-    and the tuned skip:u8 schedule are the README's rows 1 and 3) cut after
+    and the tuned skip:u8 schedule are the rows 1 and 3 of the manix_depths table in
+    docs/findings/estimators.md) cut after
     the first flight and whole."""
     p = os.path.join(base, "manix-depths.jsonl")
     if not os.path.exists(p):

@@ -2,8 +2,8 @@
 sorting variants and the estimators on one head at 128^3 to 1024^3, Nsight
 Compute's hit rates behind them, and the tunes of 1024-wide volumes.
 Tables, a figure and number macros only; the argument is prose in
-report.tex, which cites the macros. The README's tables of the same results
-(scripts/readme_tables.py) are built from this module's tables too, so the
+report.tex, which cites the macros. The docs' tables of the same results
+(docs/findings/large-volumes.md, scripts/readme_tables.py) are built from this module's tables too, so the
 two never compute a number differently.
 
     large_schedules.jsonl   experiments/run large_schedules: the nine thesis

@@ -8,7 +8,7 @@ the full space, tests/fixtures/tuner/sampled/): a simulation on recorded GPU
 data, run on a CPU machine, and nothing else; the prose is in
 report.tex. One module per part of the report: generate.py calls
 `write(out, results_dir, gpu, figure_env, gp_header)`; scripts/readme_tables.py
-calls `load` and `summary` for the README's table.
+calls `load` and `summary` for the table in docs/findings/tuner.md.
 
     kt_scores.jsonl       Kernel Tuner's runs scored (bin/tune-score --sequences)
     kt_summary.jsonl      per scene, the strategies that ran and why others did not

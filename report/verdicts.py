@@ -21,12 +21,10 @@ directions. A verdict whose number was not measured on this GPU ("--") is
 not a disagreement: it typesets "not measured" and is listed as no data.
 
 NOISE_FLOOR: repeated measurements differ by more than one measurement's
-confidence interval says. Measured in this repository: every config measured
-twice in one session on an H200 (results/h200/archive/cheaper_steps_2/,
-run*_ and regcap files) differs by at most 0.76% between its two times. The
-floor covers that with room; it does not cover a change of commit (the
-thesis default on manix: 4060 Mrays/s at f83201b, 4365 at cb2ab51, two
-H100s), which the commit marks (\\othercommit) flag instead. 2%.
+confidence interval says. The floor covers the spread of repeated
+measurements within one session with room; it does not cover a change of
+commit, which the commit marks (\\othercommit) flag instead. 2%
+(docs/decisions/report-noise-floor.md).
 
     python3 report/verdicts.py [--root DIR]   exit 1 on a disagreement
 """

@@ -4,7 +4,7 @@
 #   scripts/gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]
 #   scripts/gpu_ground_truth.sh out manix                  (--scene manix)
 #   scripts/gpu_ground_truth.sh out cranium --volume cranium.mhd --like manix   (a real head CT:
-#                                   the one of the README's estimator table, made by scripts/fetch_ct.sh)
+#                                   the one of the estimator tables in docs/findings/estimators.md, made by scripts/fetch_ct.sh)
 # Phases (each skips what OUTDIR already holds, so the same command resumes
 # after a kill or in the next session, on the same GPU and commit):
 #   1. sample      bin/tune-space sample $N --seed $SEED: a stratified random
@@ -27,29 +27,18 @@
 #                  NAME_recording.txt. Commit those with
 #                  cp OUTDIR/NAME_{sampled,verify}.jsonl.gz OUTDIR/NAME_recording.txt
 #                     OUTDIR/NAME_correlation.txt tests/fixtures/tuner/sampled/
-# Why $WORKLOAD is 400x400 at 4 spp (a screening workload) by default: bench
-# spends about 1.4 x (reps + 1) x the render time per config once its kernel
-# is compiled (artifix_exhaustive.jsonl, every kernel from the cubin cache:
-# 17 s for 336 configs), so the cost is the renders'; at the fixtures' 16 spp
-# the 2,000-config sample was estimated from the recorded times at 6 min for
-# manix and 17 min for smoke, at 4 spp at 1.7 and 4.6 min (plus the
-# neighbour rounds, about a third more). 640,000 paths still keep 2.4 per
-# resident thread of an H100, so persistent kernels regenerate as at the
-# full workload; phase 3 measures how far the ranking holds.
-# Compiling: the GPU host's compile pool (VPT_COMPILE_JOBS, default cores - 1
-# processes) compiles ahead while the GPU measures. Carrying a precompiled
-# cache instead does not fit: 20 configs of the sample took 8.6 s on 2 cores
-# (bench --precompile --arch sm_90) and 390 KB of cubin each (85 KB
-# gzipped), i.e. about 770 MB (170 MB gzipped) for 2,000.
-# Measured when tests/fixtures/tuner/sampled/ was recorded (H100 hosts, 16
-# cores, 2026-11-25): a compile takes 2.1 s (median) in the 15-worker pool, so
-# a fresh machine needs about 280 s to compile the sample, which the four
-# scenes share (the kernel source does not depend on the scene: keep
-# VPT_CACHE_DIR and record the scenes on one machine). At 4 spp a config
-# then took 0.04-0.24 s (cloud512 and smoke the most), a neighbour round
-# 8-43 s, and verify (16 spp) 7-28 s; the device tool keeps /tmp of a warm
-# machine between calls but not the repository's ignored folders, so carry
-# OUTDIR back in.
+# $WORKLOAD is 400x400 at 4 spp (a screening workload) by default: once its
+# kernel is compiled a config's cost is its renders, and 640,000 paths still
+# keep 2.4 per resident thread of an H100, so persistent kernels
+# regenerate as at the full workload; phase 3 measures how far the ranking
+# holds. The GPU host's compile pool (VPT_COMPILE_JOBS, default cores - 1
+# processes) compiles ahead while the GPU measures; a precompiled cache of
+# the sample is too large to carry. The kernel source does not depend on the
+# scene: keep VPT_CACHE_DIR and record the scenes on one machine so they
+# share the compiles. Why, with the measurements:
+# docs/decisions/ground-truth-workload.md. The device tool keeps /tmp of a
+# warm machine between calls but not the repository's ignored folders, so
+# carry OUTDIR back in.
 set -uo pipefail
 out=${1:?usage: gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]}
 name=${2:?usage: gpu_ground_truth.sh OUTDIR NAME [SCENE OPTIONS...]}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine (see README, "Running on a GPU"): the binaries
+# Runs on the lent GPU machine (see docs/gpu-machine.md): the binaries
 # are built on the development machine and carried as bin/; this script
 # records the machine, then runs the requested stages, writing logs and
 # results under $OUT (or ./gpu-out when OUT is unset).

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Times the loads of large volumes and their host memory (README.md, "Large
-# volumes"): for each file, `render --volume FILE --print-scene` under
+# Times the loads of large volumes and their host memory (docs/large-volumes.md,
+# "Loading large volumes"): for each file, `render --volume FILE --print-scene` under
 # /usr/bin/time -v from a warm page cache, REPS times, printing the load
 # time the tool reports (load_s), the command's CPU time and its maximum
 # resident set, and the same for a 32^3 volume as the process' baseline.

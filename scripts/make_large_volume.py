@@ -7,7 +7,7 @@ The values are a smooth pattern with a fine ripple (int16 in -1024..3071,
 as a CT; f32 in [0, 1]); what they are does not change how long a load
 takes, only the grid's size and type do. Slices cycle through 64 distinct
 ones, so writing a GB takes seconds, not the minutes a value at a time
-would. Used for the load timings of README.md, "Large volumes"
+would. Used for the load timings of docs/large-volumes.md
 (scripts/large_volume_loads.sh).
 """
 import array

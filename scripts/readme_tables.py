@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Regenerates the measured tables of README.md from results/ (no number in
-those sections is typed by hand). Each table sits between
-<!-- BEGIN name --> and <!-- END name --> markers; `--check` fails when the
-README differs from what the results give (CI runs it through make test).
+"""Regenerates the measured tables of the documentation from results/ (no
+number in those sections is typed by hand): README.md and every Markdown
+page under docs/ (the tables live in docs/findings/). Each table sits
+between <!-- BEGIN name --> and <!-- END name --> markers, anywhere in any
+of those pages; `--check` fails, naming the pages, when one differs from
+what the results give (CI runs it through make test).
 
     scripts/readme_tables.py [--check] [--gpu h100]
 """
@@ -66,8 +68,18 @@ def one(name, gpu, pattern):
     return os.path.join(ROOT, "results", pattern.format(gpu=gpu))
 
 
+def pages(root=None):
+    """The pages whose generated blocks this script fills, relative to the
+    repository root: README.md first, then every .md under docs/, sorted."""
+    root = root or ROOT
+    out = []
+    for d, _, files in os.walk(os.path.join(root, "docs")):
+        out += [os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for f in files if f.endswith(".md")]
+    return ["README.md"] + sorted(out)
+
+
 def blocks(text):
-    """[(table name, gpu or None)] of README's generated blocks, in order."""
+    """[(table name, gpu or None)] of a page's generated blocks, in order."""
     return [(m.group(1), m.group(2)) for m in MARK.finditer(text)]
 
 
@@ -989,29 +1001,46 @@ def render(text, gpu):
         pos = m.end() + len(body) + len(end)
 
 
+def stale(gpu, root=None):
+    """{page: its text with every block filled} for each page (README.md or
+    docs/**.md) whose blocks differ from what results/ gives, and
+    [generated figure] for each figure that differs."""
+    root = root or ROOT
+    out = {}
+    for rel in pages(root):
+        path = os.path.join(root, rel)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            old = f.read()
+        new = render(old, gpu)
+        if new != old:
+            out[rel] = new
+    figures = []
+    for rel, fn in GENERATED.items():
+        path = os.path.join(root, rel)
+        text = fn(gpu)
+        if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+            figures.append((rel, text))
+    return out, figures
+
+
 def main():
     check = "--check" in sys.argv
     gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else DEFAULT_GPU
-    path = os.path.join(ROOT, "README.md")
-    old = open(path).read()
-    new = render(old, gpu)
-    figures = {os.path.join(ROOT, rel): fn(gpu) for rel, fn in GENERATED.items()}
+    changed, figures = stale(gpu)
     if check:
-        stale = [rel for rel, fn in GENERATED.items()
-                 if not os.path.exists(os.path.join(ROOT, rel)) or open(os.path.join(ROOT, rel)).read() !=
-                 figures[os.path.join(ROOT, rel)]]
-        if new != old or stale:
-            print("README.md tables or figures (%s) differ from results/%s: run scripts/readme_tables.py"
-                  % (", ".join(stale) or "tables", gpu))
+        if changed or figures:
+            print("tables or figures differ from results/%s: %s: run scripts/readme_tables.py"
+                  % (gpu, ", ".join(list(changed) + [rel for rel, _ in figures])))
             return 1
-        print("README.md tables and figures match results/%s" % gpu)
+        print("the tables and figures of README.md and docs/ match results/%s" % gpu)
         return 0
-    if new != old:
-        open(path + ".tmp", "w").write(new)
+    for rel, text in list(changed.items()) + figures:
+        path = os.path.join(ROOT, rel)
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
         os.replace(path + ".tmp", path)
-    for fig, text in figures.items():
-        open(fig + ".tmp", "w").write(text)
-        os.replace(fig + ".tmp", fig)
     return 0
 
 

@@ -5,7 +5,8 @@ three (one line per file); the readers are not typed there but collected from
 the readers' own declarations, so the index cannot claim a reader that does
 not read:
 
-  scripts/readme_tables.py   INPUTS, for the README blocks that exist
+  scripts/readme_tables.py   INPUTS, for the blocks that exist in README.md
+                             and the docs/ pages
   report/generate.py         inputs(specs), for every GPU folder
   tests/*.c                  a "results/<gpu>/..." string literal naming a file
   results/manifest.json      "from": an entry made from another file; the
@@ -18,11 +19,11 @@ not read:
       - a file under results/<folder>/ outside archive/ has no manifest
         line, or a manifest line no file;
       - a file is read by nothing;
-      - a declared reader input matches no file (README blocks only: the
+      - a declared reader input matches no file (docs blocks only: the
         report's parts are optional and say so in the PDF);
       - a manifest commit differs from the commits in the file's rows, or a
         row's GPU belongs to another folder;
-      - a README table reads rows of several commits and does not name
+      - a docs table reads rows of several commits and does not name
         each of them;
       - an archive/ entry is cited by nothing (README, docs, report, notes);
       - results/README.md is not what this script writes.
@@ -155,22 +156,28 @@ def machine_of(rows):
 # ------------------------------------------------------------ the readers
 
 def readme_readers(root=ROOT):
-    """{results-relative path: [label]} of the README's generated blocks,
-    and the blocks' own [(name, gpu, [paths], label, patterns, rows of path)]."""
+    """{results-relative path: [label]} of the generated blocks of README.md
+    and the docs/ pages (scripts/readme_tables.py fills them), the blocks'
+    own [(name, gpu, [paths], label, patterns, rows of path)], and
+    {label: the text of the page the block is in}."""
     rt = load_module("readme_tables", os.path.join(root, "scripts", "readme_tables.py"))
     rt.ROOT = root
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
-        text = f.read()
-    out, blocks = {}, []
-    uses = [(n, g or rt.DEFAULT_GPU) for n, g in rt.blocks(text)] + [("estimators.svg", rt.DEFAULT_GPU)]
-    for name, gpu in uses:
+    uses = []
+    for page in rt.pages(root):
+        with open(os.path.join(root, page), encoding="utf-8") as f:
+            text = f.read()
+        uses += [(n, g or rt.DEFAULT_GPU, page, text) for n, g in rt.blocks(text)]
+    uses.append(("estimators.svg", rt.DEFAULT_GPU, "docs/images/estimators.svg", ""))
+    out, blocks, texts = {}, [], {}
+    for name, gpu, page, text in uses:
         paths = [os.path.relpath(p, os.path.join(root, "results")).replace(os.sep, "/") for p in rt.inputs(name, gpu)]
-        label = ("README figure docs/images/estimators.svg" if name == "estimators.svg"
-                 else "README table %s (%s)" % (name, gpu))
+        label = ("figure docs/images/estimators.svg" if name == "estimators.svg"
+                 else "table %s (%s) in %s" % (name, gpu, page))
         for p in paths:
             out.setdefault(p, []).append(label)
         blocks.append((name, gpu, paths, label, rt.INPUTS[name], rt.rows))
-    return out, blocks, text
+        texts[label] = text
+    return out, blocks, texts
 
 
 def report_readers(root=ROOT):
@@ -240,7 +247,7 @@ def trace(entry, source, root=ROOT):
 
 
 def readers(manifest, root=ROOT):
-    """{path: [label]} from every declaration, and the README's blocks."""
+    """{path: [label]} from every declaration, and the docs' generated blocks."""
     out = {}
     readme, blocks, _ = readme_readers(root)
     for part in (readme, report_readers(root), test_readers(root)):
@@ -257,7 +264,7 @@ def readers(manifest, root=ROOT):
 def citations(root=ROOT):
     """The text of everything that may cite an archive entry."""
     texts = []
-    for pat in ("README.md", "docs/*.md", "report/*.tex", "experiments/README.md", "results/*/archive/**/*.md"):
+    for pat in ("README.md", "docs/**/*.md", "report/*.tex", "experiments/README.md", "results/*/archive/**/*.md"):
         for p in glob.glob(os.path.join(root, pat), recursive=True):
             with open(p, encoding="utf-8") as f:
                 texts.append((os.path.relpath(p, root), f.read()))
@@ -303,7 +310,7 @@ def check(root=ROOT):
     found, blocks = readers(manifest, root)
     for f in files:
         if f in manifest and not found.get(f):
-            problems.append("results/%s: read by nothing (no README table, report part, test or manifest 'from' "
+            problems.append("results/%s: read by nothing (no docs table, report part, test or manifest 'from' "
                             "declares it): move it to results/%s/archive/ if a note cites it, else delete it"
                             % (f, f.split("/")[0]))
     for name, gpu, paths, label, patterns, _ in blocks:
@@ -333,13 +340,13 @@ def check(root=ROOT):
             why = trace(f, src, root)
             if why:
                 problems.append("results/%s: not made from %s: %s" % (f, src, why))
-    # a README table over rows of several commits names each of them (the
+    # a docs table over rows of several commits names each of them (the
     # rows it shows: readme_tables.rows keeps a file's newest commit)
-    _, _, text = readme_readers(root)
+    _, _, texts = readme_readers(root)
     for name, gpu, paths, label, _, shown in blocks:
         if name == "estimators.svg":
             continue
-        body = block_text(text, name, gpu)
+        body = block_text(texts[label], name, gpu)
         cs = sorted({c for p in paths if p.endswith(".jsonl") for c in commits_of(shown(os.path.join(root, "results", p)))})
         missing = [c for c in cs if c[:7] not in body]
         if len(cs) > 1 and missing:
@@ -372,14 +379,14 @@ def render(manifest, found, root=ROOT):
         return str(s).replace("|", "\\|")
     lines = ["# results/", "",
              "Measurements, one folder per GPU model (`h100`, `h200`, as `bench` names them) or CPU",
-             "machine (`cpu-<model>-<n>c`). Every file outside `archive/` is read by a README table, a",
-             "report part or a test; `archive/` keeps one-off runs and A/B diaries that a note or the",
-             "README cites. This table is generated by `scripts/results_index.py` from",
+             "machine (`cpu-<model>-<n>c`). Every file outside `archive/` is read by a table of the",
+             "documentation (`docs/findings/`), a report part or a test; `archive/` keeps one-off runs",
+             "and A/B diaries that a note or a docs page cites. This table is generated by `scripts/results_index.py` from",
              "`results/manifest.json` (what, command, commit: one line per file) and from the readers'",
              "own declarations (`scripts/readme_tables.py` INPUTS, `report/generate.py` inputs(), the",
              "tests' literal paths, and `from`: a file traced to the one it was made from);",
              "`make test` runs `scripts/results_index.py --check`, which fails on a file that nothing",
-             "reads, a manifest line whose commit the rows contradict, or a README table that mixes",
+             "reads, a manifest line whose commit the rows contradict, or a docs table that mixes",
              "commits without naming them.",
              "",
              "To add a results file: copy it here, add its line to `results/manifest.json`, declare it",

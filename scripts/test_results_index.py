@@ -96,7 +96,7 @@ class ResultsIndexTest(unittest.TestCase):
         m = self.manifest()
         m["h100/estimators/smoke-winners.jsonl"]["commit"] = "1234567abcde"
         self.write_manifest(m)
-        self.assertTrue(problems_with(self.root, ["README table estimator_tunes (h100)", "does not name 1234567abcde"]))
+        self.assertTrue(problems_with(self.root, ["table estimator_tunes (h100) in docs/findings/estimators.md", "does not name 1234567abcde"]))
 
     def test_readme_table_shows_a_files_newest_commit(self):
         rt = ri.load_module("readme_tables", os.path.join(ROOT, "scripts", "readme_tables.py"))
@@ -107,6 +107,31 @@ class ResultsIndexTest(unittest.TestCase):
             f.write(json.dumps({"kind": "run", "commit": "old"}) + "\n")
         self.assertEqual([r["commit"] for r in rt.rows(path)], ["new", "old"])
         self.assertEqual([r["kind"] for r in rt.rows(path)], ["result", "run"])
+
+    def test_docs_page_tables_are_generated_and_checked(self):
+        # a block on any page under docs/ (here a new nested one) is filled
+        # from results/, and a hand edit inside it is caught by the check
+        rt = ri.load_module("readme_tables_scratch", os.path.join(self.root, "scripts", "readme_tables.py"))
+        rt.ROOT = self.root
+        page = os.path.join(self.root, "docs", "findings", "deeper", "skip.md")
+        os.makedirs(os.path.dirname(page))
+        with open(page, "w") as f:
+            f.write("# a page\n\n<!-- BEGIN estimator_skip -->\ntyped by hand\n<!-- END estimator_skip -->\n")
+        self.assertIn("docs/findings/deeper/skip.md", rt.pages(self.root))
+        changed, _ = rt.stale("h100", self.root)
+        self.assertIn("docs/findings/deeper/skip.md", changed)
+        filled = changed["docs/findings/deeper/skip.md"]
+        self.assertIn("results/h100/estimators/skip.jsonl", filled)
+        self.assertNotIn("typed by hand", filled)
+        with open(page, "w") as f:
+            f.write(filled)
+        changed, _ = rt.stale("h100", self.root)
+        self.assertNotIn("docs/findings/deeper/skip.md", changed)
+        row = next(line for line in filled.splitlines() if line.startswith("| manix"))
+        with open(page, "w") as f:
+            f.write(filled.replace(row, row.replace("|", "| 1", 2).replace("| 1", "|", 1)))
+        changed, _ = rt.stale("h100", self.root)
+        self.assertIn("docs/findings/deeper/skip.md", changed)
 
     def test_untraceable_best_fails(self):
         path = os.path.join(self.root, "results", "h100", "best", "ad.json")
@@ -130,7 +155,7 @@ class ResultsIndexTest(unittest.TestCase):
 
     def test_declared_readme_input_missing_fails(self):
         os.unlink(os.path.join(self.root, "results", "h200", "best_vs_roofline.jsonl"))
-        self.assertTrue(problems_with(self.root, ["README table roofline (h200)", "matches no file"]))
+        self.assertTrue(problems_with(self.root, ["table roofline (h200) in docs/findings/thesis-schedules.md", "matches no file"]))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 /* NVRTC to CUBIN, the on-disk cubin cache and the compile pool. No GPU
- * needed. Real compiles are few: 4 of a small CUB kernel (about 1 s each on
- * one core) and a handful of trivial ones (about 0.1 s). */
+ * needed. Real compiles are few, to keep the suite short: 4 of a small CUB
+ * kernel and a handful of trivial ones. */
 #include "tests/harness/test.h"
 
 #include "base/error.h"

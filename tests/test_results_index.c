@@ -1,8 +1,8 @@
 /* results/ holds data: every file outside archive/ is listed in
- * results/manifest.json and read by a README table, a report part or a test;
- * no README table mixes commits without naming them; results/README.md is
- * what scripts/results_index.py writes; the README's tables are what
- * scripts/readme_tables.py computes from the files. Also the index's own
+ * results/manifest.json and read by a docs table, a report part or a test;
+ * no docs table mixes commits without naming them; results/README.md is
+ * what scripts/results_index.py writes; the tables of README.md and docs/
+ * are what scripts/readme_tables.py computes from the files. Also the index's own
  * unit tests (scripts/test_results_index.py), which break a scratch copy of
  * the repository one rule at a time and demand the check fail. Skipped (with
  * the reason) without python3 or outside the repository root. */

@@ -13,16 +13,15 @@
  *   narrowed by --space as tune narrows its own (e.g. flights=sync: the
  *   schedule space before flights=async). The sample depends on the space
  *   of its commit: the recordings in tests/fixtures/tuner/sampled name
- *   theirs (1aab097, 28 estimators, no flights). The
+ *   their commit in their recording files. The
  *   strata are the 9 x 32 cells (schedule, estimator). Allocation is equal over the
  *   cells of a schedule and over the single-kernel schedules, and a quarter
  *   of that for the two multi-kernel schedules (naiveMK, streamingMK): on
- *   every one of the six recorded 336-config spaces their best config is
- *   4.0-155x slower than the optimum (tests/fixtures/tuner; naiveMK fails
- *   altogether on cgg-logo), and they cost the most GPU time per config
- *   (smoke: naiveMK 5.2 s each at 400x400, 16 spp, the other schedules
- *   0.14-0.82 s), so a full share would spend a third of the recording on
- *   configs no tune keeps. Proportional allocation would be worse: the
+ *   every recorded space their best config is far slower than the optimum,
+ *   and they cost the most GPU time per config, so a full share would spend
+ *   a third of the recording on configs no tune keeps
+ *   (docs/decisions/tune-space-sample-allocation.md). Proportional
+ *   allocation would be worse: the
  *   schedules' member counts differ 50-fold (1,908 for naiveSK and the
  *   multi-kernel ones, 95,400 for the Morton-sorting ones, which vary grid,
  *   threshold and sort key), and it would leave the naive, multi-kernel and
