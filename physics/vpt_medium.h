@@ -12,7 +12,7 @@
  *                       in texture units, in [0, params.density_max]; the
  *                       extinction is sigma_t = density_scale * value
  *                       (a compact texture format folds its scale into
- *                       density_scale, see harness/density_format.h).
+ *                       density_scale, see physics/density_format.h).
  *   vpt_medium_albedo   the single-scattering albedo, filtered likewise.
  *   vpt_medium_majorant the value of cell `cell` of the majorant grid
  *                       (x fastest over params.mg_cells), in the density's

@@ -263,8 +263,9 @@ typedef struct {
     /* The majorant grid (vpt_tracer.h, VptMajorantWalk): the box cut into
      * cells of C^3 voxels, each with its own majorant (vpt_medium_majorant).
      * mg_cells[0] == 0: one global majorant, density_max. With mg_skip the
-     * grid only skips empty space (majorant=skipC, vpt_skip_empty): steps
-     * are taken against density_max. */
+     * grid only skips empty space (majorant=skip: vpt_woodcock_batch_skip
+     * jumps by the distance map, vpt_skip_resume): steps are taken against
+     * density_max. */
     int mg_cells[3];           /* cells per axis: ceil(voxels / C) */
     float mg_per_uvw[3];       /* cells per unit of texture space: voxels / C */
     int mg_skip;               /* 1: the fields above describe the distance map's
