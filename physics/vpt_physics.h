@@ -287,7 +287,24 @@ typedef struct {
     vpt_u64 npaths;            /* width * height * spp */
     int max_depth;             /* 0: unlimited (the thesis' setting) */
     int rr_depth;              /* < 0: no Russian roulette; else from this depth */
+    /* Post-classification (a transfer function's albedo table, scenes/scene.h):
+     * albedo_entries > 0 entries, the albedo at a point the entry
+     * vpt_albedo_entry(v, albedo_index, albedo_entries) of the density v the
+     * medium filters there, in texture units (albedo_index is the entries per
+     * unit of scene density times the format's unit,
+     * vpt_density_format_fold_params). 0: the medium's albedo grid. */
+    float albedo_index;
+    int albedo_entries;
 } VptParams;
+
+/* The table entry of (filtered) density v: floor(v * index) clamped to
+ * [0, entries - 1] (v >= 0), the thesis' CT transfer's rule with index =
+ * entries = 100. */
+VPT_FN int vpt_albedo_entry(float v, float index, int entries)
+{
+    const int i = (int)(v * index);
+    return i < 0 ? 0 : i > entries - 1 ? entries - 1 : i;
+}
 
 VPT_FN vpt_vec3 vpt_world_to_uvw(const VptParams *P, vpt_vec3 p)
 {
