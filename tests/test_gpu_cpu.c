@@ -6,13 +6,13 @@
 #include "reference/cpu_render.h" /* first: the CPU medium */
 
 #include "tests/harness/test.h"
+#include "tests/test_ct_volume.h"
 
 #include "base/error.h"
 #include "codegen/config.h"
 #include "harness/evaluator.h"
 #include "harness/gate.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,12 +56,7 @@ TEST_TIMEOUT(gpu_naive_matches_cpu_reference_statistically, 900)
         gate_against_cpu(e, s, scenes[i]);
         vpt_scene_destroy(s);
     }
-    char p[600];
-    snprintf(p, sizeof p, "%s/formats/engine_small.mhd", vpt_test_shared_data());
-    VptVolumeSceneOptions vo = {.transfer = VPT_TF_CT, .like = "manix"};
-    VptScene *s = vpt_scene_from_volume(p, &vo);
-    REQUIRE_MSG(s, "%s", vpt_errmsg());
-    REQUIRE(s->albedo_table && s->albedo_entries == 100);
+    VptScene *s = vpt_test_ct_volume();
     gate_against_cpu(e, s, "engine_small.mhd (CT table)");
     vpt_scene_destroy(s);
     vpt_evaluator_destroy(e);

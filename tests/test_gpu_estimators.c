@@ -6,6 +6,7 @@
  * gate's false-alarm rate), and each schedule traces exactly its
  * reference's paths. Skips without a GPU. */
 #include "tests/harness/test.h"
+#include "tests/test_ct_volume.h"
 
 #include "base/error.h"
 #include "codegen/config.h"
@@ -139,12 +140,7 @@ TEST_TIMEOUT(gpu_post_classified_albedo_every_estimator_passes_the_gate, 1200)
     VptEvaluator *e = quick_evaluator();
     if (!e) SKIP("no CUDA GPU: %s", vpt_errmsg());
     const VptRenderSettings rs = {128, 96, 16, 7, 0, -1, 1};
-    char p[600];
-    snprintf(p, sizeof p, "%s/formats/engine_small.mhd", vpt_test_shared_data());
-    VptVolumeSceneOptions vo = {.transfer = VPT_TF_CT, .like = "manix"};
-    VptScene *s = vpt_scene_from_volume(p, &vo);
-    REQUIRE_MSG(s, "%s", vpt_errmsg());
-    REQUIRE(s->albedo_table && s->albedo_entries == 100);
+    VptScene *s = vpt_test_ct_volume();
     REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s", vpt_errmsg());
     for (int m = 0; m < N_MAJORANTS; m++)
         for (int d = 0; d < 4; d++)
