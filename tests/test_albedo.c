@@ -240,9 +240,9 @@ static long status_kb(const char *key)
  * CT (160 MiB of data, a 320 MiB float grid) loads in a child process
  * whose peak resident set (VmHWM, reset through /proc/self/clear_refs first)
  * grows by at most 1.2x the float grid: the scene is that grid, the albedo a
- * table; what the load holds beside it (the reader's chunks, threads) is a
- * few tens of MiB whatever the size. With a per-voxel RGBA8 albedo it would
- * grow by 2x. */
+ * table; what the load holds beside it (the reader's chunks, threads) does
+ * not grow with the grid. With a per-voxel RGBA8 albedo it would grow by
+ * 2x. */
 TEST_TIMEOUT(albedo_transfer_load_peak_memory_is_its_float_grid, 300)
 {
     const int nx = 512, ny = 512, nz = 320;
