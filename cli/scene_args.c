@@ -219,10 +219,10 @@ VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsub
         if (s->volume.sha256[0] || s->volume.data_sha256[0] || !strncmp(s->source, "loaded from", 11))
             fprintf(stderr, "loaded %s: %dx%dx%d %s, %s of voxel data, a %s scene, in %.1f s\n", s->name, s->nx,
                     s->ny, s->nz, s->volume.format, size_text((double)vpt_scene_volume_bytes(s), data),
-                    size_text(8.0 * voxels, scene), dt);
+                    size_text(4.0 * voxels + (double)vpt_scene_albedo_bytes(s), scene), dt);
         else
             fprintf(stderr, "built %s: %dx%dx%d, a %s scene, in %.1f s\n", s->name, s->nx, s->ny, s->nz,
-                    size_text(8.0 * voxels, scene), dt);
+                    size_text(4.0 * voxels + (double)vpt_scene_albedo_bytes(s), scene), dt);
     }
     return s;
 }

@@ -32,6 +32,38 @@ static int upload_3d(CUarray arr, const void *host, size_t row_bytes, int ny, in
     return VPT_CU_TRY(cuMemcpy3D, &cp);
 }
 
+/* A post-classified scene's albedo table (scenes/scene.h) as a texture of
+ * entries x 1 x 1 float4 texels, each RGB v / 255 (as the CPU reference
+ * reads them) and alpha 1, read at texel centres without filtering or
+ * normalized coordinates (kernels.cu.in, vpt_medium_albedo). */
+static int make_table_texture(const VptScene *s, CUarray *arr, CUtexObject *tex)
+{
+    float entries[4 * 256];
+    const int n = s->albedo_entries;
+    if (n < 1 || n > 256) return vpt_fail("scene '%s': albedo table of %d entries (1 to 256)", s->name, n);
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) entries[4 * i + k] = (float)s->albedo_table[i][k] / 255.0f;
+        entries[4 * i + 3] = 1.0f;
+    }
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    memset(&d, 0, sizeof d);
+    d.Width = (size_t)n;
+    d.Height = d.Depth = 1;
+    d.Format = CU_AD_FORMAT_FLOAT;
+    d.NumChannels = 4;
+    if (VPT_CU_TRY(cuArray3DCreate, arr, &d) || upload_3d(*arr, entries, (size_t)n * 4 * sizeof(float), 1, 1))
+        return -1;
+    CUDA_RESOURCE_DESC res;
+    memset(&res, 0, sizeof res);
+    res.resType = CU_RESOURCE_TYPE_ARRAY;
+    res.res.array.hArray = *arr;
+    CUDA_TEXTURE_DESC td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = CU_TR_ADDRESS_MODE_CLAMP;
+    td.filterMode = CU_TR_FILTER_MODE_POINT;
+    return VPT_CU_TRY(cuTexObjectCreate, tex, &res, &td, NULL);
+}
+
 static int make_texture(CUarray arr, CUtexObject *tex)
 {
     CUDA_RESOURCE_DESC res;
@@ -73,7 +105,7 @@ static void scene_parts(int nx, int ny, int nz, const VptGpuEstimators *e, doubl
                         double *grids)
 {
     const double nvox = (double)nx * ny * nz;
-    *textures = nvox * (sizeof(float) + 4);
+    *textures = nvox * (sizeof(float) + (e && e->albedo_table ? 0 : 4));
     *compact = *grids = 0;
     for (int f = 0; e && f < VPT_DENSITY_FORMAT_COUNT; f++) {
         if (f != VPT_DENSITY_F32 && (e->formats >> f & 1)) *compact += nvox * (double)vpt_density_format_bytes((VptDensityFormat)f);
@@ -200,10 +232,13 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
 {
     memset(out, 0, sizeof *out);
     size_t nvox = (size_t)s->nx * s->ny * s->nz;
-    size_t need = nvox * (sizeof(float) + 4);
+    size_t need = nvox * sizeof(float) + vpt_scene_albedo_bytes(s);
     size_t free_b = 0, total_b = 0;
     if (VPT_CU_TRY(cuMemGetInfo, &free_b, &total_b)) return -1;
-    if (vpt_gpu_scene_check_fits(s->name, s->nx, s->ny, s->nz, NULL, free_b, total_b)) return -1;
+    VptGpuEstimators own;
+    memset(&own, 0, sizeof own);
+    own.albedo_table = s->albedo_table != NULL;
+    if (vpt_gpu_scene_check_fits(s->name, s->nx, s->ny, s->nz, &own, free_b, total_b)) return -1;
     CUDA_ARRAY3D_DESCRIPTOR d;
     memset(&d, 0, sizeof d);
     d.Width = (size_t)s->nx;
@@ -212,13 +247,17 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
     d.Format = CU_AD_FORMAT_FLOAT;
     d.NumChannels = 1;
     if (VPT_CU_TRY(cuArray3DCreate, &out->density_array, &d)) goto fail;
-    d.Format = CU_AD_FORMAT_UNSIGNED_INT8;
-    d.NumChannels = 4;
-    if (VPT_CU_TRY(cuArray3DCreate, &out->albedo_array, &d)) goto fail;
     if (upload_3d(out->density_array, s->density, (size_t)s->nx * sizeof(float), s->ny, s->nz)) goto fail;
-    if (upload_3d(out->albedo_array, s->albedo, (size_t)s->nx * 4, s->ny, s->nz)) goto fail;
     if (make_texture(out->density_array, &out->density_tex)) goto fail;
-    if (make_texture(out->albedo_array, &out->albedo_tex)) goto fail;
+    if (s->albedo_table) {
+        if (make_table_texture(s, &out->albedo_array, &out->albedo_tex)) goto fail;
+    } else {
+        d.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+        d.NumChannels = 4;
+        if (VPT_CU_TRY(cuArray3DCreate, &out->albedo_array, &d)) goto fail;
+        if (upload_3d(out->albedo_array, s->albedo, (size_t)s->nx * 4, s->ny, s->nz)) goto fail;
+        if (make_texture(out->albedo_array, &out->albedo_tex)) goto fail;
+    }
     out->bytes = need;
     out->scene = s;
     out->mean_density = mean_density(s->density, nvox);

@@ -92,6 +92,8 @@ typedef struct {
     unsigned formats;                           /* bit f: format f's density texture */
     unsigned grids[VPT_DENSITY_FORMAT_COUNT];   /* bit k: the grid of 2^k-voxel cells in format f */
     unsigned paired;                            /* bit f: format f's density + distance map texture (skip) */
+    int albedo_table;                           /* the scene's albedo is a transfer's table (post-classification,
+                                                   scenes/scene.h): no albedo texture per voxel; 0 counts one */
 } VptGpuEstimators;
 
 /* Adds the estimator of density format f and majorant `majorant`

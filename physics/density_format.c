@@ -127,6 +127,7 @@ void vpt_density_format_fold_params(VptDensityFormat f, float dmax, VptParams *P
 {
     if (f == VPT_DENSITY_F32) return;
     P->density_scale *= vpt_density_format_unit(f, dmax);
+    P->albedo_index *= vpt_density_format_unit(f, dmax);
     P->density_max = vpt_density_format_texture_value(f, dmax, dmax);
     P->free_path_unit = P->density_max > 0.0f ? 1.0f / (P->density_scale * P->density_max) * VPT_LN2 : 3.0e38f;
     P->tau_per_density = P->density_scale / VPT_LN2;

@@ -54,7 +54,8 @@ void vpt_density_format_encode(VptDensityFormat f, const float *d, size_t n, flo
 
 /* Folds the format's unit into P (set by vpt_params_init from a scene whose
  * densities have maximum dmax): density_scale *= unit, density_max = the
- * texture value of dmax, free_path_unit and tau_per_density recomputed. f32
+ * texture value of dmax, free_path_unit and tau_per_density recomputed,
+ * albedo_index *= unit (the table is indexed by scene density). f32
  * leaves P exactly as it is. */
 void vpt_density_format_fold_params(VptDensityFormat f, float dmax, VptParams *P);
 

@@ -12,8 +12,14 @@
  *                       in texture units, in [0, params.density_max]; the
  *                       extinction is sigma_t = density_scale * value
  *                       (a compact texture format folds its scale into
- *                       density_scale, see harness/density_format.h).
- *   vpt_medium_albedo   the single-scattering albedo, filtered likewise.
+ *                       density_scale, see physics/density_format.h).
+ *   vpt_medium_albedo   the single-scattering albedo: a grid's, filtered
+ *                       likewise; or with params.albedo_entries > 0 (a
+ *                       transfer function's table, post-classification)
+ *                       the table's entry vpt_albedo_entry(v,
+ *                       params.albedo_index, params.albedo_entries) of the
+ *                       density v that vpt_medium_density (majorant=skip:
+ *                       vpt_medium_density_distance) returns at uvw.
  *   vpt_medium_majorant the value of cell `cell` of the majorant grid
  *                       (x fastest over params.mg_cells), in the density's
  *                       units: the cell's majorant m > 0 (no density the

@@ -263,8 +263,9 @@ typedef struct {
     /* The majorant grid (vpt_tracer.h, VptMajorantWalk): the box cut into
      * cells of C^3 voxels, each with its own majorant (vpt_medium_majorant).
      * mg_cells[0] == 0: one global majorant, density_max. With mg_skip the
-     * grid only skips empty space (majorant=skipC, vpt_skip_empty): steps
-     * are taken against density_max. */
+     * grid only skips empty space (majorant=skip: vpt_woodcock_batch_skip
+     * jumps by the distance map, vpt_skip_resume): steps are taken against
+     * density_max. */
     int mg_cells[3];           /* cells per axis: ceil(voxels / C) */
     float mg_per_uvw[3];       /* cells per unit of texture space: voxels / C */
     int mg_skip;               /* 1: the fields above describe the distance map's
@@ -286,7 +287,24 @@ typedef struct {
     vpt_u64 npaths;            /* width * height * spp */
     int max_depth;             /* 0: unlimited (the thesis' setting) */
     int rr_depth;              /* < 0: no Russian roulette; else from this depth */
+    /* Post-classification (a transfer function's albedo table, scenes/scene.h):
+     * albedo_entries > 0 entries, the albedo at a point the entry
+     * vpt_albedo_entry(v, albedo_index, albedo_entries) of the density v the
+     * medium filters there, in texture units (albedo_index is the entries per
+     * unit of scene density times the format's unit,
+     * vpt_density_format_fold_params). 0: the medium's albedo grid. */
+    float albedo_index;
+    int albedo_entries;
 } VptParams;
+
+/* The table entry of (filtered) density v: floor(v * index) clamped to
+ * [0, entries - 1] (v >= 0), the thesis' CT transfer's rule with index =
+ * entries = 100. */
+VPT_FN int vpt_albedo_entry(float v, float index, int entries)
+{
+    const int i = (int)(v * index);
+    return i < 0 ? 0 : i > entries - 1 ? entries - 1 : i;
+}
 
 VPT_FN vpt_vec3 vpt_world_to_uvw(const VptParams *P, vpt_vec3 p)
 {

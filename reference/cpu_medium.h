@@ -19,8 +19,13 @@
  * which makes the white furnace estimator exactly 1 per path).
  *
  * Albedo texels are RGBA8 read as normalized floats (v / 255, exact for 0 and
- * 255), filtered like the density; alpha is ignored. Coordinates outside
- * [0, 1] clamp; NaN coordinates read texel 0 instead of being undefined.
+ * 255), filtered like the density; alpha is ignored. A scene with an albedo
+ * table instead (post-classification, scenes/scene.h) classifies the density
+ * this medium returns at the point (vpt_medium_density: the estimator's
+ * format, dense or sparse): entry vpt_albedo_entry(v, albedo_index,
+ * albedo_entries), its RGB as v / 255, as the GPU's table holds them
+ * (harness/gpu_scene.c). Coordinates outside [0, 1] clamp; NaN coordinates
+ * read texel 0 instead of being undefined.
  *
  * The medium borrows the scene's grids: it owns nothing and must not outlive
  * the scene. */
@@ -37,7 +42,7 @@
 struct VptMedium {
     int nx, ny, nz;
     const float *density;   /* nx * ny * nz, x fastest; borrowed */
-    const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed */
+    const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed; NULL with a table */
     const float *majorant;  /* the majorant grid's cells (params.mg_cells) as (value, t_per_tau)
                                pairs (vpt_majorant_grid_cells), or NULL; borrowed */
     const uint8_t *distance; /* majorant=skip: the distance map, nx * ny * nz bytes
@@ -46,6 +51,10 @@ struct VptMedium {
     const uint32_t *sparse; /* volume=sparse: the density as a NanoVDB grid of nx*ny*nz voxels
                                (physics/sparse_grid.h), sampled by vpt_sparse_density; NULL:
                                the dense array. Borrowed */
+    const uint8_t (*albedo_table)[4]; /* post-classification: albedo_entries RGBA8 entries, or NULL; borrowed */
+    int albedo_entries;
+    float albedo_index;     /* table entries per unit of the density as this medium returns it
+                               (VptParams.albedo_index: the renderer sets it after folding a format) */
 };
 
 /* Points the medium at the scene's grids (no copy), with the global
@@ -58,6 +67,9 @@ static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
     m->nz = s->nz;
     m->density = s->density;
     m->albedo = s->albedo;
+    m->albedo_table = s->albedo_table;
+    m->albedo_entries = s->albedo_table ? s->albedo_entries : 0;
+    m->albedo_index = (float)m->albedo_entries;
     m->majorant = NULL;
     m->distance = NULL;
     m->sparse = NULL;
@@ -117,6 +129,11 @@ static inline float vpt_medium_density_distance(const VptMedium *m, vpt_vec3 uvw
 
 static inline vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw)
 {
+    if (m->albedo_table) {
+        const uint8_t *t = m->albedo_table[vpt_albedo_entry(vpt_medium_density(m, uvw), m->albedo_index,
+                                                            m->albedo_entries)];
+        return vpt_v3((float)t[0] / 255.0f, (float)t[1] / 255.0f, (float)t[2] / 255.0f);
+    }
     size_t idx[8];
     float w[8];
     vpt_cpu_tex_corners(m->nx, m->ny, m->nz, uvw, idx, w);

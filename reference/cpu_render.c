@@ -109,8 +109,12 @@ static void print_progress(const Job *j, double elapsed)
 static int validate(const VptScene *s, const VptParams *p, const float *mean_rgb)
 {
     if (!s || !p || !mean_rgb) return vpt_fail("cpu render: scene, parameters and output image are required");
-    if (s->nx <= 0 || s->ny <= 0 || s->nz <= 0 || !s->density || !s->albedo)
+    if (s->nx <= 0 || s->ny <= 0 || s->nz <= 0 || !s->density || !(s->albedo || s->albedo_table))
         return vpt_fail("cpu render: scene '%s' has no grids (was it finalized?)", s->name);
+    if (p->albedo_entries != (s->albedo_table ? s->albedo_entries : 0) || !(p->albedo_index >= 0.0f))
+        return vpt_fail("cpu render: the parameters' albedo table (%d entries, index %g) is not scene '%s''s (%d "
+                        "entries): make them with vpt_params_init on this scene",
+                        p->albedo_entries, (double)p->albedo_index, s->name, s->albedo_table ? s->albedo_entries : 0);
     if (p->width == 0 || p->height == 0 || p->spp == 0)
         return vpt_fail("cpu render: image %ux%u at %u spp has a zero dimension", (unsigned)p->width,
                         (unsigned)p->height, (unsigned)p->spp);
@@ -148,6 +152,7 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     memset(&j, 0, sizeof j);
     j.P = p;
     vpt_cpu_medium_init(&j.M, s);
+    j.M.albedo_index = p->albedo_index; /* in the estimator's units (vpt_density_format_fold_params) */
     if (opt.estimator) {
         if (opt.estimator->density) j.M.density = opt.estimator->density;
         j.M.majorant = opt.estimator->cells;

@@ -446,6 +446,7 @@ typedef enum { ALBEDO_CONST, ALBEDO_GREY, ALBEDO_RGB } AlbedoForm;
 
 static AlbedoForm albedo_form(const VptScene *s)
 {
+    if (!s->albedo) return ALBEDO_CONST; /* a one-entry table (the export refuses longer ones) */
     size_t n = (size_t)s->nx * s->ny * s->nz;
     int uniform = 1, grey = 1;
     for (size_t i = 0; i < n && (uniform || grey); i++) {
@@ -548,7 +549,8 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
     float_prop(fp, 8, "scale", s->density_scale);
     if (af == ALBEDO_CONST) {
         float a[3];
-        for (int k = 0; k < 3; k++) a[k] = (float)s->albedo[k] / 255.0f;
+        const uint8_t *c = s->albedo ? s->albedo : s->albedo_table[0];
+        for (int k = 0; k < 3; k++) a[k] = (float)c[k] / 255.0f;
         fprintf(fp, "        <rgb name=\"albedo\" value=\"");
         f3(fp, a);
         fputs("\"/>\n", fp);
@@ -595,8 +597,13 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
 
 int vpt_scene_export_mitsuba(const VptScene *s, const char *xml_path, const VptRenderSettings *r)
 {
-    if (!s->density || !s->albedo || s->nx <= 0 || s->ny <= 0 || s->nz <= 0)
+    if (!s->density || !(s->albedo || s->albedo_table) || s->nx <= 0 || s->ny <= 0 || s->nz <= 0)
         return vpt_fail("%s: scene '%s' has no grids to export", xml_path, s->name);
+    if (!s->albedo && s->albedo_entries > 1)
+        return vpt_fail("%s: scene '%s' classifies its albedo from the filtered density (a transfer function's "
+                        "table of %d entries, docs/albedo.md), which a Mitsuba albedo volume (filtered itself) "
+                        "cannot express: not exported",
+                        xml_path, s->name, s->albedo_entries);
     char dir[4096], stem[256], vol_name[2][300], vol_path[2][4096];
     vpt_dirname(xml_path, dir, sizeof dir);
     stem_of(xml_path, stem, sizeof stem);

@@ -34,7 +34,17 @@ typedef struct {
     char source[256];        /* "procedural stand-in: ..." or the file loaded */
     int nx, ny, nz;
     float *density;          /* owned; normalized densities in [0, 1], x fastest */
-    uint8_t *albedo;         /* owned; RGBA8 linear albedo per voxel (A unused, 255) */
+    /* The albedo, one of two kinds (docs/albedo.md):
+     *   a grid (albedo_table NULL): RGBA8 linear albedo per voxel (A unused,
+     *     255), filtered like the density (pre-classification). Built-in
+     *     scenes, Mitsuba scenes and files with their own albedo grid.
+     *   a table (albedo NULL): the transfer function's, entry
+     *     vpt_albedo_entry(d, albedo_entries, albedo_entries) of the
+     *     filtered density d (post-classification, vpt_physics.h), so
+     *     nothing is stored per voxel. Volumes loaded through a transfer. */
+    uint8_t *albedo;         /* owned, or NULL with a table */
+    const uint8_t (*albedo_table)[4]; /* borrowed (static): albedo_entries RGBA8 entries, or NULL */
+    int albedo_entries;      /* entries of albedo_table; 0 with a grid */
     float density_max;       /* max of density[], set by vpt_scene_finalize */
     float density_scale;     /* sigma_t = density_scale * density */
     float box_min[3], box_max[3];
@@ -106,9 +116,11 @@ typedef struct {
 /* Loads, resamples and maps the volume into a scene. Memory: a volume that
  * cannot fit in host memory is refused once its header is read, before
  * any voxel is (naming the sizes and a --downsample or --upsample factor
- * that fits); the loaded float grid becomes the density grid in place, so
- * the peak is the scene itself (8 bytes a voxel: float density, RGBA8
- * albedo), or with resampling the larger of that and both grids. */
+ * that fits); the loaded float grid becomes the density grid in place and
+ * the albedo is the transfer's table (post-classification), so the peak is
+ * the scene itself (4 bytes a voxel: the float density), or with
+ * resampling the larger of that and both grids. A file's own albedo grid
+ * becomes the scene's RGBA8 grid (4 bytes a voxel more). */
 VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *opt);
 
 /* Validates grids and parameters and computes density_max. Builders call it;
@@ -134,15 +146,21 @@ static inline float vpt_ct_density(float x)
     t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
     return t * t * (3.0f - 2.0f * t);
 }
-/* The table's 100 RGBA8 entries (made once, thread-safe). */
+/* The table's VPT_CT_ALBEDO_ENTRIES RGBA8 entries (made once, thread-safe). */
+#define VPT_CT_ALBEDO_ENTRIES 100
 const uint8_t (*vpt_ct_albedo_table(void))[4];
 static inline void vpt_ct_albedo_from(const uint8_t (*table)[4], float density, uint8_t rgba[4])
 {
-    int i = (int)(density * 100.0f);
-    i = i < 0 ? 0 : i > 99 ? 99 : i;
+    const int i = vpt_albedo_entry(density, (float)VPT_CT_ALBEDO_ENTRIES, VPT_CT_ALBEDO_ENTRIES);
     for (int k = 0; k < 4; k++) rgba[k] = table[i][k];
 }
 void vpt_ct_albedo(float density, uint8_t rgba[4]);
+/* The one-entry table of the linear and identity transfers: white. */
+const uint8_t (*vpt_white_albedo_table(void))[4];
+
+/* Host memory of the scene's albedo: 4 bytes a voxel for a grid, 0 for a
+ * table. */
+size_t vpt_scene_albedo_bytes(const VptScene *s);
 
 /* Most tiles per image axis (thesis table 4.2 goes to 64). */
 #define VPT_MAX_TILES 256

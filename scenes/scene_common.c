@@ -54,7 +54,13 @@ int vpt_scene_finalize(VptScene *s)
 {
     if (s->nx <= 0 || s->ny <= 0 || s->nz <= 0)
         return vpt_fail("scene '%s': grid %dx%dx%d has a non-positive dimension", s->name, s->nx, s->ny, s->nz);
-    if (!s->density || !s->albedo) return vpt_fail("scene '%s': missing density or albedo grid", s->name);
+    if (!s->density) return vpt_fail("scene '%s': missing density grid", s->name);
+    if (!s->albedo == !s->albedo_table)
+        return vpt_fail("scene '%s': %s", s->name,
+                        s->albedo ? "both an albedo grid and an albedo table: give one"
+                                  : "missing albedo (neither a grid nor a transfer function's table)");
+    if (s->albedo_table ? s->albedo_entries < 1 : s->albedo_entries != 0)
+        return vpt_fail("scene '%s': albedo table of %d entries", s->name, s->albedo_entries);
     size_t n = (size_t)s->nx * s->ny * s->nz;
     Check c = {s->density, PTHREAD_MUTEX_INITIALIZER, 0.0f, 0};
     vpt_parallel_for(n, 0, check_part, &c);
@@ -157,7 +163,24 @@ int vpt_scene_digest(const VptScene *s, char hex[65])
         EVP_DigestUpdate(d.md, d.buf, d.n);
         d.n = 0;
     }
-    EVP_DigestUpdate(d.md, s->albedo, 4 * n); /* bytes: no byte order */
+    if (s->albedo) {
+        EVP_DigestUpdate(d.md, s->albedo, 4 * n); /* bytes: no byte order */
+    } else if (s->albedo_entries == 1) {
+        /* a constant albedo filters to itself: the medium of a grid of that
+         * colour, hashed as that grid */
+        unsigned char run[4096];
+        for (size_t i = 0; i < sizeof run; i++) run[i] = s->albedo_table[0][i % 4];
+        for (size_t left = 4 * n; left;) {
+            const size_t k = left < sizeof run ? left : sizeof run;
+            EVP_DigestUpdate(d.md, run, k);
+            left -= k;
+        }
+    } else {
+        static const char tag[] = "post-classified albedo table";
+        dg_bytes(&d, tag, sizeof tag);
+        dg_u32(&d, (uint32_t)s->albedo_entries);
+        dg_bytes(&d, s->albedo_table, 4 * (size_t)s->albedo_entries);
+    }
     dg_f32(&d, s->density_scale);
     dg_f32s(&d, s->box_min, 3);
     dg_f32s(&d, s->box_max, 3);
@@ -210,6 +233,8 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
     p->npaths = (vpt_u64)p->width * p->height * p->spp;
     p->max_depth = r->max_depth;
     p->rr_depth = r->rr_depth;
+    p->albedo_entries = s->albedo_table ? s->albedo_entries : 0;
+    p->albedo_index = (float)p->albedo_entries; /* per unit of f32 density; formats fold their unit in */
 
     vpt_vec3 pos = v3a(s->cam_pos), fwd = vpt_normalize(vpt_sub(v3a(s->cam_target), pos));
     vpt_vec3 right = vpt_normalize(vpt_cross(fwd, v3a(s->cam_up)));
@@ -224,14 +249,14 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
 /* The thesis' transfer function: a 100-entry table from gray (low density)
  * through red to blue (high density), indexed by the density. Entries
  * 0..49 blend gray -> red, 50..99 red -> blue. */
-static uint8_t ct_table[100][4];
+static uint8_t ct_table[VPT_CT_ALBEDO_ENTRIES][4];
 static pthread_once_t ct_once = PTHREAD_ONCE_INIT;
 
 static void make_ct_table(void)
 {
     static const float gray[3] = {0.80f, 0.80f, 0.80f}, red[3] = {0.90f, 0.15f, 0.10f},
                        blue[3] = {0.10f, 0.20f, 0.90f};
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < VPT_CT_ALBEDO_ENTRIES; i++) {
         const float *a = i < 50 ? gray : red, *b = i < 50 ? red : blue;
         float t = (float)(i < 50 ? i : i - 50) / 49.0f;
         for (int k = 0; k < 3; k++) ct_table[i][k] = (uint8_t)lrintf(255.0f * (a[k] + (b[k] - a[k]) * t));
@@ -246,3 +271,14 @@ const uint8_t (*vpt_ct_albedo_table(void))[4]
 }
 
 void vpt_ct_albedo(float density, uint8_t rgba[4]) { vpt_ct_albedo_from(vpt_ct_albedo_table(), density, rgba); }
+
+const uint8_t (*vpt_white_albedo_table(void))[4]
+{
+    static const uint8_t white[1][4] = {{255, 255, 255, 255}};
+    return white;
+}
+
+size_t vpt_scene_albedo_bytes(const VptScene *s)
+{
+    return s->albedo ? 4 * (size_t)s->nx * (size_t)s->ny * (size_t)s->nz : 0;
+}

@@ -10,10 +10,12 @@
  *   AUTO        IDENTITY when all values lie in [0, 1] and the file stores
  *               floats or is a Mitsuba volume (whose 8-bit encoding means
  *               v / 255), else CT: the thesis treats scalar scans as CT.
- * Albedo: a volume file's own albedo grid (VptVolume.albedo: .vdb and .nvdb
- * files with a Vec3f grid "albedo") replaces the transfer's albedo, voxel by
- * voxel (rounded to the scene's 8 bits); the transfer still gives the
- * densities.
+ * Albedo: the transfer's table, classified from the filtered density where
+ * the medium is sampled (post-classification: the scene's albedo_table, CT's
+ * 100 entries, one white entry for LINEAR and IDENTITY), so no albedo is
+ * stored per voxel. A volume file's own albedo grid (VptVolume.albedo: .vdb
+ * and .nvdb files with a Vec3f grid "albedo") replaces it as the scene's
+ * RGBA8 grid (rounded to 8 bits); the transfer still gives the densities.
  * Box: a Mitsuba file's own bbox; else, with `like`, the built-in scene's
  * box (the thesis puts its CT scans in [-0.5, 0.5]^3 whatever their shape);
  * else the grid's physical extent (dims * spacing) scaled so that its
@@ -121,9 +123,10 @@ static double resampled(int n, int down, int up)
 /* Host memory the scene of a dims[] volume holds at its peak: the loaded
  * float grid (the data streams into it), beside it the resampled grid when
  * there is one, and at the end the scene's float density (the grid itself,
- * transformed in place) and RGBA8 albedo. A file's albedo grid (albedo
- * non-zero: 3 floats a voxel) is loaded and resampled beside the values, and
- * held until the scene's RGBA8 albedo is made of it. *voxels: the scene's. */
+ * transformed in place; the transfer's albedo is a table). A file's albedo
+ * grid (albedo non-zero: 3 floats a voxel) is loaded and resampled beside
+ * the values, and held until the scene's RGBA8 albedo grid is made of it.
+ * *voxels: the scene's. */
 static double scene_bytes(const int dims[3], int down, int up, int albedo, size_t *voxels)
 {
     double src = 1, dst = 1;
@@ -134,7 +137,7 @@ static double scene_bytes(const int dims[3], int down, int up, int albedo, size_
     *voxels = (size_t)dst;
     const double grid = albedo ? 16.0 : 4.0; /* bytes a voxel of the loaded grids */
     const double loading = grid * src + (down > 1 || up > 1 ? grid * dst : 0.0);
-    const double scene = (albedo ? 20.0 : 8.0) * dst;
+    const double scene = (albedo ? 20.0 : 4.0) * dst;
     return loading > scene ? loading : scene;
 }
 
@@ -158,10 +161,10 @@ static int host_memory_check(const int dims[3], int down, int up, int albedo)
         if (bytes <= avail) snprintf(fit, sizeof fit, "; --downsample %d would need %s", f, vpt_memory_text(bytes, c));
     }
     const char *what = up > 1 || down > 1 ? "resampled to" : "as a scene of";
-    return vpt_fail("%dx%dx%d voxels %s %zu voxels need about %s of host memory (8 bytes a voxel: float density, "
-                    "RGBA8 albedo%s), but only %s are available%s",
+    return vpt_fail("%dx%dx%d voxels %s %zu voxels need about %s of host memory (4 bytes a voxel: the float "
+                    "density%s), but only %s are available%s",
                     dims[0], dims[1], dims[2], what, voxels, vpt_memory_text(need, a),
-                    albedo ? "; 12 more for the file's albedo grid until the scene's is made of it" : "",
+                    albedo ? "; 16 more for the file's albedo grid and the scene's RGBA8 one made of it" : "",
                     vpt_memory_text(avail, b), fit);
 }
 
@@ -197,16 +200,13 @@ static int admit_volume(void *ctx, const char *name, const int dims[3], VptScala
 
 typedef struct {
     float *v;            /* values in, densities out */
-    uint8_t *albedo;
     VptTransfer tf;
-    const uint8_t (*ct)[4]; /* the CT albedo table */
     double lo, range;
     pthread_mutex_t lock;
     float min, max;      /* the range pass */
     int integral;        /* ... and whether every value is an integer */
     int bad;             /* the identity check: a value outside [0, 1] */
     float *lut;          /* NULL, or density per value lo + j */
-    uint8_t (*lut_rgba)[4];
 } Transfer;
 
 static void range_part(void *arg, size_t lo, size_t hi)
@@ -227,18 +227,12 @@ static void range_part(void *arg, size_t lo, size_t hi)
     pthread_mutex_unlock(&t->lock);
 }
 
-/* The transfer of one value x (not IDENTITY): its density, and its albedo. */
-static float transfer_one(const Transfer *t, float x, uint8_t rgba[4])
+/* The transfer of one value x (not IDENTITY): its density. */
+static float transfer_one(const Transfer *t, float x)
 {
     double r = t->range > 0.0 ? ((double)x - t->lo) / t->range : 1.0;
     float n = r < 0.0 ? 0.0f : r > 1.0 ? 1.0f : (float)r;
-    if (t->tf == VPT_TF_CT) {
-        float d = vpt_ct_density(n);
-        vpt_ct_albedo_from(t->ct, d, rgba);
-        return d;
-    }
-    memset(rgba, 255, 4);
-    return n;
+    return t->tf == VPT_TF_CT ? vpt_ct_density(n) : n;
 }
 
 static void transfer_part(void *arg, size_t lo, size_t hi)
@@ -247,16 +241,11 @@ static void transfer_part(void *arg, size_t lo, size_t hi)
     int bad = 0;
     if (t->tf == VPT_TF_IDENTITY) {
         for (size_t i = lo; i < hi; i++) bad |= !(t->v[i] >= 0.0f && t->v[i] <= 1.0f);
-        memset(t->albedo + 4 * lo, 255, 4 * (hi - lo));
     } else if (t->lut) {
         const int32_t base = (int32_t)t->min;
-        for (size_t i = lo; i < hi; i++) {
-            const int32_t j = (int32_t)t->v[i] - base;
-            t->v[i] = t->lut[j];
-            memcpy(t->albedo + 4 * i, t->lut_rgba[j], 4);
-        }
+        for (size_t i = lo; i < hi; i++) t->v[i] = t->lut[(int32_t)t->v[i] - base];
     } else {
-        for (size_t i = lo; i < hi; i++) t->v[i] = transfer_one(t, t->v[i], t->albedo + 4 * i);
+        for (size_t i = lo; i < hi; i++) t->v[i] = transfer_one(t, t->v[i]);
     }
     if (bad) {
         pthread_mutex_lock(&t->lock);
@@ -266,7 +255,7 @@ static void transfer_part(void *arg, size_t lo, size_t hi)
 }
 
 /* A file's albedo grid (3 floats in [0, 1] a voxel) into the scene's RGBA8
- * albedo, rounded, in place of the transfer's colour (its alpha stays). */
+ * albedo grid, rounded (alpha 255). */
 typedef struct {
     const float *src;
     uint8_t *rgba;
@@ -275,8 +264,10 @@ typedef struct {
 static void file_albedo_part(void *arg, size_t lo, size_t hi)
 {
     const FileAlbedo *a = arg;
-    for (size_t i = lo; i < hi; i++)
+    for (size_t i = lo; i < hi; i++) {
         for (size_t c = 0; c < 3; c++) a->rgba[4 * i + c] = (uint8_t)lrintf(255.0f * a->src[3 * i + c]);
+        a->rgba[4 * i + 3] = 255;
+    }
 }
 
 VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *opt)
@@ -345,14 +336,11 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
     s->ny = v.ny;
     s->nz = v.nz;
     const size_t n = (size_t)v.nx * v.ny * v.nz;
-    s->albedo = vpt_malloc(n * 4);
-    if (!s->albedo) goto fail_vol;
 
     Transfer t;
     memset(&t, 0, sizeof t);
     pthread_mutex_init(&t.lock, NULL);
     t.v = v.data;
-    t.albedo = s->albedo;
     /* the loader found the range while converting (integer types of the
      * file, not resampled, are integral by construction): no pass here */
     if (v.has_range) {
@@ -370,22 +358,15 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
         tf = floats && t.min >= 0.0f && t.max <= 1.0f ? VPT_TF_IDENTITY : VPT_TF_CT;
     }
     t.tf = tf;
-    t.ct = vpt_ct_albedo_table();
     t.lo = t.min;
     t.range = (double)t.max - (double)t.min;
     if (tf != VPT_TF_IDENTITY && t.integral && t.range < LUT_MAX && n > LUT_MAX) {
         const size_t m = (size_t)t.range + 1;
-        t.lut = vpt_malloc(m * sizeof *t.lut);
-        t.lut_rgba = t.lut ? vpt_malloc(m * sizeof *t.lut_rgba) : NULL;
-        for (size_t j = 0; t.lut_rgba && j < m; j++) t.lut[j] = transfer_one(&t, t.min + (float)j, t.lut_rgba[j]);
-        if (!t.lut_rgba) { /* no table: the slow way */
-            free(t.lut);
-            t.lut = NULL;
-        }
+        t.lut = vpt_malloc(m * sizeof *t.lut); /* NULL: no table, the slow way */
+        for (size_t j = 0; t.lut && j < m; j++) t.lut[j] = transfer_one(&t, t.min + (float)j);
     }
     vpt_parallel_for(n, 0, transfer_part, &t);
     free(t.lut);
-    free(t.lut_rgba);
     pthread_mutex_destroy(&t.lock);
     if (t.bad) {
         for (size_t i = 0; i < n; i++) {
@@ -403,8 +384,14 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
     v.data = NULL;
 
     if (v.albedo) {
+        /* the file's grid is the density's index space: pre-classified */
+        s->albedo = vpt_malloc(n * 4);
+        if (!s->albedo) goto fail_vol;
         FileAlbedo fa = {v.albedo, s->albedo};
         vpt_parallel_for(n, 0, file_albedo_part, &fa);
+    } else {
+        s->albedo_table = tf == VPT_TF_CT ? vpt_ct_albedo_table() : vpt_white_albedo_table();
+        s->albedo_entries = tf == VPT_TF_CT ? VPT_CT_ALBEDO_ENTRIES : 1;
     }
 
     if (!opt->like && !v.has_bbox) aspect_box(s, &v);

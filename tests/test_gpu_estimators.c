@@ -6,6 +6,7 @@
  * gate's false-alarm rate), and each schedule traces exactly its
  * reference's paths. Skips without a GPU. */
 #include "tests/harness/test.h"
+#include "tests/test_ct_volume.h"
 
 #include "base/error.h"
 #include "codegen/config.h"
@@ -125,5 +126,47 @@ TEST_TIMEOUT(gpu_sparse_volume_every_schedule_passes_the_gate, 1200)
             }
         vpt_scene_destroy(s);
     }
+    vpt_evaluator_destroy(e);
+}
+
+/* Post-classified albedo (docs/albedo.md): a real CT loaded through the CT
+ * transfer, whose kernels classify the density each estimator filters
+ * (format, grid, skip's paired texture, the sparse tree), passes the gate
+ * with every estimator as the built-in scenes do above (the same verdict
+ * rules and false-alarm rate), and each schedule traces its reference's
+ * paths exactly. Skips without a GPU. */
+TEST_TIMEOUT(gpu_post_classified_albedo_every_estimator_passes_the_gate, 1200)
+{
+    VptEvaluator *e = quick_evaluator();
+    if (!e) SKIP("no CUDA GPU: %s", vpt_errmsg());
+    const VptRenderSettings rs = {128, 96, 16, 7, 0, -1, 1};
+    VptScene *s = vpt_test_ct_volume();
+    REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s", vpt_errmsg());
+    for (int m = 0; m < N_MAJORANTS; m++)
+        for (int d = 0; d < 4; d++)
+            for (int sparse = 0; sparse < 2; sparse++) {
+                if (sparse && (d > 0 || !strcmp(majorants[m], "skip"))) continue;
+                int rejected_first = 0;
+                for (int k = 0; k < 2; k++) {
+                    char text[200];
+                    snprintf(text, sizeof text, "%s,majorant=%s,density=%s%s", schedules[k], majorants[m],
+                             densities[d], sparse ? ",volume=sparse" : "");
+                    VptConfig c;
+                    REQUIRE_MSG(vpt_config_parse(text, &c) == 0, "%s: %s", text, vpt_errmsg());
+                    VptEvalResult r;
+                    REQUIRE_MSG(vpt_evaluator_run(e, &c, &r) == 0, "%s: session broke: %s", text, vpt_errmsg());
+                    const int rejected = r.status == VPT_STATUS_INVALID_OUTPUT &&
+                                         strstr(r.reason, "changes the image beyond the noise") && d > 0;
+                    if (rejected) {
+                        vpt_test_log("%s: %s", text, r.reason);
+                        CHECK_MSG(k == 0 || rejected_first, "%s: rejected after another schedule passed", text);
+                        rejected_first |= k == 0;
+                    } else {
+                        CHECK_MSG(r.status == VPT_STATUS_OK, "%s: %s: %s", text, vpt_status_name(r.status), r.reason);
+                        CHECK_MSG(!rejected_first, "%s: passed after another schedule was rejected", text);
+                    }
+                }
+            }
+    vpt_scene_destroy(s);
     vpt_evaluator_destroy(e);
 }

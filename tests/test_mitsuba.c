@@ -25,6 +25,13 @@
 
 static int exists(const char *path) { return access(path, F_OK) == 0; }
 
+/* A voxel's RGBA8 albedo: its grid's texel, or its table's entry. */
+static const uint8_t *voxel_albedo(const VptScene *s, size_t i)
+{
+    if (s->albedo) return s->albedo + 4 * i;
+    return s->albedo_table[vpt_albedo_entry(s->density[i], (float)s->albedo_entries, s->albedo_entries)];
+}
+
 /* Every field of two scenes that determines images and workload. */
 static void check_same_scene(const VptScene *a, const VptScene *b)
 {
@@ -34,7 +41,12 @@ static void check_same_scene(const VptScene *a, const VptScene *b)
     if (a->nx != b->nx || a->ny != b->ny || a->nz != b->nz) return;
     size_t n = (size_t)a->nx * a->ny * a->nz;
     CHECK_MSG(memcmp(a->density, b->density, n * sizeof(float)) == 0, "densities differ");
-    CHECK_MSG(memcmp(a->albedo, b->albedo, n * 4) == 0, "albedos differ");
+    /* a loaded volume's one-entry table (the identity transfer's white)
+     * comes back as a grid of that colour: the same medium (the digests
+     * below agree too) */
+    size_t albedo_diff = 0;
+    for (size_t i = 0; i < n; i++) albedo_diff += memcmp(voxel_albedo(a, i), voxel_albedo(b, i), 4) != 0;
+    CHECK_MSG(albedo_diff == 0, "albedos differ at %zu voxels", albedo_diff);
     CHECK(a->density_max == b->density_max);
     CHECK(a->density_scale == b->density_scale);
     for (int k = 0; k < 3; k++) {

@@ -92,7 +92,7 @@ TEST(sparse_sampler_is_the_dense_filter_bit_for_bit)
     VptSparseGrid g;
     REQUIRE(vpt_sparse_grid_build(d, nx, ny, nz, "density", &g) == 0);
     uint8_t *albedo = calloc((size_t)4 * nx * ny * nz, 1);
-    VptMedium dense = {nx, ny, nz, d, albedo, NULL, NULL, NULL}, sparse = dense;
+    VptMedium dense = {nx, ny, nz, d, albedo, NULL, NULL, NULL, NULL, 0, 0.0f}, sparse = dense;
     sparse.sparse = g.data;
     uint32_t state = 12345u;
     int differ = 0;
@@ -388,8 +388,8 @@ TEST(nanovdb_albedo_grid_is_the_volume_albedo)
 /* The load options' admit hook sees a .nvdb file's box and its albedo grid
  * before anything is densified (a refusal allocates nothing), and the
  * scene's host-memory check counts the albedo grid: 12x4x3 voxels take
- * 8 bytes each as a scene (1,152 bytes) but 20 with the file's albedo
- * (2,880: 12 more until the scene's RGBA8 albedo is made of it), so 2,000
+ * 4 bytes each as a scene (576 bytes) but 20 with the file's albedo
+ * (2,880: 12 for the file's grid and 4 for the scene's RGBA8 one), so 2,000
  * bytes of memory refuse this file and 3,000 admit it. */
 typedef struct {
     int calls, albedo, dims[3];

@@ -625,12 +625,13 @@ TEST(volume_scene_bucky_ct)
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         float want = vpt_ct_density(bytes[i] / 255.0f); /* range is 0..255 */
-        uint8_t rgba[4];
-        vpt_ct_albedo(want, rgba);
-        bad += fabsf(s->density[i] - want) > 1e-6f || memcmp(rgba, s->albedo + 4 * i, 4) != 0;
+        bad += fabsf(s->density[i] - want) > 1e-6f;
         if (s->density[i] > mx) mx = s->density[i];
     }
     CHECK_EQ_INT(bad, 0);
+    /* the CT transfer's albedo is its table, classified from the filtered density: no grid */
+    CHECK(s->albedo == NULL && s->albedo_table == vpt_ct_albedo_table() && s->albedo_entries == 100);
+    CHECK_EQ_INT(vpt_scene_albedo_bytes(s), 0);
     CHECK(s->density_max == mx && mx == 1.0f);
     CHECK(s->density_scale == 100);
     CHECK(s->box_min[0] == -0.5f && s->box_max[2] == 0.5f); /* cubic grid: the unit cube */
@@ -645,7 +646,7 @@ TEST(volume_scene_bucky_ct)
     s = vpt_scene_from_volume(p, &o);
     REQUIRE_MSG(s, "%s", vpt_errmsg());
     CHECK(s->nx == 16 && s->ny == 16 && s->nz == 16 && s->density_scale == 40);
-    CHECK(s->albedo[0] == 255 && s->albedo[1] == 255);
+    CHECK(s->albedo == NULL && s->albedo_entries == 1 && s->albedo_table[0][0] == 255 && s->albedo_table[0][2] == 255);
     CHECK_MSG(!strcmp(s->name, "bucky_32x32x32_u8.mhd@down2"), "%s", s->name); /* rows and caches tell it from the full grid */
     vpt_scene_destroy(s);
 
@@ -809,9 +810,10 @@ TEST(volume_scene_refuses_what_host_memory_cannot_hold)
     char data[512];
     memset(data, 7, sizeof data);
     vpt_test_write_file(vpt_test_tmp_path(p, sizeof p, "m.nrrd"), h, strlen(h), data, sizeof data);
-    /* 100 kB: a scene takes 8 bytes a voxel (float density, RGBA8 albedo):
-     * 32^3 (256 kB) and 24^3 (108 kB) do not fit, 16^3 (32 kB) does */
-    setenv("VPT_MEM_AVAILABLE", "100000", 1);
+    /* 50 kB: a scene takes 4 bytes a voxel (the float density; the albedo
+     * is the transfer's table), beside the 8^3 loaded grid (2 kB): 32^3
+     * (133 kB) and 24^3 (57 kB) do not fit, 16^3 (18 kB) does */
+    setenv("VPT_MEM_AVAILABLE", "50000", 1);
     VptVolumeSceneOptions o = {.upsample = 4};
     CHECK(vpt_scene_from_volume(p, &o) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "m.nrrd");
