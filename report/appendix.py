@@ -16,7 +16,7 @@ from common import SCENES, tex, tt  # noqa: E402
 
 def appendix(ctx):
     o = ctx.out
-    lines = ["\\begin{verbatim}"]
+    lines = ["{\\scriptsize\\begin{verbatim}"]
     lines.append("# build (no GPU needed), then run the experiments on a GPU machine")
     lines.append("make -j")
     lines.append("experiments/run --list")
@@ -34,8 +34,8 @@ def appendix(ctx):
     lines.append("# this report (no GPU)")
     lines.append("make report                 # report/report.pdf")
     lines.append("python3 report/check_report.py")
-    lines.append("\\end{verbatim}")
-    o.write("appendix_commands.tex", "\n".join(lines) + "\n")
+    lines.append("\\end{verbatim}}")
+    o.write("appendix_commands.tex", "\n".join(_wrap(x) if not x.startswith("{") else x for x in lines) + "\n")
     # what each bench experiment runs, as bench command lines
     lines = []
     for name in ctx.display_order():
@@ -99,7 +99,7 @@ def appendix(ctx):
             body.append("ncu --csv --metrics M,... --kernel-name %s %s bin/render --scene S --config C -o X.pfm"
                         % (sp.get("kernel", "vpt_render"), sp.get("ncu_args", "")))
             body.append("# metrics: " + " ".join(sp.get("metrics")))
-        lines.append("\\begin{verbatim}\n%s\n\\end{verbatim}" % "\n".join(_wrap(b) for b in body))
+        lines.append("{\\scriptsize\\begin{verbatim}\n%s\n\\end{verbatim}}" % "\n".join(_wrap(b) for b in body))
     o.write("appendix_specs.tex", "\n".join(lines) + "\n")
     # the data files: every one a part declares and this GPU has
     rows = []
@@ -113,12 +113,12 @@ def appendix(ctx):
         rows.append("%s & %s & %s & %s \\\\" % (
             tt("results/" + f), ", ".join("%d %s" % (n, tex(k)) for k, n in sorted(kinds.items(), key=str)),
             ", ".join(tt(c) for c in commits) or "--",
-            tex("%s..%s" % (times[0][:16], times[-1][:16])) if times else "--"))
+            tex("%s..%s" % (times[0][:10], times[-1][5:10])) if times else "--"))
     o.write("appendix_data.tex", "\n".join(
-        ["\\begin{table}[htbp]\\centering\\footnotesize",
+        ["\\begin{table}[htbp]\\centering\\scriptsize\\setlength{\\tabcolsep}{3pt}",
          "\\caption{The files of \\texttt{results/} this report reads (rows by kind; commits; "
          "time span, UTC); \\texttt{results/README.md} says which command made each.}\\label{tab:data}",
-         "\\begin{tabular}{@{}lp{0.3\\linewidth}p{0.2\\linewidth}l@{}}", "\\toprule",
+         "\\begin{tabular}{@{}lp{0.17\\linewidth}p{0.17\\linewidth}l@{}}", "\\toprule",
          "File & Rows & Commits & Measured \\\\", "\\midrule"] + rows +
         ["\\bottomrule", "\\end{tabular}", "\\end{table}"]) + "\n")
     notes = []
@@ -137,12 +137,21 @@ def vx_flags():
 
 
 
-def _wrap(line, width=100):
-    """Breaks long command lines for verbatim, shell style."""
+def _wrap(line, width=118):
+    """Breaks long command lines for verbatim, shell style (the width fits
+    \\scriptsize on the page); a word longer than a line breaks after its
+    commas."""
     if len(line) <= width:
         return line
-    out, cur = [], ""
+    words = []
     for word in line.split(" "):
+        while len(word) > width - 8 and "," in word[:width - 8]:
+            cut = word[:width - 8].rindex(",") + 1
+            words.append(word[:cut])
+            word = word[cut:]
+        words.append(word)
+    out, cur = [], ""
+    for word in words:
         if cur and len(cur) + 1 + len(word) > width - 2:
             out.append(cur + " \\")
             cur = "    " + word

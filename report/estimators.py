@@ -188,6 +188,7 @@ def _write(ctx, out, base, used, macros, numbers):
         if len(w) != 2:
             continue
         ctx.touch(w)
+        ctx.tuned_shown(scene)
         a, g = w[0]["metrics"]["time_ms"], w[1]["metrics"]["time_ms"]
         est = "%s:%s" % estimator_of(w[0]["config"])
         t.append("%s & %s & %.2f & %.2f & %.2f$\\times$ & \\texttt{%s} \\\\" % (scene, est, a, g, g / a,
@@ -295,6 +296,7 @@ def _paths(ctx, used, macros, numbers):
 def _write_skip(ctx, out, base, used, macros):
     """tab_estimator_skip.tex: each estimator's fastest of gpu_skip.sh's
     schedules per scene, and the macros the prose cites."""
+    ctx.begin()   # a float of its own: not the tune table's rows
     p = os.path.join(base, "skip.jsonl")
     if not os.path.exists(p):
         out.write("tab_estimator_skip.tex", "\\begin{table}[tbp]\\centering\\caption{Not measured on this GPU: no "

@@ -39,6 +39,8 @@ def key_numbers(ctx):
         gm = metric(ctx.pool.roof(s, "camera"), "gsteps_per_s")
         C = camel(s)
         ctx.best[s] = best
+        if best is not None:
+            ctx.tuned_shown(s)
         o.macro("roofCamera" + C, f_gsteps(gm) if gm else "--", "roofline_camera/" + s)
         if best is None:
             o.number("bestMrays" + C, None, f_mrays, key="best_mrays/" + s)

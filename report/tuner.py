@@ -10,7 +10,7 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
 import statistics
-from common import (SCENES, STRATEGY_COLORS, f_mrays, figure_env, gp_header, gp_str, metric, not_run_note,
+from common import (SCENES, STRATEGY_COLORS, camel, f_mrays, figure_env, gp_header, gp_str, metric, not_run_note,
                     tex, tt)  # noqa: E402
 
 
@@ -117,14 +117,16 @@ def transfer(ctx):
              "\\caption{Each scene's fastest configuration over the occupancy sweep (%s), re-measured at the "
              "thesis workload (experiment \\texttt{transfer}), against the fastest of the nine thesis schedules "
              "at that workload.}\\label{tab:best}" % tex(vx.format_workload(vx.base_workload(occ, "manix"))),
-             "\\begin{tabular}{@{}llrrr@{}}", "\\toprule",
-             "Scene & Best configuration & sweep Mrays/s & thesis-workload Mrays/s & vs best thesis schedule \\\\",
+             "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.4\\linewidth}rrr@{}}", "\\toprule",
+             "Scene & Best configuration & sweep & thesis workload & vs best thesis \\\\",
+             " & & Mrays/s & Mrays/s & schedule \\\\",
              "\\midrule"]
     for s in SCENES:
         r = best.get(s)
         if r is None:
             lines.append("%s & \\multicolumn{4}{c}{no sweep point} \\\\" % tex(s))
             continue
+        ctx.tuned_shown(s)
         wk = vx.workload_key(vx.base_workload(spec, s))
         full = ctx.pool.ok(s, r["config"], wk)
         sched = [x for x in ctx.schedule_rows(s).values() if x is not None and x.get("status") == "ok"]
@@ -150,6 +152,7 @@ def transfer(ctx):
     for b in dst:
         wk = vx.workload_key(vx.base_workload(spec, b))
         own[b] = metric(ctx.pool.ok(b, best[b]["config"], wk), "mrays_per_s") if b in best else None
+    others = {}   # b: the best share another scene's winner reaches on b
     for a in src + ["regenerationSK-thread"]:
         cfg = best[a]["config"] if a in best else vx.canonical(a)
         cells = []
@@ -159,11 +162,17 @@ def transfer(ctx):
             if v is not None and own.get(b):
                 have = True
                 cells.append("%.0f" % (100 * v / own[b]))
+                if a == "regenerationSK-thread":
+                    o.macro("transferDefault" + camel(b), "%.0f" % (100 * v / own[b]))
+                elif a != b:
+                    others[b] = max(others.get(b, 0.0), v / own[b])
             else:
                 cells.append("--")
         if a == "regenerationSK-thread":
             m.append("\\midrule")
         m.append("%s & %s \\\\" % (tex(a), " & ".join(cells)))
+    for b, share in others.items():
+        o.macro("transferOthers" + camel(b), "%.0f" % (100 * share))
     m += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     o.write("tab_transfer.tex", "\n".join(m) + "\n" if have else
             not_run_note(["transfer"], ctx.gpu, "The cross-scene transfer matrix", "table", "tab:transfer",
