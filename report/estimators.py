@@ -160,7 +160,7 @@ def _write(ctx, out, base, used, macros, numbers):
     out.write("fig_estimators.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_estimators", h="2.4in")
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 noborder\n"
-           "set ylabel 'time / global majorant (f32)'\nset yrange [0:3]\nset key top left font ',7' title ''\n"
+           "set ylabel 'time / global majorant (f32)'\nset yrange [0:3]\nset key outside top center horizontal font ',7' title ''\n"
            "set xtics nomirror\n")
     colors = ["#4d4d4d", "#08519c", "#3182bd", "#6baed6", "#bdd7e7"]
     plots = ["'fig_estimators.dat' index %d using 3:xtic(2) title '%s' lc rgb '%s'" % (k, m, colors[k])

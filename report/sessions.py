@@ -39,7 +39,7 @@ def write(ctx):
     has_clock = any(clocks.values())
     head = "id & GPU UUID & commit & rows & %sdates & tables (T) and figures (F) \\\\" % ("clock & " if has_clock else "")
     rows = ["\\begingroup\\scriptsize\\setlength{\\tabcolsep}{3pt}",
-            "\\begin{longtable}{@{}lp{0.3\\textwidth}lr%slp{0.25\\textwidth}@{}}" % ("l" if has_clock else ""),
+            "\\begin{longtable}{@{}lllr%slp{0.24\\textwidth}@{}}" % ("l" if has_clock else ""),
             "\\caption{The measurement sessions (one GPU, one commit) of the rows the tables and figures show, "
             "numbered by their first row. A float whose rows span several sessions is marked $^\\ddagger$ with "
             "their numbers. %s Rows: the session's rows the report shows; \\emph{not recorded}: rows that do not "

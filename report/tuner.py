@@ -86,7 +86,7 @@ def tuner(ctx):
     o.write("fig_tuner.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_tuner", h="2.6in")
     gp += ("set xlabel 'evaluations'\nset ylabel 'best time found / own best so far'\nset yrange [0:1.05]\n"
-           "set key bottom right font ',7'\nset multiplot layout 1,%d\n" % len(scenes))
+           "set key below font ',7'\nset multiplot layout 1,%d\n" % len(scenes))
     for i, s in enumerate(scenes):
         gp += "set title %s\n" % gp_str(s)
         plots = ["'fig_tuner.dat' index %d using 1:%d title %s with lines lw 1.5 lc rgb '%s'"

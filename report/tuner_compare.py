@@ -216,7 +216,7 @@ def _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp
     gp = gp_header(fig, h="2.4in")
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 noborder\n"
            "set ylabel 'score by time (0 = random search, 1 = optimum)'\nset yrange [-1:1.05]\n"
-           "set key bottom left font ',7'\nset xtics nomirror\n")
+           "set key outside top center horizontal font ',7'\nset xtics nomirror\n")
     series = [(3, "vptune, thesis prior", "#1b9e77"), (4, "vptune, thesis + transfer prior (scene left out)",
                                                           "#7570b3"),
               (5, "vptune local, no prior", "#66a61e"), (6, "Kernel Tuner, best strategy", "#d95f02")]
