@@ -74,7 +74,7 @@ def run(root, gpu, out_dir):
              mitsuba3.table,
              roofline.key_numbers, roofline.fig_schedules, roofline.fig_roofline, occupancy.fig_occupancy,
              occupancy.fig_registers, occupancy.fig_depth, tuner.tuner, report_estimators.write,
-             large.write, tuner.transfer, tuner_compare.part,
+             large.write, tuner.transfer, tuner_compare.part, tuner.gains,
              occupancy.coherence, thesis.claims, appendix.appendix]
     for part in parts:
         ctx.begin()

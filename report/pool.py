@@ -194,6 +194,8 @@ class Context:
         self.out.source = lambda: set(self.pool.touched)
         self.out.tuned_source = lambda: set(self.pool.tuned)
         self.seed_spreads = {}
+        self.seed_spread_pct = {}
+        self.transfer_others, self.transfer_default = {}, {}
         self.gpu_short = "?"
         self.best = {}
 

@@ -102,6 +102,7 @@ def tuner(ctx):
 
 def transfer(ctx):
     o = ctx.out
+    ctx.transfer_others, ctx.transfer_default = {}, {}
     spec = ctx.specs.get("transfer")
     occ = ctx.specs.get("occupancy")
     best = ctx.best_of(spec)
@@ -164,6 +165,7 @@ def transfer(ctx):
                 cells.append("%.0f" % (100 * v / own[b]))
                 if a == "regenerationSK-thread":
                     o.macro("transferDefault" + camel(b), "%.0f" % (100 * v / own[b]))
+                    ctx.transfer_default[b] = v / own[b]
                 elif a != b:
                     others[b] = max(others.get(b, 0.0), v / own[b])
             else:
@@ -173,7 +175,54 @@ def transfer(ctx):
         m.append("%s & %s \\\\" % (tex(a), " & ".join(cells)))
     for b, share in others.items():
         o.macro("transferOthers" + camel(b), "%.0f" % (100 * share))
+    ctx.transfer_others = others
     m += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     o.write("tab_transfer.tex", "\n".join(m) + "\n" if have else
             not_run_note(["transfer"], ctx.gpu, "The cross-scene transfer matrix", "table", "tab:transfer",
                          "Cross-scene transfer"))
+
+
+def gains(ctx):
+    """tab_gains.tex: the tuner's gain per scene in sample (the fastest
+    configuration measured at the thesis workload over the thesis' default,
+    thread regeneration), in transfer (another scene's winner and the default,
+    as shares of the scene's own winner), left out (the scores of
+    Table tab:tunercompare: the scene's prior and strategy fitted without it),
+    and the seed spread of its default tune where there is one. Runs after
+    key_numbers, transfer and tuner_compare."""
+    import tuner_compare
+    loaded = tuner_compare.load(os.path.join(ctx.root, "results"), "kernel_tuner")
+    loo = {x["scene"]: x for x in tuner_compare.summary(loaded[1])} if loaded else {}
+    lines = ["\\begin{table}[tbp]\\centering\\small",
+             "\\caption{What the tuner gains on each scene, in sample and out of sample. In sample: the fastest "
+             "configuration measured on the scene (Table~\\ref{tab:key}) over the thesis' default, thread "
+             "regeneration, at the thesis workload. Transfer: the best winner of another scene, and the default, as "
+             "a share of the scene's own winner (Table~\\ref{tab:transfer}; above 100: the own winner, chosen on the "
+             "sweep's smaller workload, is not the fastest at this one). Left out: the score by time (0 = "
+             "random search, 1 = the optimum) of local search from the thesis' prior and from \\texttt{tune}'s "
+             "starts fitted without the scene, and of Kernel Tuner's best strategy in hindsight, on the recorded "
+             "spaces (Table~\\ref{tab:tunercompare}). Seeds: the spread of the default tune's winner over seeds "
+             "(Table~\\ref{tab:tunevariance}).}\\label{tab:gains}",
+             "\\begin{tabular}{@{}lrrrrrrl@{}}", "\\toprule",
+             " & in sample & \\multicolumn{2}{c}{transfer (\\% of own)} & \\multicolumn{3}{c}{left out (score)} & \\\\",
+             "scene & tuned / default & other scene & default & thesis prior & tune & KT best & seeds \\\\",
+             "\\midrule"]
+    for s in SCENES:
+        best = ctx.best.get(s)
+        thread = ctx.pool.ok(s, vx.canonical("regenerationSK-thread"), ctx.thesis_wk(s))
+        ratio = (metric(best, "mrays_per_s") / metric(thread, "mrays_per_s")
+                 if metric(best, "mrays_per_s") and metric(thread, "mrays_per_s") else None)
+        if best is not None:
+            ctx.touch([best])
+            ctx.tuned_shown(s)
+        x = loo.get(s, {})
+
+        def score(r):
+            return "%+.2f" % r["score_seconds"] if r else "--"
+        other, dflt = ctx.transfer_others.get(s), ctx.transfer_default.get(s)
+        lines.append("%s & %s & %s & %s & %s & %s & %s & %s \\\\" % (
+            tex(s), "%.2f$\\times$" % ratio if ratio else "--", "%.0f" % (100 * other) if other else "--",
+            "%.0f" % (100 * dflt) if dflt else "--", score(x.get("default")), score(x.get("gpu_default")),
+            score(x.get("kt_time")), "%s\\%%" % ctx.seed_spread_pct[s] if s in ctx.seed_spread_pct else "--"))
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    ctx.out.write("tab_gains.tex", "\n".join(lines) + "\n")

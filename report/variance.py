@@ -52,6 +52,8 @@ def spread_text(scene, rows):
 def write(ctx):
     rows = seed_rows(os.path.join(ctx.pool.dir, FILE))
     ctx.seed_spreads = {s: spread_text(s, rs) for s, rs in rows.items() if len(rs) >= 2}
+    ctx.seed_spread_pct = {s: "%.1f" % (100.0 * (max(r["time_ms"] for r in rs) / min(r["time_ms"] for r in rs) - 1.0))
+                           for s, rs in rows.items() if len(rs) >= 2}
     ctx.out.spreads = ctx.seed_spreads
     if not rows:
         ctx.out.write("tab_tune_variance.tex", "\\begin{table}[tbp]\\centering\\caption{Not measured on this GPU: "
