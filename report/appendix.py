@@ -1,8 +1,8 @@
-"""The appendix: the commands, what each experiment runs, the data files read
-(Table tab:data) and where the thesis' numbers were transcribed from."""
+"""The appendix: the commands, the data files read (Table tab:data) and where
+the thesis' numbers were transcribed from. What each experiment runs is its
+spec; experiments/run --dry-run prints it, so it is not repeated here."""
 
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -16,7 +16,7 @@ from common import SCENES, tex, tt  # noqa: E402
 
 def appendix(ctx):
     o = ctx.out
-    lines = ["\\begin{verbatim}"]
+    lines = ["{\\scriptsize\\begin{verbatim}"]
     lines.append("# build (no GPU needed), then run the experiments on a GPU machine")
     lines.append("make -j")
     lines.append("experiments/run --list")
@@ -34,73 +34,8 @@ def appendix(ctx):
     lines.append("# this report (no GPU)")
     lines.append("make report                 # report/report.pdf")
     lines.append("python3 report/check_report.py")
-    lines.append("\\end{verbatim}")
-    o.write("appendix_commands.tex", "\n".join(lines) + "\n")
-    # what each bench experiment runs, as bench command lines
-    lines = []
-    for name in ctx.display_order():
-        sp = ctx.specs[name]
-        lines.append("\\paragraph{%s} %s.%s" % (tt(name), tex(sp.get("title")),
-                                                 "" if sp.implemented else " \\emph{Not implemented: %s.}"
-                                                 % tex(sp.get("reason"))))
-        body = []
-        if sp.kind == "bench":
-            configs, dropped = vx.static_configs(sp)
-            groups = {}
-            for s in sp.scenes:
-                ws = vx.workloads(sp, s)
-                w = ws[0]
-                args = "--width %d --height %d --spp %d --seed %d" % (w["width"], w["height"], w["spp"], w["seed"])
-                for axis in sp.get("sweep", []):
-                    k, vals = axis.split("=", 1)
-                    flag = dict(vx_flags()).get(k, "--" + k)
-                    args = re.sub(r"%s \\S+" % re.escape(flag), "", args).strip()
-                    args += " %s D" % flag
-                    body_sweep = "# D in %s" % vals.replace(",", " ")
-                    groups.setdefault(("sweep", body_sweep), None)
-                groups.setdefault(args, []).append(s)
-            for args, scenes in groups.items():
-                if isinstance(args, tuple):
-                    continue
-                scene = scenes[0] if len(scenes) == 1 else "S"
-                body.append("bin/bench --scene %s %s%s --configs FILE %s -o results/%s/%s.jsonl" % (
-                    scene, args, " --roofline" if sp.flag("roofline") else "", sp.get("bench_args", ""),
-                    ctx.gpu, sp.output))
-                if len(scenes) > 1:
-                    body.append("# S in %s" % " ".join(scenes))
-            for k in groups:
-                if isinstance(k, tuple):
-                    body.append(k[1])
-            if sp.get("configs"):
-                body.append("# configs: " + " ".join(sp.get("configs")))
-            for sl in sp.get("space", []):
-                body.append("# space:")
-                for axis in sl.split(";"):
-                    body.append("#   " + axis.strip().replace(",", ", "))
-            for src in sp.get("configs_from", []):
-                body.append("# configs_from: " + src + (" (each scene's results/<gpu>/best/<scene>.json)"
-                                                        if src == "tuned" else " (each scene's fastest ok point)"))
-            body.append("# %d configs per scene and workload%s" % (
-                len(configs), "; %d generated combinations break a rule and are left out" % len(dropped)
-                if dropped else ""))
-            if sp.flag("cpu_reference"):
-                for s in sp.scenes:
-                    w = vx.cpu_workload(sp, s)
-                    body.append("bin/render --cpu --scene %s --width %d --height %d --spp %d --seed %d -o X.pfm"
-                                % (s, w["width"], w["height"], w["spp"], w["seed"]))
-        elif sp.kind == "tune":
-            body.append("# for each scene, strategy and seed:")
-            body.append(sp.get("command"))
-            body.append("# scenes: %s; strategies: %s; seeds: %s; budget: %s" % (
-                " ".join(sp.scenes), " ".join(sp.get("strategies")), " ".join(sp.get("seeds")),
-                sp.get("budget", "")))
-        elif sp.kind == "profile":
-            body.append("# for each scene and config:")
-            body.append("ncu --csv --metrics M,... --kernel-name %s %s bin/render --scene S --config C -o X.pfm"
-                        % (sp.get("kernel", "vpt_render"), sp.get("ncu_args", "")))
-            body.append("# metrics: " + " ".join(sp.get("metrics")))
-        lines.append("\\begin{verbatim}\n%s\n\\end{verbatim}" % "\n".join(_wrap(b) for b in body))
-    o.write("appendix_specs.tex", "\n".join(lines) + "\n")
+    lines.append("\\end{verbatim}}")
+    o.write("appendix_commands.tex", "\n".join(_wrap(x) if not x.startswith("{") else x for x in lines) + "\n")
     # the data files: every one a part declares and this GPU has
     rows = []
     for f in pool.files_read(ctx.root, ctx.gpu, ctx.specs):
@@ -113,12 +48,12 @@ def appendix(ctx):
         rows.append("%s & %s & %s & %s \\\\" % (
             tt("results/" + f), ", ".join("%d %s" % (n, tex(k)) for k, n in sorted(kinds.items(), key=str)),
             ", ".join(tt(c) for c in commits) or "--",
-            tex("%s..%s" % (times[0][:16], times[-1][:16])) if times else "--"))
+            tex("%s..%s" % (times[0][:10], times[-1][5:10])) if times else "--"))
     o.write("appendix_data.tex", "\n".join(
-        ["\\begin{table}[htbp]\\centering\\footnotesize",
+        ["\\begin{table}[htbp]\\centering\\scriptsize\\setlength{\\tabcolsep}{3pt}",
          "\\caption{The files of \\texttt{results/} this report reads (rows by kind; commits; "
          "time span, UTC); \\texttt{results/README.md} says which command made each.}\\label{tab:data}",
-         "\\begin{tabular}{@{}lp{0.3\\linewidth}p{0.2\\linewidth}l@{}}", "\\toprule",
+         "\\begin{tabular}{@{}lp{0.17\\linewidth}p{0.17\\linewidth}l@{}}", "\\toprule",
          "File & Rows & Commits & Measured \\\\", "\\midrule"] + rows +
         ["\\bottomrule", "\\end{tabular}", "\\end{table}"]) + "\n")
     notes = []
@@ -131,18 +66,21 @@ def appendix(ctx):
     o.write("appendix_thesis.tex", "\\begin{itemize}\\small\n" + "\n".join(notes) + "\n\\end{itemize}\n")
 
 
-def vx_flags():
-    return [(k, f) for k, f in (("width", "--width"), ("height", "--height"), ("spp", "--spp"), ("seed", "--seed"),
-                                ("max_depth", "--max-depth"), ("rr_depth", "--rr"))]
-
-
-
-def _wrap(line, width=100):
-    """Breaks long command lines for verbatim, shell style."""
+def _wrap(line, width=118):
+    """Breaks long command lines for verbatim, shell style (the width fits
+    \\scriptsize on the page); a word longer than a line breaks after its
+    commas."""
     if len(line) <= width:
         return line
-    out, cur = [], ""
+    words = []
     for word in line.split(" "):
+        while len(word) > width - 8 and "," in word[:width - 8]:
+            cut = word[:width - 8].rindex(",") + 1
+            words.append(word[:cut])
+            word = word[cut:]
+        words.append(word)
+    out, cur = [], ""
+    for word in words:
         if cur and len(cur) + 1 + len(word) > width - 2:
             out.append(cur + " \\")
             cur = "    " + word

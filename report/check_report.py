@@ -21,7 +21,18 @@ Checks, each printed as PASS or FAIL with the reason:
     it cites (report/verdicts.py; --no-verdicts skips this);
   - the front page names the report's commit (the newest row's, recomputed
     here from the rows), and every generated float whose rows include another
-    commit (generated/provenance.json) carries the \\othercommit mark.
+    commit (generated/provenance.json) carries the \\othercommit mark;
+  - sessions: every float whose rows span more than one session (GPU UUID,
+    commit) carries \\mixedsessions{N}{S..} naming exactly those sessions, and
+    every session a float uses is in the appendix's session table;
+  - spreads: every float that shows a tuned winner of a scene whose default
+    tune was run with several seeds (results/<gpu>/tune_variance.jsonl, read
+    here) shows that spread, recomputed here from the rows;
+  - no commit hash in the prose: report.tex and discussion.tex, outside the
+    preamble, captions, floats and the appendix, hold no hexadecimal commit
+    and no macro that expands to one;
+  - no overfull box wider than MAX_OVERFULL_PT points in LaTeX's log (a table
+    past the margin is one).
 Ends with "N passed, N failed"; exits 1 if any check failed.
 
     python3 report/check_report.py --verdicts-only   only the verdicts (no PDF needed)
@@ -43,6 +54,7 @@ sys.path.insert(0, HERE)
 import verdicts  # noqa: E402
 
 WK_KEYS = ("width", "height", "spp", "seed", "max_depth", "rr_depth")
+MAX_OVERFULL_PT = 10.0   # the referee's limit: a box this much past the margin shows in print
 
 
 class Checker:
@@ -120,6 +132,109 @@ def newest(rows, key):
         if k not in out or (r.get("time") or "") >= (out[k].get("time") or ""):
             out[k] = r
     return out
+
+
+def overfull_boxes(logtext, limit=MAX_OVERFULL_PT):
+    """[(points, where)] of LaTeX's overfull boxes wider (or taller) than
+    limit; where: the last file opened before it and the source lines."""
+    out = []
+    for m in re.finditer(r"Overfull \\[hv]box \(([0-9.]+)pt too (?:wide|high)\)([^\n]*)", logtext):
+        pt = float(m.group(1))
+        if pt <= limit:
+            continue
+        opened = re.findall(r"\((\./[^\s()]+\.tex)", logtext[:m.start()])
+        lines = re.search(r"lines? ([0-9-]+)", m.group(2))
+        out.append((pt, "%s%s" % (opened[-1][2:] if opened else "?", (" lines " + lines.group(1)) if lines else "")))
+    return out
+
+
+def prose_of(text):
+    """The prose of a .tex source: comments, the preamble, float
+    environments, captions and everything after \\appendix removed."""
+    text = strip_comments(text)
+    if "\\begin{document}" in text:
+        text = text.split("\\begin{document}", 1)[1]
+    text = text.split("\\appendix", 1)[0]
+    text = re.sub(r"\\begin\{(table|figure|longtable)\*?\}.*?\\end\{\1\*?\}", " ", text, flags=re.S)
+    out, i = [], 0
+    for m in re.finditer(r"\\caption\{", text):   # captions: to their closing brace
+        if m.start() < i:
+            continue
+        out.append(text[i:m.start()])
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        i = j
+    out.append(text[i:])
+    return "".join(out)
+
+
+def prose_hashes(prose, macros, commits):
+    """Commit hashes in prose: hexadecimal words of 7 to 40 characters with a
+    digit and a letter, and macros whose value is (or starts with) a commit
+    of commits (macros: {name: value})."""
+    found = [w for w in re.findall(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])", prose)
+             if re.search(r"[0-9]", w) and re.search(r"[a-f]", w)]
+    short = {c[:7] for c in commits if c and c != "?"}
+    for name in re.findall(r"\\([A-Za-z]+)", prose):
+        v = macros.get(name)
+        if v is not None and any(t[:7] in short for t in re.findall(r"[0-9a-f]{7,40}", v)):
+            found.append("\\" + name)
+    return sorted(set(found))
+
+
+def session_marks(pv, gendir):
+    """Problems with the session marks: floats of several sessions without
+    \\mixedsessions, marks that name other sessions, sessions missing from
+    the session table."""
+    ids = {(x["uuid"], x["commit"]): x["id"] for x in pv.get("sessions", [])}
+    bad = []
+    for name, p in sorted(pv["floats"].items()):
+        sess = [tuple(x) for x in p.get("sessions", [])]
+        missing = [x for x in sess if x not in ids]
+        if missing:
+            bad.append("%s: sessions not in the session table: %s" % (name, ", ".join("/".join(x) for x in missing)))
+            continue
+        with open(os.path.join(gendir, name), encoding="utf-8") as f:
+            body = f.read()
+        marks = re.findall(r"\\mixedsessions\{(\d+)\}\{([^}]*)\}", body)
+        if len(sess) <= 1:
+            if marks:
+                bad.append("%s: marked, but its rows are of one session" % name)
+            continue
+        want = sorted(ids[x] for x in sess)
+        if len(marks) < body.count("\\caption{"):
+            bad.append("%s: rows of %d sessions (%s), no \\mixedsessions mark" % (name, len(sess), ", ".join(want)))
+        for n, listed in marks:
+            got = sorted(x.strip() for x in listed.split(","))
+            if int(n) != len(sess) or got != want:
+                bad.append("%s: mark names %s, its rows are of %s" % (name, ", ".join(got), ", ".join(want)))
+    return bad
+
+
+def seed_spreads(path):
+    """{scene: spread text} of the scenes with two or more finished seeds in a
+    tune_variance.jsonl, formatted as report/variance.py's spread_text."""
+    import variance
+    by = {}
+    for r in rows_of_file(path) if os.path.exists(path) else []:
+        if r.get("kind") == "tune_variance" and r.get("exit") == 0 and isinstance(r.get("time_ms"), (int, float)):
+            by.setdefault(r.get("scene"), []).append(r)
+    return {s: variance.spread_text(s, rs) for s, rs in by.items() if len(rs) >= 2}
+
+
+def missing_spreads(pv, gendir, spreads):
+    """Floats that show a tuned winner of a scene with seed runs but not
+    that scene's spread."""
+    bad = []
+    for name, p in sorted(pv["floats"].items()):
+        with open(os.path.join(gendir, name), encoding="utf-8") as f:
+            body = f.read()
+        for scene in p.get("tuned", []):
+            if scene in spreads and spreads[scene] not in body:
+                bad.append("%s: %s without its seed spread '%s'" % (name, scene, spreads[scene]))
+    return bad
 
 
 def norm(text):
@@ -245,8 +360,8 @@ def main(argv):
         with open(ppath) as f:
             pv = json.load(f)
         unmarked = []
-        for name, commits in sorted(pv["floats"].items()):
-            if any(x != pv["commit"] for x in commits):
+        for name, p in sorted(pv["floats"].items()):
+            if any(x != pv["commit"] for x in p["commits"]):
                 with open(os.path.join(rdir, "generated", name), encoding="utf-8") as f:
                     body = f.read()
                 if body.count("\\othercommit{") < body.count("\\caption{"):
@@ -256,6 +371,30 @@ def main(argv):
         if prov:
             c.check(pv["commit"] == prov[-1].get("commit"), "the report's commit is the newest row's (%s)"
                     % prov[-1].get("commit"), "generated/provenance.json says %s" % pv["commit"])
+        gendir = os.path.join(rdir, "generated")
+        mixed = sum(1 for p in pv["floats"].values() if len(p.get("sessions", [])) > 1)
+        bad = session_marks(pv, gendir)
+        c.check(not bad, "sessions: the %d floats mixing sessions are marked, over %d sessions in the table"
+                % (mixed, len(pv.get("sessions", []))), "; ".join(bad[:5]))
+        spreads = seed_spreads(os.path.join(resdir, "tune_variance.jsonl"))
+        bad = missing_spreads(pv, gendir, spreads)
+        shown = sum(1 for p in pv["floats"].values() if set(p.get("tuned", [])) & set(spreads))
+        c.check(not bad, "spreads: the %d floats showing a tuned winner of %s show its seed spread"
+                % (shown, ", ".join(sorted(spreads)) or "no scene with seeds"), "; ".join(bad[:5]))
+        macros = {}
+        mpath = os.path.join(gendir, "macros.tex")
+        if os.path.exists(mpath):
+            with open(mpath, encoding="utf-8") as f:
+                for m in re.finditer(r"\\newcommand\{\\([A-Za-z]+)\}\{(.*)\}$", f.read(), flags=re.M):
+                    macros[m.group(1)] = m.group(2)
+        commits = {r.get("commit") for r in rows if r.get("commit")}
+        for name in ("report.tex", "discussion.tex"):
+            with open(os.path.join(rdir, name), encoding="utf-8") as f:
+                found = prose_hashes(prose_of(f.read()), macros, commits)
+            c.check(not found, "no commit hash in the prose of report/%s" % name, ", ".join(found))
+    big = overfull_boxes(logtext)
+    c.check(bool(logtext) and not big, "LaTeX log: no overfull box over %g pt" % MAX_OVERFULL_PT,
+            "; ".join("%.1f pt in %s" % b for b in big[:8]) if logtext else "no report/report.log")
 
     # -- experiments/mitsuba: each run's times and ratio on its scene's line
     for path in sorted(glob.glob(os.path.join(root, "results", "*", "mitsuba.jsonl"))):

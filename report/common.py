@@ -157,13 +157,18 @@ def row_noise(r):
 
 class Out:
     """The output folder: files, macros, the numbers verdicts may cite, and
-    the commits each float's rows came from.
+    the sessions each float's rows came from.
 
-    source, when set, is a callable giving the commits of the rows the part
-    being written has looked up (pool.Context sets it); every .tex written
-    with a \\caption whose rows include a commit other than self.commit gets
-    \\othercommit{...} at the start of each caption, and provenance records
-    which commits every such file holds (check_report.py checks the marks)."""
+    source, when set, is a callable giving the sessions ((GPU UUID, commit)
+    pairs, pool.session_of) of the rows the part being written has looked up
+    (pool.Context sets it). Every .tex written with a \\caption whose rows
+    include a commit other than self.commit gets \\othercommit{...} at the
+    start of each caption; one whose rows span more than one session gets
+    \\mixedsessions{N}{S1, S4, ...} there too, the session numbers being
+    those of the provenance table (finish() numbers the sessions by their
+    first row's time, once every float is written). provenance records the
+    commits and sessions of every such file; check_report.py checks the
+    marks."""
 
     def __init__(self, directory):
         self.dir = directory
@@ -179,16 +184,50 @@ class Out:
         self.provenance = {}
         self.commit = None
         self.source = None
+        self.marked = {}
+        self.tuned_source = None
+        self.spreads = {}
 
     def write(self, name, text):
         if self.source is not None and name.endswith(".tex") and "\\caption{" in text:
-            commits = sorted(self.source())
-            self.provenance[name] = commits
+            sessions = sorted(self.source())
+            commits = sorted({c for _, c in sessions})
+            self.provenance[name] = {"commits": commits, "sessions": [list(x) for x in sessions]}
+            self.marked.pop(name, None)
+            tuned = sorted(self.tuned_source()) if self.tuned_source is not None else []
+            if tuned:
+                self.provenance[name]["tuned"] = tuned
+                spreads = [self.spreads[s] for s in tuned if s in self.spreads]
+                if spreads:
+                    text = with_caption_note(text, "Seed spread of the default 90\\,s tune's winner on the same "
+                                             "scene: %s (Table~\\ref{tab:tunevariance})." % "; ".join(spreads))
             other = [c for c in commits if c != self.commit]
             if other:
                 text = text.replace("\\caption{", "\\caption{\\othercommit{%s}" % ", ".join(tex(c) for c in other))
+            if len(sessions) > 1:
+                self.marked[name] = text
         with open(os.path.join(self.dir, name), "w", encoding="utf-8") as f:
             f.write(text)
+
+    def session_ids(self, info):
+        """{session: "S<n>"}, numbered by first row time (info: the pool's
+        per-session records), over the sessions any float shows."""
+        used = {tuple(x) for p in self.provenance.values() for x in p["sessions"]}
+        order = sorted(used, key=lambda k: ((info.get(k) or {}).get("first") or "~", k))
+        return {k: "S%d" % (i + 1) for i, k in enumerate(order)}
+
+    def finish(self, info):
+        """Writes the session marks of the floats whose rows span more than
+        one session; returns the session numbering."""
+        ids = self.session_ids(info)
+        for name, text in self.marked.items():
+            sess = [tuple(x) for x in self.provenance[name]["sessions"]]
+            mark = "\\mixedsessions{%d}{%s}" % (len(sess), ", ".join(sorted((ids[k] for k in sess),
+                                                                            key=lambda x: int(x[1:]))))
+            self.provenance[name]["mark"] = mark
+            with open(os.path.join(self.dir, name), "w", encoding="utf-8") as f:
+                f.write(text.replace("\\caption{", "\\caption{" + mark))
+        return ids
 
     def macro(self, name, value, key=None):
         assert re.fullmatch(r"[A-Za-z]+", name), name
@@ -209,6 +248,15 @@ class Out:
     def figure(self, name, script):
         self.write(name + ".gp", script)
         self.figures.append(name)
+
+
+def with_caption_note(text, note):
+    """text with note appended to its first caption (before its \\label)."""
+    i = text.find("\\caption{")
+    j = text.find("}\\label{", i)
+    if i < 0 or j < 0:
+        return text.replace("\\caption{", "\\caption{" + note + " ", 1)
+    return text[:j] + " " + note + text[j:]
 
 
 def note_box(text):

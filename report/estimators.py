@@ -160,7 +160,7 @@ def _write(ctx, out, base, used, macros, numbers):
     out.write("fig_estimators.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_estimators", h="2.4in")
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 noborder\n"
-           "set ylabel 'time / global majorant (f32)'\nset yrange [0:3]\nset key top left font ',7' title ''\n"
+           "set ylabel 'time / global majorant (f32)'\nset yrange [0:3]\nset key outside top center horizontal font ',7' title ''\n"
            "set xtics nomirror\n")
     colors = ["#4d4d4d", "#08519c", "#3182bd", "#6baed6", "#bdd7e7"]
     plots = ["'fig_estimators.dat' index %d using 3:xtic(2) title '%s' lc rgb '%s'" % (k, m, colors[k])
@@ -188,6 +188,7 @@ def _write(ctx, out, base, used, macros, numbers):
         if len(w) != 2:
             continue
         ctx.touch(w)
+        ctx.tuned_shown(scene)
         a, g = w[0]["metrics"]["time_ms"], w[1]["metrics"]["time_ms"]
         est = "%s:%s" % estimator_of(w[0]["config"])
         t.append("%s & %s & %.2f & %.2f & %.2f$\\times$ & \\texttt{%s} \\\\" % (scene, est, a, g, g / a,
@@ -296,6 +297,7 @@ def _paths(ctx, used, macros, numbers):
 def _write_skip(ctx, out, base, used, macros):
     """tab_estimator_skip.tex: each estimator's fastest of gpu_skip.sh's
     schedules per scene, and the macros the prose cites."""
+    ctx.begin()   # a float of its own: not the tune table's rows
     p = os.path.join(base, "skip.jsonl")
     if not os.path.exists(p):
         out.write("tab_estimator_skip.tex", "\\begin{table}[tbp]\\centering\\caption{Not measured on this GPU: no "

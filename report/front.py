@@ -10,6 +10,7 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
 from common import SCENES, SCENE_INFO, tex, tt  # noqa: E402
+from pool import session_of  # noqa: E402
 
 INPUTS = {"report: setup table (memory, clock)": ["{gpu}/machines.txt"]}
 
@@ -23,6 +24,7 @@ def setup(ctx):
     cuda = g.get("cuda_driver_version")
     cuda_s = "%d.%d" % (cuda // 1000, (cuda % 1000) // 10) if isinstance(cuda, int) else str(cuda)
     commits = sorted({r.get("commit") for r in ctx.pool.rows if r.get("commit") and r.get("kind") != "run"})
+    uuids = {session_of(r)[0] for r in ctx.pool.rows} - {"-", "?"}
     hosts = sorted({r.get("host") for r in ctx.pool.rows if r.get("host") and r.get("kind") != "run"})
     times = sorted(vx.row_time(r) for r in ctx.pool.rows if vx.row_time(r))
     n_res = sum(1 for r in ctx.pool.rows if r.get("kind") == "result")
@@ -65,16 +67,16 @@ def setup(ctx):
         ("Driver", tex(g.get("driver", "?")), "--"),
         ("CUDA (driver API version)", tex(cuda_s), "--"),
         ("NVRTC", tex(p.get("nvrtc", "?")), "-- (nvcc, offline)"),
-        ("GPU UUID", "\\scriptsize " + tex(g.get("uuid", "?")), "--"),
+        ("GPUs", "%d of this model (UUIDs with their sessions in Table~\\ref{tab:sessions})" % len(uuids), "1"),
         ("Host", tex(", ".join(hosts) or "?"), tex(hw["cpu"])),
-        ("vptune commit(s)", ", ".join(tt(c) for c in commits), "--"),
+        ("vptune commits", "%d (Table~\\ref{tab:sessions})" % len(commits), "--"),
         ("Measured", "%s to %s" % (tex(times[0][:10]), tex(times[-1][:10])) if times else "?", "--"),
         ("Result rows (distinct measurements, of them ok)", "%d (%d, %d)" % (n_res, n_keys, n_ok), "--"),
     ]
     t = ["\\begin{table}[tbp]\\centering\\small",
          "\\caption{Test machines: ours (from the provenance of every result row) and the thesis' "
          "(as printed in its section 4 and appendix).}\\label{tab:setup}",
-         "\\begin{tabular}{@{}lp{0.36\\linewidth}p{0.3\\linewidth}@{}}", "\\toprule",
+         "\\begin{tabular}{@{}>{\\raggedright\\arraybackslash}p{0.3\\linewidth}>{\\raggedright\\arraybackslash}p{0.32\\linewidth}>{\\raggedright\\arraybackslash}p{0.3\\linewidth}@{}}", "\\toprule",
          " & \\textbf{vptune (this report)} & \\textbf{thesis} \\\\", "\\midrule"]
     t += ["%s & %s & %s \\\\" % r for r in rows]
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]

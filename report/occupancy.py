@@ -63,7 +63,7 @@ def scatter_figure(ctx, name, xmetrics, xlabel, caption, label):
             pairs = [(metric(r, m), metric(r, "mrays_per_s")) for r in rows if metric(r, m) is not None]
             corr[(s, m)] = (spearman([p[0] for p in pairs], [p[1] for p in pairs]), len(pairs))
     o.write(name + ".dat", "\n\n\n".join(blocks) + "\n")
-    gp = gp_header(name, h="4.6in")
+    gp = gp_header(name, h="3.7in")
     gp += ("set logscale y\nset xrange [0:105]\nset xlabel %s\nset ylabel 'Mrays/s'\n"
            "set key at screen 0.995,0.93 right top vertical font ',7' samplen 1 spacing 1.1 box\n"
            "set multiplot layout 2,3 margins 0.07,0.80,0.09,0.95 spacing 0.07,0.12\n" % gp_str(xlabel))
@@ -121,6 +121,7 @@ def fig_occupancy(ctx):
              "of it; near 0: it does not order speed.}\\label{tab:corr}",
              "\\begin{tabular}{@{}lrrrr@{}}", "\\toprule",
              "Scene & theoretical occ. & achieved occ. & SIMD eff. & n \\\\", "\\midrule"]
+    largest = None
     for s in SCENES:
         vals = []
         n = 0
@@ -131,9 +132,12 @@ def fig_occupancy(ctx):
             vals.append("%+.2f" % c if c is not None else "--")
             if c is not None:
                 o.macro("corr" + camel(m) + camel(s), "%+.2f" % c)
+                largest = abs(c) if largest is None else max(largest, abs(c))
         lines.append("%s & %s & %d \\\\" % (tex(s), " & ".join(vals), n))
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     o.write("corr.tex", "\n".join(lines) + "\n")
+    # the largest |rho| of the table: what the abstract may claim for these metrics
+    o.macro("corrMaxAbs", "%.2f" % largest if largest is not None else "--")
     o.macro("occupancySource", "the occupancy sweep" if info["source"] == "occupancy"
             else "the nine thesis schedules (the occupancy sweep has not run yet)")
 
@@ -170,12 +174,12 @@ def fig_registers(ctx):
         return
     o.write("fig_registers.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_registers", h="2.4in")
-    gp += ("set ylabel 'Mrays/s'\nset xlabel 'maxrregcount'\nset key top right font ',7'\nset yrange [0:*]\n"
+    gp += ("set ylabel 'Mrays/s'\nset xlabel 'maxrregcount'\nset key below font ',7'\nset yrange [0:*]\n"
            "set xtics font ',6' rotate by -45\n"
            "set multiplot layout 1,%d\n" % len(spec.scenes))
     for i, s in enumerate(spec.scenes):
         gp += "set title %s\n" % gp_str(s)
-        plots = ["'fig_registers.dat' index %d using 0:%d:xtic(1) title %s with linespoints lw 1.5 pt 7 ps 0.4 "
+        plots = ["'fig_registers.dat' index %d using 0:%d:xtic(1) title %s with points pt 7 ps 0.6 "
                  "lc rgb '%s'" % (i, k + 2, gp_str(n) if i == 0 else "''", SCHEDULE_COLORS[k])
                  for k, n in enumerate(scheds)]
         gp += "plot " + ", ".join(plots) + "\n"
@@ -215,7 +219,7 @@ def fig_depth(ctx):
     o.write("fig_depth.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_depth", h="2.4in")
     gp += ("set logscale x\nset logscale y\nset xlabel 'maximum path depth'\nset ylabel 'Mrays/s'\n"
-           "set key bottom right font ',7'\nset multiplot layout 1,%d\n" % len(spec.scenes))
+           "set key below font ',7'\nset multiplot layout 1,%d\n" % len(spec.scenes))
     for i, s in enumerate(spec.scenes):
         gp += "set title %s\n" % gp_str(s)
         plots = ["'fig_depth.dat' index %d using 1:%d title %s with linespoints lw 1.5 pt 7 ps 0.4 lc rgb '%s'"

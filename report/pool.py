@@ -15,6 +15,7 @@ experiment's spec states, so rows of different workloads are never mixed.
 import glob
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,8 +47,9 @@ def all_inputs(specs):
     import front
     import large
     import tuner_compare
+    import variance
     out = dict(inputs(specs))
-    for part in (front, mitsuba3, estimators, large, tuner_compare):
+    for part in (front, mitsuba3, estimators, large, tuner_compare, variance):
         out.update(part.INPUTS)
     return out
 
@@ -60,6 +62,38 @@ def files_read(root, gpu, specs):
             out += sorted(os.path.relpath(f, os.path.join(root, "results"))
                           for f in glob.glob(os.path.join(root, "results", p.format(gpu=gpu))))
     return list(dict.fromkeys(out))
+
+
+def session_of(r):
+    """A row's measurement session: (GPU UUID, commit). Rows name the GPU as
+    a dict with "uuid" (bench) or as nvidia-smi's "name, uuid, driver"
+    text (scripts' tune rows); a CPU row (the CPU reference, Mitsuba on a
+    CPU) has the UUID "-"; a GPU row that does not record its GPU (Nsight
+    Compute profiles) has "?", as has a row without a commit."""
+    g = r.get("gpu")
+    uuid = None
+    if isinstance(g, dict):
+        uuid = g.get("uuid")
+    elif isinstance(g, str):
+        m = re.search(r"GPU-[0-9a-fA-F-]+", g)
+        uuid = m.group(0) if m else None
+    if uuid is None:
+        uuid = "-" if r.get("kind") in ("cpu_reference", "mitsuba_compare") else "?"
+    return (uuid, r.get("commit") or "?")
+
+
+def note_session(sessions, r):
+    """Counts row r in its session's record: rows, first and last time."""
+    k = session_of(r)
+    rec = sessions.setdefault(k, {"rows": 0, "first": None, "last": None, "gpu": None})
+    rec["rows"] += 1
+    t = r.get("time")
+    if isinstance(t, str):
+        rec["first"] = t if rec["first"] is None or t < rec["first"] else rec["first"]
+        rec["last"] = t if rec["last"] is None or t > rec["last"] else rec["last"]
+    g = r.get("gpu")
+    if rec["gpu"] is None and g:
+        rec["gpu"] = g.get("name") if isinstance(g, dict) else str(g).split(",")[0]
 
 
 class Pool:
@@ -87,12 +121,16 @@ class Pool:
                                                           vx.workload_key(r.get("workload", {})))
                                      if r.get("kind") == "profile" and r.get("status") == "ok" else None)
         self.touched = set()
+        self.tuned = set()
+        self.sessions = {}
 
     def use(self, r):
-        """Records that a table or figure shows row r: its commit (the float
-        is marked when that is not the report's commit)."""
+        """Records that a table or figure shows row r: its session (GPU UUID
+        and commit; the float is marked when its rows span more than one,
+        or when the commit is not the report's)."""
         if r is not None:
-            self.touched.add(r.get("commit") or "?")
+            self.touched.add(session_of(r))
+            note_session(self.sessions, r)
         return r
 
     def result(self, scene, canon, wk):
@@ -118,10 +156,11 @@ class Pool:
         return self.use(self.profiles.get((scene, canon, wk)))
 
     def file_rows(self, name):
-        """Every row of one pool file (the tuner's runs), all shown."""
+        """Every row of one pool file (the tuner's runs), all shown; a run's
+        session is its header's (its evaluations record none)."""
         rows = self.by_file.get(name, [])
         for r in rows:
-            if r.get("kind") != "run":
+            if r.get("kind") not in ("run", "eval"):
                 self.use(r)
         return rows
 
@@ -153,17 +192,27 @@ class Context:
         self.commit = newest.get("commit") if newest else None
         self.out.commit = self.commit
         self.out.source = lambda: set(self.pool.touched)
+        self.out.tuned_source = lambda: set(self.pool.tuned)
+        self.seed_spreads = {}
+        self.seed_spread_pct = {}
+        self.transfer_others, self.transfer_default = {}, {}
         self.gpu_short = "?"
         self.best = {}
 
     def begin(self):
         """A new float (or part) starts: forget the rows looked up so far."""
         self.pool.touched.clear()
+        self.pool.tuned.clear()
+
+    def tuned_shown(self, scene):
+        """The float being written shows a tuned winner of scene: its caption
+        gets the seed spread of that scene's tunes (report/variance.py)."""
+        self.pool.tuned.add(scene)
 
     def touch(self, rows):
         """Rows a part read itself (Mitsuba, estimators) that a float shows."""
         for r in rows:
-            self.pool.touched.add(r.get("commit") or "?")
+            self.pool.use(r)
 
     def thesis_wk(self, scene):
         """The thesis workload of scene, as the roofline experiment states it."""

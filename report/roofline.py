@@ -39,6 +39,8 @@ def key_numbers(ctx):
         gm = metric(ctx.pool.roof(s, "camera"), "gsteps_per_s")
         C = camel(s)
         ctx.best[s] = best
+        if best is not None:
+            ctx.tuned_shown(s)
         o.macro("roofCamera" + C, f_gsteps(gm) if gm else "--", "roofline_camera/" + s)
         if best is None:
             o.number("bestMrays" + C, None, f_mrays, key="best_mrays/" + s)
@@ -125,7 +127,7 @@ def fig_schedules(ctx):
     gp = gp_header("fig_schedules", h="3.0in")
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
            "set boxwidth 0.9\nset logscale y\nset yrange [1:*]\nset ylabel 'Mrays/s (log)'\n"
-           "set xtics rotate by -30 left nomirror\nset key top left horizontal font ',7'\n"
+           "set xtics rotate by -30 left nomirror\nset key outside top center horizontal font ',7'\n"
            "set format y '10^{%L}'\n")
     plots = ["'fig_schedules.dat' using %d:xtic(1) title %s lc rgb '%s'" % (i + 2, gp_str(s), SCENE_COLORS[i])
              for i, s in enumerate(SCENES)]
@@ -173,7 +175,7 @@ def fig_roofline(ctx):
     gp = gp_header("fig_roofline", h="4.2in")
     gp += ("set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
            "set logscale y\nset format y '%g'\nset yrange [0.0001:1.5]\n"
-           "set xtics rotate by -30 left nomirror font ',7'\nset key top left horizontal font ',7'\n"
+           "set xtics rotate by -30 left nomirror font ',7'\nset key outside top center horizontal font ',7'\n"
            "set multiplot layout 2,1\n")
     for k, label in ((0, "random"), (1, "coherent")):
         gp += "set ylabel 'fraction of the %s-ray loop'\n" % label

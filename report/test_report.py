@@ -17,6 +17,7 @@ whose prose states a verdict the numbers contradict must fail.
 
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -175,6 +176,12 @@ def make_root(base):
             add("large/head1024-tune-%s-45s-abcdef0" % est, {
                 "kind": "eval", "config": config, "fidelity": 1, "status": "ok", "cost_s": 1.0,
                 "time": "2026-01-01T00:00:00Z", "metrics": {"time_ms": ms, "steps": steps, "rays": 100}})
+    # the default tune run once per seed (scripts/gpu_variance.sh): manix's winners spread
+    for seed in (1, 2, 3):
+        add("tune_variance", {"kind": "tune_variance", "scene": "manix", "seed": seed, "budget": "90s", "exit": 0,
+                              "gpu": "Synthetic Test GPU, GPU-00000000-test, 1.2.3", "commit": "synthetic",
+                              "evaluations": 200 + seed, "time_ms": 7.0 + 0.01 * seed,
+                              "schedule": "regenerationSK-warp", "config": vx.canonical("regenerationSK-warp")})
     for name, rows in files.items():
         os.makedirs(os.path.dirname(os.path.join(out, name + ".jsonl")), exist_ok=True)
         with open(os.path.join(out, name + ".jsonl"), "w") as f:
@@ -374,17 +381,101 @@ class VerdictTest(unittest.TestCase):
             with open(os.path.join(root, "report", "report.tex"), "w") as fh:
                 fh.write(tex.replace("\\verdict[", "\\relax[").replace("\\verdict{", "\\relax{"))
             with open(os.path.join(root, "report", "discussion.tex"), "w") as fh:
-                fh.write("\\verdict{thread}{%s}{naive}{\\mrManixThread}{\\mrManixNaiveSK}\n" % truth)
+                # the evidence table stays: the session table refers to it
+                fh.write("\\verdict{thread}{%s}{naive}{\\mrManixThread}{\\mrManixNaiveSK}\n"
+                         "\\input{generated/claims.tex}\n" % truth)
             p = subprocess.run(["sh", os.path.join(root, "report", "build.sh")], capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             with open(os.path.join(root, "report", "discussion.tex"), "w") as fh:
-                fh.write("\\verdict{thread}{%s}{naive}{\\mrManixThread}{\\mrManixNaiveSK}\n" % wrong)
+                fh.write("\\verdict{thread}{%s}{naive}{\\mrManixThread}{\\mrManixNaiveSK}\n"
+                         "\\input{generated/claims.tex}\n" % wrong)
             p = subprocess.run(["sh", os.path.join(root, "report", "build.sh")], capture_output=True, text=True)
             self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
             self.assertIn("disagrees with the numbers", p.stderr)
             self.assertIn("the numbers say %s" % truth, p.stderr)
         finally:
             shutil.rmtree(base)
+
+
+class RuleTest(unittest.TestCase):
+    """check_report.py's rules for sessions, spreads, commit hashes in prose
+    and overfull boxes: each passes on a good case and fails on a bad one."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, HERE)
+        import check_report
+        cls.c = check_report
+
+    def test_overfull(self):
+        log = ("(./report.tex (./generated/tab_best.tex\nOverfull \\hbox (114.0pt too wide) in paragraph at lines "
+               "3--15\n) (./discussion.tex\nOverfull \\hbox (7.7pt too wide) in paragraph at lines 5--6\n"
+               "Overfull \\vbox (12.5pt too high) detected at line 40\n")
+        big = self.c.overfull_boxes(log)
+        self.assertEqual([round(p, 1) for p, _ in big], [114.0, 12.5])
+        self.assertEqual(big[0][1], "generated/tab_best.tex lines 3--15")
+        self.assertEqual(self.c.overfull_boxes(log.replace("114.0pt", "9.9pt").replace("12.5pt", "3pt")), [])
+
+    def test_commit_hash_in_prose(self):
+        tex = ("\\documentclass{article}\\date{commit 1aab097fe8cd}\\begin{document}\nThe winner (commit "
+               "\\texttt{%s}) beats it.\n%% commit 0381a76249ed in a comment\n\\begin{table}\\caption{Rows of "
+               "0381a76 only}\\end{table}\nA figure \\includegraphics{x}\\caption{of commit e5696f2be942}.\n"
+               "Deadbeef is a word, 1234567 a number.\n\\appendix commit 2b06eb7f1345\n\\end{document}")
+        prose = self.c.prose_of(tex % "\\depCommit")
+        self.assertNotIn("1aab097", prose)       # the preamble (title page) may name the report's commit
+        self.assertNotIn("0381a76", prose)       # captions and floats hold provenance
+        self.assertNotIn("e5696f2", prose)
+        self.assertNotIn("2b06eb7", prose)       # so does the appendix
+        macros = {"depCommit": "0381a76", "mrManix": "7105.9"}
+        self.assertEqual(self.c.prose_hashes(prose, macros, {"0381a76249ed"}), ["\\depCommit"])
+        self.assertEqual(self.c.prose_hashes(self.c.prose_of(tex % "3b5ac86"), macros, set()), ["3b5ac86"])
+        self.assertEqual(self.c.prose_hashes(self.c.prose_of(tex % "results/h100/async/"), macros,
+                                             {"0381a76249ed"}), [])
+
+    def write(self, d, name, text):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+
+    def test_session_marks(self):
+        d = tempfile.mkdtemp(prefix="vpt-report-rule-")
+        try:
+            pv = {"commit": "c2", "sessions": [{"id": "S1", "uuid": "GPU-a", "commit": "c1"},
+                                               {"id": "S2", "uuid": "GPU-b", "commit": "c2"}],
+                  "floats": {"mixed.tex": {"commits": ["c1", "c2"], "sessions": [["GPU-a", "c1"], ["GPU-b", "c2"]]},
+                             "one.tex": {"commits": ["c2"], "sessions": [["GPU-b", "c2"]]}}}
+            self.write(d, "mixed.tex", "\\caption{\\mixedsessions{2}{S1, S2}\\othercommit{c1}Mixed.}")
+            self.write(d, "one.tex", "\\caption{One.}")
+            self.assertEqual(self.c.session_marks(pv, d), [])
+            self.write(d, "mixed.tex", "\\caption{\\othercommit{c1}Mixed.}")
+            self.assertIn("no \\mixedsessions mark", self.c.session_marks(pv, d)[0])
+            self.write(d, "mixed.tex", "\\caption{\\mixedsessions{2}{S1, S3}Mixed.}")
+            self.assertIn("mark names S1, S3", self.c.session_marks(pv, d)[0])
+            self.write(d, "mixed.tex", "\\caption{\\mixedsessions{2}{S1, S2}Mixed.}")
+            pv["floats"]["one.tex"]["sessions"].append(["GPU-z", "c9"])
+            self.assertIn("not in the session table", self.c.session_marks(pv, d)[0])
+        finally:
+            shutil.rmtree(d)
+
+    def test_spreads(self):
+        d = tempfile.mkdtemp(prefix="vpt-report-rule-")
+        try:
+            rows = [{"kind": "tune_variance", "scene": "manix", "seed": k, "exit": 0, "time_ms": t}
+                    for k, t in ((1, 7.75), (2, 7.7472), (3, 7.7527))]
+            rows.append({"kind": "tune_variance", "scene": "smoke", "seed": 1, "exit": 0, "time_ms": 3.0})
+            rows.append({"kind": "tune_variance", "scene": "manix", "seed": 4, "exit": 1, "time_ms": 1.0})
+            with open(os.path.join(d, "tune_variance.jsonl"), "w") as f:
+                f.write("".join(json.dumps(r) + "\n" for r in rows))
+            spreads = self.c.seed_spreads(os.path.join(d, "tune_variance.jsonl"))
+            self.assertEqual(sorted(spreads), ["manix"])          # one seed has no spread; a failed run none
+            self.assertIn("7.747--7.753", spreads["manix"])
+            pv = {"floats": {"key.tex": {"tuned": ["manix", "smoke"]}, "other.tex": {}}}
+            self.write(d, "key.tex", "\\caption{Seed spread: %s.}" % spreads["manix"])
+            self.write(d, "other.tex", "\\caption{No winner.}")
+            self.assertEqual(self.c.missing_spreads(pv, d, spreads), [])
+            self.write(d, "key.tex", "\\caption{A tuned winner.}")
+            self.assertIn("key.tex: manix without its seed spread", self.c.missing_spreads(pv, d, spreads)[0])
+        finally:
+            shutil.rmtree(d)
 
 
 class CommitMarkTest(unittest.TestCase):
@@ -416,13 +507,20 @@ class CommitMarkTest(unittest.TestCase):
             p = subprocess.run(check, capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stdout)
             self.assertIn("PASS  front page names the results' commit newer0commit", p.stdout)
+            # two sessions now (one GPU at two commits): the table of both is marked with both
             with open(os.path.join(gen, "tab_t43.tex")) as fh:
                 t = fh.read()
+            mark = re.search(r"\\mixedsessions\{2\}\{(S\d+, S\d+)\}", t)
+            self.assertIsNotNone(mark, t[:400])
+            with open(os.path.join(gen, "keynumbers.tex")) as fh:
+                self.assertIn("manix 7.010--7.030\\,ms over 3 seeds", fh.read())
             with open(os.path.join(gen, "tab_t43.tex"), "w") as fh:
-                fh.write(t.replace("\\othercommit{synthetic}", ""))
+                fh.write(t.replace("\\othercommit{synthetic}", "").replace(mark.group(0), ""))
             p = subprocess.run(check, capture_output=True, text=True)
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertIn("unmarked: tab_t43.tex", p.stdout)
+            self.assertIn("FAIL  sessions: ", p.stdout)
+            self.assertIn("tab_t43.tex: rows of 2 sessions (%s), no \\mixedsessions mark" % mark.group(1), p.stdout)
         finally:
             shutil.rmtree(base)
 

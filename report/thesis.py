@@ -222,7 +222,7 @@ def thesis_table(ctx, tid, T, spec):
                     cells_txt.append(fmt_r(i, c["key"]))
             lines.append(" & ".join(cells_txt) + " \\\\")
     else:
-        lines += ["\\begin{tabular}{@{}lllrrr@{}}", "\\toprule",
+        lines += ["\\setlength{\\tabcolsep}{3pt}\\begin{tabular}{@{}lllrrr@{}}", "\\toprule",
                   "Scene & Method (thesis) & vptune config & Thesis & Ours & Ratio \\\\", "\\midrule"]
         for si, s in enumerate(scenes):
             if si:
@@ -339,7 +339,7 @@ def claims(ctx):
     t = ["\\begin{table}[tbp]\\centering\\small",
          "\\caption{The thesis' conclusions and the measurements on the %s (thesis workload) that decide them; "
          "Section~\\ref{sec:discussion} argues each verdict.}\\label{tab:claims}" % tex(ctx.gpu_short),
-         "\\begin{tabular}{@{}p{0.42\\linewidth}cp{0.48\\linewidth}@{}}", "\\toprule",
+         "\\begin{tabular}{@{}p{0.40\\linewidth}cp{0.44\\linewidth}@{}}", "\\toprule",
          "Thesis' conclusion & Table & Evidence on \\gpuArch \\\\", "\\midrule"]
     t += ["%s & %s & \\footnotesize %s \\\\" % r for r in rows]
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]

@@ -10,7 +10,7 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
 import statistics
-from common import (SCENES, STRATEGY_COLORS, f_mrays, figure_env, gp_header, gp_str, metric, not_run_note,
+from common import (SCENES, STRATEGY_COLORS, camel, f_mrays, figure_env, gp_header, gp_str, metric, not_run_note,
                     tex, tt)  # noqa: E402
 
 
@@ -86,7 +86,7 @@ def tuner(ctx):
     o.write("fig_tuner.dat", "\n\n\n".join(blocks) + "\n")
     gp = gp_header("fig_tuner", h="2.6in")
     gp += ("set xlabel 'evaluations'\nset ylabel 'best time found / own best so far'\nset yrange [0:1.05]\n"
-           "set key bottom right font ',7'\nset multiplot layout 1,%d\n" % len(scenes))
+           "set key below font ',7'\nset multiplot layout 1,%d\n" % len(scenes))
     for i, s in enumerate(scenes):
         gp += "set title %s\n" % gp_str(s)
         plots = ["'fig_tuner.dat' index %d using 1:%d title %s with lines lw 1.5 lc rgb '%s'"
@@ -102,6 +102,7 @@ def tuner(ctx):
 
 def transfer(ctx):
     o = ctx.out
+    ctx.transfer_others, ctx.transfer_default = {}, {}
     spec = ctx.specs.get("transfer")
     occ = ctx.specs.get("occupancy")
     best = ctx.best_of(spec)
@@ -117,14 +118,16 @@ def transfer(ctx):
              "\\caption{Each scene's fastest configuration over the occupancy sweep (%s), re-measured at the "
              "thesis workload (experiment \\texttt{transfer}), against the fastest of the nine thesis schedules "
              "at that workload.}\\label{tab:best}" % tex(vx.format_workload(vx.base_workload(occ, "manix"))),
-             "\\begin{tabular}{@{}llrrr@{}}", "\\toprule",
-             "Scene & Best configuration & sweep Mrays/s & thesis-workload Mrays/s & vs best thesis schedule \\\\",
+             "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.4\\linewidth}rrr@{}}", "\\toprule",
+             "Scene & Best configuration & sweep & thesis workload & vs best thesis \\\\",
+             " & & Mrays/s & Mrays/s & schedule \\\\",
              "\\midrule"]
     for s in SCENES:
         r = best.get(s)
         if r is None:
             lines.append("%s & \\multicolumn{4}{c}{no sweep point} \\\\" % tex(s))
             continue
+        ctx.tuned_shown(s)
         wk = vx.workload_key(vx.base_workload(spec, s))
         full = ctx.pool.ok(s, r["config"], wk)
         sched = [x for x in ctx.schedule_rows(s).values() if x is not None and x.get("status") == "ok"]
@@ -150,6 +153,7 @@ def transfer(ctx):
     for b in dst:
         wk = vx.workload_key(vx.base_workload(spec, b))
         own[b] = metric(ctx.pool.ok(b, best[b]["config"], wk), "mrays_per_s") if b in best else None
+    others = {}   # b: the best share another scene's winner reaches on b
     for a in src + ["regenerationSK-thread"]:
         cfg = best[a]["config"] if a in best else vx.canonical(a)
         cells = []
@@ -159,12 +163,66 @@ def transfer(ctx):
             if v is not None and own.get(b):
                 have = True
                 cells.append("%.0f" % (100 * v / own[b]))
+                if a == "regenerationSK-thread":
+                    o.macro("transferDefault" + camel(b), "%.0f" % (100 * v / own[b]))
+                    ctx.transfer_default[b] = v / own[b]
+                elif a != b:
+                    others[b] = max(others.get(b, 0.0), v / own[b])
             else:
                 cells.append("--")
         if a == "regenerationSK-thread":
             m.append("\\midrule")
         m.append("%s & %s \\\\" % (tex(a), " & ".join(cells)))
+    for b, share in others.items():
+        o.macro("transferOthers" + camel(b), "%.0f" % (100 * share))
+    ctx.transfer_others = others
     m += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     o.write("tab_transfer.tex", "\n".join(m) + "\n" if have else
             not_run_note(["transfer"], ctx.gpu, "The cross-scene transfer matrix", "table", "tab:transfer",
                          "Cross-scene transfer"))
+
+
+def gains(ctx):
+    """tab_gains.tex: the tuner's gain per scene in sample (the fastest
+    configuration measured at the thesis workload over the thesis' default,
+    thread regeneration), in transfer (another scene's winner and the default,
+    as shares of the scene's own winner), left out (the scores of
+    Table tab:tunercompare: the scene's prior and strategy fitted without it),
+    and the seed spread of its default tune where there is one. Runs after
+    key_numbers, transfer and tuner_compare."""
+    import tuner_compare
+    loaded = tuner_compare.load(os.path.join(ctx.root, "results"), "kernel_tuner")
+    loo = {x["scene"]: x for x in tuner_compare.summary(loaded[1])} if loaded else {}
+    lines = ["\\begin{table}[tbp]\\centering\\small",
+             "\\caption{What the tuner gains on each scene, in sample and out of sample. In sample: the fastest "
+             "configuration measured on the scene (Table~\\ref{tab:key}) over the thesis' default, thread "
+             "regeneration, at the thesis workload. Transfer: the best winner of another scene, and the default, as "
+             "a share of the scene's own winner (Table~\\ref{tab:transfer}; above 100: the own winner, chosen on the "
+             "sweep's smaller workload, is not the fastest at this one). Left out: the score by time (0 = "
+             "random search, 1 = the optimum) of local search from the thesis' prior and from \\texttt{tune}'s "
+             "starts fitted without the scene, and of Kernel Tuner's best strategy in hindsight, on the recorded "
+             "spaces (Table~\\ref{tab:tunercompare}). Seeds: the spread of the default tune's winner over seeds "
+             "(Table~\\ref{tab:tunevariance}).}\\label{tab:gains}",
+             "\\begin{tabular}{@{}lrrrrrrl@{}}", "\\toprule",
+             " & in sample & \\multicolumn{2}{c}{transfer (\\% of own)} & \\multicolumn{3}{c}{left out (score)} & \\\\",
+             "scene & tuned / default & other scene & default & thesis prior & tune & KT best & seeds \\\\",
+             "\\midrule"]
+    for s in SCENES:
+        best = ctx.best.get(s)
+        thread = ctx.pool.ok(s, vx.canonical("regenerationSK-thread"), ctx.thesis_wk(s))
+        ratio = (metric(best, "mrays_per_s") / metric(thread, "mrays_per_s")
+                 if metric(best, "mrays_per_s") and metric(thread, "mrays_per_s") else None)
+        if best is not None:
+            ctx.touch([best])
+            ctx.tuned_shown(s)
+        x = loo.get(s, {})
+
+        def score(r):
+            return "%+.2f" % r["score_seconds"] if r else "--"
+        other, dflt = ctx.transfer_others.get(s), ctx.transfer_default.get(s)
+        lines.append("%s & %s & %s & %s & %s & %s & %s & %s \\\\" % (
+            tex(s), "%.2f$\\times$" % ratio if ratio else "--", "%.0f" % (100 * other) if other else "--",
+            "%.0f" % (100 * dflt) if dflt else "--", score(x.get("default")), score(x.get("gpu_default")),
+            score(x.get("kt_time")), "%s\\%%" % ctx.seed_spread_pct[s] if s in ctx.seed_spread_pct else "--"))
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    ctx.out.write("tab_gains.tex", "\n".join(lines) + "\n")
