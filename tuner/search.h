@@ -37,8 +37,8 @@
  * strategy that proposes fewer members than there are lanes leaves GPUs
  * idle. With an evaluation budget more lanes only finish sooner, and the
  * path stays the one of one GPU (a width of 1 is the search as it ran on
- * one GPU). Local search is the strategy that uses the width
- * (tuner/strategy_local.c); the others already announce far ahead.
+ * one GPU). Local search is the strategy that uses the width (below); the
+ * others already announce far ahead (docs/decisions/search-lanes.md).
  *
  * Best: the ok fidelity-1 record with the least time_ms; records of any
  * other status are never the best, and fidelity-0 times never compete.
@@ -66,19 +66,25 @@
  *                (every dimension but the schedule: vpt_space_neighbours_in);
  *                at their optimum, the schedule moves with their dependent
  *                parameters (vpt_space_schedule_moves); an improving schedule
- *                move starts over with the parameters. With a batch width w
- *                above 1 each neighbourhood is padded to a multiple of w
- *                (the other phase's moves, then perturbations of the current
- *                member, then random members), and the descent moves to the
- *                best of all of them. At the optimum of both, the next
- *                descent starts from a perturbation of the best member so far
- *                (about two dimensions changed, vpt_space_mutate; with w > 1,
- *                the best of w of them measured together), or from a random
- *                unvisited member when a few perturbations land only on
- *                evaluated ones. Stagnation: when the best has not improved
+ *                move starts over with the parameters. At the optimum of
+ *                both, the next descent starts from a perturbation of the
+ *                best member so far (about two dimensions changed,
+ *                vpt_space_mutate), or from a random unvisited member when a
+ *                few perturbations land only on evaluated ones. With a batch
+ *                width w above 1, 3w descents run side by side
+ *                (tuner/strategy_local.c): each starts at a member of the
+ *                start batch (filled with random members to one per
+ *                descent), and in turn takes its announced list's records,
+ *                steps, and announces its next list at once, so that the
+ *                lanes always have the other descents' lists queued; a
+ *                descent standing where another stands starts again.
+ *                Stagnation: when the best has not improved
  *                over the last `stagnation` evaluations (nor since the last
  *                wide restart), the next descent starts instead from the best
  *                of max(4, w) random unvisited members (a wide restart).
+ *                Pruning: a restart whose objective is at least `prune`
+ *                times the best so far is not descended from; the next
+ *                restart follows at once (docs/decisions/search-prune.md).
  *                Runs until every member has been evaluated.
  *                Why: steepest rather than first improvement, because the
  *                neighbourhood's compiles overlap anyway and the largest
@@ -88,7 +94,7 @@
  *                move may need a costly compile; dependent parameters with
  *                the schedule, because a parameter the old schedule ignored
  *                (the threshold under thread regeneration) has no value
- *                worth carrying over; random starts and wide restarts,
+ *                worth carrying over; pruning, random starts and wide restarts,
  *                because a start learned on one GPU (the thesis' prior, other
  *                scenes' winners) can lead every seed into the same basin on
  *                another GPU (docs/tuner-search.md).
@@ -266,9 +272,11 @@ void vpt_search_options_init(VptSearchOptions *o);
 
 #define VPT_SEARCH_MAX_STARTS 16
 
-/* The defaults of random_starts and stagnation, chosen on the recorded
- * spaces with every scene held out in turn (docs/decisions/
- * search-stagnation.md). */
+/* The defaults of random_starts, stagnation and prune: scored on the
+ * recorded spaces with every scene held out in turn
+ * (docs/decisions/search-stagnation.md, docs/decisions/search-prune.md).
+ * Random starts and stagnation restarts are off on one lane: the recorded
+ * spaces cannot choose them (none stagnates) or choose none. */
 #define VPT_SEARCH_RANDOM_STARTS 0
 #define VPT_SEARCH_STAGNATION 0
 #define VPT_SEARCH_PRUNE 2.0
