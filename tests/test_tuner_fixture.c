@@ -9,6 +9,7 @@
  * +0.1 to +0.25, which would let a strategy no better than random pass on
  * lucky seeds. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "base/error.h"
 #include "tuner/score.h"
@@ -17,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIXTURE_GLOB "tests/fixtures/tuner/*_exhaustive.jsonl"
 #define NO_FIXTURE "no recorded exhaustive run in tests/fixtures/tuner"
@@ -137,4 +139,51 @@ TEST_TIMEOUT(tuner_fixture_default_meets_the_target, 300)
         vpt_score_free(&sc);
     }
     globfree(&g_);
+}
+
+/* ---- the default tune on simulated lanes --------------------------------- */
+
+/* Evaluations of `tune --replay FIXTURE --budget 90 --seed S --gpus LIST`
+ * (the default strategy and budget), or -1. */
+static int replay_evaluations(const char *fixture, int seed, const char *gpus)
+{
+    char cmd[1024];
+    static char out[1 << 16];
+    snprintf(cmd, sizeof cmd, "%s --replay %s --budget 90 --seed %d --quiet --no-save --gpus %s",
+             vpt_test_tool("tune"), fixture, seed, gpus);
+    if (vpt_test_sh(cmd, out, sizeof out) != 0) {
+        vpt_test_log("%s\n%s", cmd, out);
+        return -1;
+    }
+    const char *p = strstr(out, "local: ");
+    return p ? atoi(p + 7) : -1;
+}
+
+/* Four simulated GPUs must buy the default 90 s tune at least LANES_MIN_GAIN
+ * times the evaluations of one on a recorded 2,001-config space, the wall
+ * time charged as the GPUs would spend it side by side, idle waits included
+ * (tuner/search.h). Issue 31 asks 0.9x of linear (3.6x); the default reaches
+ * 2.87x in the mean of 20 seeds in results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.jsonl
+ * (docs/tuner-search.md says what limits it), so this guards what it
+ * reaches, not the target.
+ * Means over three seeds: lanes are threads, so a run's count varies a
+ * little with their timing; in the 20 seeds of that file the least ratio of
+ * one seed (964 / 429 evaluations, 2.2x, from the extremes of different
+ * seeds) is above the bound, so a false alarm needs a drop no run showed. */
+#define LANES_FIXTURE "tests/fixtures/tuner/sampled/manix_sampled.jsonl.gz"
+#define LANES_MIN_GAIN 2.0
+
+TEST_TIMEOUT(tuner_fixture_default_grows_with_simulated_lanes, 300)
+{
+    if (access(LANES_FIXTURE, R_OK) != 0) SKIP("%s not found: run from the repository root", LANES_FIXTURE);
+    double one = 0, four = 0;
+    for (int seed = 1; seed <= 3; seed++) {
+        int a = replay_evaluations(LANES_FIXTURE, seed, "0"), b = replay_evaluations(LANES_FIXTURE, seed, "0,1,2,3");
+        REQUIRE_MSG(a > 0 && b > 0, "seed %d: tune --replay failed (see the log)", seed);
+        vpt_test_log("seed %d: %d evaluations on one simulated GPU, %d on four", seed, a, b);
+        one += a;
+        four += b;
+    }
+    CHECK_MSG(four >= LANES_MIN_GAIN * one, "four simulated GPUs: %.0f evaluations against %.0f on one (%.2fx)",
+              four / 3, one / 3, four / one);
 }

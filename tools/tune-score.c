@@ -79,6 +79,7 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: tune-score --fixtures DIR [--seeds N] [--strategy S,...]\n"
             "                  [--compile-model serial|parallel] [--compile-threads P] [--no-prior]\n"
+            "                  [--stagnation K] [--random-starts R] [--prune F]\n"
             "                  [--leave-one-out | --sequences FILE] [--json FILE]\n"
             "\n"
             "Scores the search strategies on every DIR/*_exhaustive.jsonl and\n"
@@ -90,11 +91,17 @@ static void usage(FILE *fp)
             "  --compile-threads P  simulated compile threads (default %d)\n"
             "  --no-prior           strategies start from random members, not the thesis'\n"
             "                       default (what the prior is worth)\n"
+            "  --stagnation K       local search and annealing restart wide after K evaluations\n"
+            "                       without a better best (0: never; default %d)\n"
+            "  --random-starts R    random members in their start batch (default %d)\n"
+            "  --prune F            local search skips restarts F times slower than the best\n"
+            "                       (0: never; default %g)\n"
             "  --leave-one-out      each scene scored with what is fitted on the others only\n"
             "                       (transfer prior, choice of strategy); see the source\n"
             "  --sequences FILE     score another tuner's recorded runs (tuner/sequences.h)\n"
             "  --json FILE          also write the rows as JSON lines\n",
-            VPT_REPLAY_COMPILE_THREADS);
+            VPT_REPLAY_COMPILE_THREADS, VPT_SEARCH_STAGNATION, VPT_SEARCH_RANDOM_STARTS,
+            VPT_SEARCH_PRUNE);
 }
 
 typedef struct {
@@ -104,6 +111,8 @@ typedef struct {
     int threads;
     VptCompileModel model;
     int no_prior, loo;
+    int stagnation, random_starts; /* the search's knobs (tuner/search.h) */
+    double prune;
 } Options;
 
 static int parse_strategies(const char *list, Options *o)
@@ -126,6 +135,9 @@ static int parse_args(int argc, char **argv, Options *o)
     o->seeds = 20;
     o->threads = VPT_REPLAY_COMPILE_THREADS;
     o->model = VPT_COMPILE_SERIAL;
+    o->stagnation = VPT_SEARCH_STAGNATION;
+    o->random_starts = VPT_SEARCH_RANDOM_STARTS;
+    o->prune = VPT_SEARCH_PRUNE;
     for (int k = VPT_STRATEGY_RANDOM; k < VPT_STRATEGY_COUNT; k++) o->use[k] = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -150,6 +162,13 @@ static int parse_args(int argc, char **argv, Options *o)
             if (vpt_parse_int(v, 1, 10000, "--seeds", &o->seeds)) return -1;
         } else if (!strcmp(a, "--strategy")) {
             if (parse_strategies(v, o)) return -1;
+        } else if (!strcmp(a, "--stagnation")) {
+            if (vpt_parse_int(v, 0, 1000000, "--stagnation", &o->stagnation)) return -1;
+        } else if (!strcmp(a, "--prune")) {
+            if (vpt_parse_double(v, 0, 1000, "--prune", &o->prune)) return -1;
+            if (o->prune > 0 && o->prune <= 1) return vpt_fail("--prune %s: give 0 (never) or a factor above 1", v);
+        } else if (!strcmp(a, "--random-starts")) {
+            if (vpt_parse_int(v, 0, 64, "--random-starts", &o->random_starts)) return -1;
         } else if (!strcmp(a, "--compile-threads")) {
             if (vpt_parse_int(v, 1, VPT_REPLAY_MAX_COMPILE_THREADS, "--compile-threads", &o->threads)) return -1;
         } else if (!strcmp(a, "--compile-model")) {
@@ -353,6 +372,9 @@ static int score_scene(Scene *s, const Options *o, FILE *out)
         so.strategy = (VptStrategy)k;
         so.seed = 1;
         so.no_prior = o->no_prior;
+        so.stagnation = (size_t)o->stagnation;
+        so.random_starts = o->random_starts;
+        so.prune = o->prune;
         VptScore sc;
         if (vpt_score_strategy(s->space, s->replay, &s->st, &so, o->seeds, s->K, &sc)) return -1;
         print_row(out, vpt_strategy_name((VptStrategy)k), &sc, s->st.optimum);
@@ -432,19 +454,22 @@ static size_t transfer_portfolio(Scene *const *train, int n, VptConfig *starts)
     return k;
 }
 
-static int score_candidate(Scene *s, const Candidate *c, const VptConfig *starts, size_t n_starts, int seeds,
-                           VptScore *sc)
+static int score_candidate(Scene *s, const Candidate *c, const VptConfig *starts, size_t n_starts,
+                           const Options *o, VptScore *sc)
 {
     VptSearchOptions so;
     vpt_search_options_init(&so);
     so.strategy = c->strategy;
     so.seed = 1;
     so.no_prior = c->no_prior;
+    so.stagnation = (size_t)o->stagnation;
+    so.random_starts = o->random_starts;
+    so.prune = o->prune;
     if (c->transfer) {
         so.starts = starts;
         so.n_starts = n_starts;
     }
-    return vpt_score_strategy(s->space, s->replay, &s->st, &so, seeds, s->K, sc);
+    return vpt_score_strategy(s->space, s->replay, &s->st, &so, o->seeds, s->K, sc);
 }
 
 static void list_names(Scene *const *set, int n, char *buf, size_t size)
@@ -483,7 +508,7 @@ static int leave_one_out(Scene *scenes, int n, const Options *o, FILE *out)
             size_t ns = transfer_portfolio(inner, ni, starts);
             for (int c = 0; c < N_CANDIDATES; c++) {
                 VptScore sc;
-                if (score_candidate(train[t], &candidates[c], starts, ns, o->seeds, &sc)) goto out;
+                if (score_candidate(train[t], &candidates[c], starts, ns, o, &sc)) goto out;
                 mean[c] += sc.score_seconds / nt;
                 vpt_score_free(&sc);
             }
@@ -516,7 +541,7 @@ static int leave_one_out(Scene *scenes, int n, const Options *o, FILE *out)
                      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int c = 0; c < N_CANDIDATES; c++) {
             VptScore *sc = &res[h].held[c];
-            if (score_candidate(&scenes[h], &candidates[c], starts, ns, o->seeds, sc)) goto out;
+            if (score_candidate(&scenes[h], &candidates[c], starts, ns, o, sc)) goto out;
             char label[128], to_q[32];
             snprintf(label, sizeof label, c == chosen ? "**%s** (chosen)" : "%s", candidates[c].label);
             if (isfinite(sc->median_to_quality)) snprintf(to_q, sizeof to_q, "%.1f s", sc->median_to_quality);

@@ -18,13 +18,27 @@
  * repeated (except the one a crash interrupted before it was written).
  *
  * Budget: evaluations (counted as above, any fidelity) and/or seconds, where
- * seconds are the sum of the charged cost_s (compile + measure; the replay
- * evaluator's simulated clock, a real evaluator's measured cost). An
- * evaluation starts only while both limits are unreached, so the last one may
- * overrun a time budget by its own cost. 0 means no limit; with no limit at
- * all a strategy runs until it has seen the whole space (exhaustive,
+ * seconds are the wall time the evaluations take (compile + measure; the
+ * replay evaluator's simulated clock, a real evaluator's measured cost): on
+ * one GPU the sum of the charged cost_s; on several (a pool), the time the
+ * GPUs take side by side, simulated from the same costs: each measurement
+ * on the GPU free first, never before the strategy announced it, so that a
+ * GPU left idle by the strategy is charged its wait (tuner/search_engine.h).
+ * An evaluation starts only while both limits are unreached, so the last
+ * one may overrun a time budget by its own cost. 0 means no limit; with no
+ * limit at all a strategy runs until it has seen the whole space (exhaustive,
  * random, local search, successive halving) or, for annealing and the GA,
  * until its stall guard stops it (VPT_STOP_STALLED).
+ *
+ * Batches: the strategies propose `width` members at once, where width is
+ * the pool's lanes under a time budget (without an evaluation budget) and 1
+ * otherwise (VptSearchOptions.batch overrides it). Why: a wall-clock budget
+ * is what users set, and with it more GPUs should buy more evaluations; a
+ * strategy that proposes fewer members than there are lanes leaves GPUs
+ * idle. With an evaluation budget more lanes only finish sooner, and the
+ * path stays the one of one GPU (a width of 1 is the search as it ran on
+ * one GPU). Local search is the strategy that uses the width (below); the
+ * others already announce far ahead (docs/decisions/search-lanes.md).
  *
  * Best: the ok fidelity-1 record with the least time_ms; records of any
  * other status are never the best, and fidelity-0 times never compete.
@@ -41,20 +55,37 @@
  *   exhaustive   every member in member order.
  *   random       uniform sampling without replacement.
  *   local        iterated local search with variable neighbourhood descent.
- *                A descent starts at the prior (without it: the best of 4
- *                random members) and moves by steepest descent: it measures
- *                all of a neighbourhood (announced together, in a random
- *                order) and moves to the best member if that improves.
- *                Neighbourhoods, in order: the parameter moves (every
- *                dimension but the schedule: vpt_space_neighbours_in); at
- *                their optimum, the schedule moves with their dependent
+ *                A descent starts at the best of a start batch: the prior,
+ *                the member nearest to each of starts[], and random_starts
+ *                random members (without any of them: the best of 4 random
+ *                members), measured together; with the prior alone and no
+ *                random starts, at the prior. It moves by steepest descent:
+ *                it measures all of a neighbourhood (announced together, in a
+ *                random order) and moves to the best member if that
+ *                improves. Neighbourhoods, in order: the parameter moves
+ *                (every dimension but the schedule: vpt_space_neighbours_in);
+ *                at their optimum, the schedule moves with their dependent
  *                parameters (vpt_space_schedule_moves); an improving schedule
  *                move starts over with the parameters. At the optimum of
  *                both, the next descent starts from a perturbation of the
  *                best member so far (about two dimensions changed,
- *                vpt_space_mutate), or from a random unvisited member when
- *                a few perturbations land only on evaluated ones. Runs until
- *                every member has been evaluated.
+ *                vpt_space_mutate), or from a random unvisited member when a
+ *                few perturbations land only on evaluated ones. With a batch
+ *                width w above 1, 3w descents run side by side
+ *                (tuner/strategy_local.c): each starts at a member of the
+ *                start batch (filled with random members to one per
+ *                descent), and in turn takes its announced list's records,
+ *                steps, and announces its next list at once, so that the
+ *                lanes always have the other descents' lists queued; a
+ *                descent standing where another stands starts again.
+ *                Stagnation: when the best has not improved
+ *                over the last `stagnation` evaluations (nor since the last
+ *                wide restart), the next descent starts instead from the best
+ *                of max(4, w) random unvisited members (a wide restart).
+ *                Pruning: a restart whose objective is at least `prune`
+ *                times the best so far is not descended from; the next
+ *                restart follows at once (docs/decisions/search-prune.md).
+ *                Runs until every member has been evaluated.
  *                Why: steepest rather than first improvement, because the
  *                neighbourhood's compiles overlap anyway and the largest
  *                improvement is the one least likely to be measurement noise;
@@ -63,7 +94,10 @@
  *                move may need a costly compile; dependent parameters with
  *                the schedule, because a parameter the old schedule ignored
  *                (the threshold under thread regeneration) has no value
- *                worth carrying over.
+ *                worth carrying over; pruning, random starts and wide restarts,
+ *                because a start learned on one GPU (the thesis' prior, other
+ *                scenes' winners) can lead every seed into the same basin on
+ *                another GPU (docs/tuner-search.md).
  *   annealing    simulated annealing from the prior (without it: as local):
  *                a move (a dimension drawn uniformly among those that can
  *                move, then one of its moves; the schedule's with their
@@ -172,6 +206,22 @@ typedef struct {
     const VptConfig *starts;
     size_t n_starts;
 
+    /* Random members in local search's and annealing's start batch, beside
+     * the prior and starts[]; vpt_search_options_init:
+     * VPT_SEARCH_RANDOM_STARTS. */
+    int random_starts;
+    /* Local search and annealing restart wide (above) after this many
+     * counted evaluations without a better best; 0: never.
+     * vpt_search_options_init: VPT_SEARCH_STAGNATION. */
+    size_t stagnation;
+    /* Local search does not descend from a restart whose objective is at
+     * least prune times the best so far's (it restarts again at once);
+     * 0: it always descends. vpt_search_options_init: VPT_SEARCH_PRUNE. */
+    double prune;
+    /* Members proposed at once (above: batches); 0: the pool's lanes under
+     * a time budget without an evaluation budget, else 1. */
+    int batch;
+
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */
     size_t stall_limit;
@@ -221,6 +271,15 @@ typedef struct {
 void vpt_search_options_init(VptSearchOptions *o);
 
 #define VPT_SEARCH_MAX_STARTS 16
+
+/* The defaults of random_starts, stagnation and prune: scored on the
+ * recorded spaces with every scene held out in turn
+ * (docs/decisions/search-stagnation.md, docs/decisions/search-prune.md).
+ * Random starts and stagnation restarts are off on one lane: the recorded
+ * spaces cannot choose them (none stagnates) or choose none. */
+#define VPT_SEARCH_RANDOM_STARTS 0
+#define VPT_SEARCH_STAGNATION 0
+#define VPT_SEARCH_PRUNE 2.0
 
 /* One point of the best-so-far trace, after each counted evaluation. */
 typedef struct {

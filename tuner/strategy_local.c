@@ -1,0 +1,222 @@
+/* Iterated local search with variable neighbourhood descent; on several
+ * lanes, one descent per lane side by side (contract in tuner/search.h:
+ * local). */
+#include "base/error.h"
+#include "tuner/search_engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parameter moves: every dimension but the schedule. */
+#define PARAM_DIMS (VPT_SPACE_ALL_DIMS & ~(1u << VPT_DIM_SCHEDULE))
+
+/* The neighbourhood of cur in a descent's phase: 0 the parameter moves, 1
+ * the schedule moves with their dependent parameters. */
+static size_t neighbourhood(const VptSearchEngine *e, size_t cur, int phase, size_t *nb)
+{
+    return phase == 0 ? vpt_space_neighbours_in(e->space, cur, PARAM_DIMS, nb, VPT_SPACE_MAX_NEIGHBOURS)
+                      : vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+}
+
+/* One descent after another (a batch width of 1: the search as it runs on
+ * one GPU). */
+static void run_one(VptSearchEngine *e, VptShuffle *starts)
+{
+    size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
+    long start = vpt_search_start(e, starts), incumbent = -1;
+    double inc_obj = INFINITY;
+    for (;;) {
+        if (start == -2) return;
+        if (start < 0) {
+            vpt_search_stop(e, VPT_STOP_DONE);
+            return;
+        }
+        size_t cur = (size_t)start, s0 = cur;
+        double cur_obj;
+        vpt_search_hint(e, &s0, 1, 1);
+        if (!vpt_search_eval(e, cur, 1, &cur_obj)) return;
+        if (vpt_search_pruned(e, cur_obj, inc_obj)) {
+            start = vpt_search_restart(e, starts, incumbent);
+            continue;
+        }
+        /* variable neighbourhood descent: steepest descent over the
+         * parameter moves; at their optimum, over the schedule moves; an
+         * improvement there starts over with the parameters */
+        for (int phase = 0; phase < 2;) {
+            size_t n = neighbourhood(e, cur, phase, nb);
+            size_t best = cur;
+            double best_obj;
+            if (!vpt_search_eval_all(e, nb, n, &best, &best_obj)) return;
+            if (best_obj < cur_obj) {
+                cur = best;
+                cur_obj = best_obj;
+                phase = 0;
+            } else {
+                phase++;
+            }
+        }
+        if (cur_obj < inc_obj) {
+            inc_obj = cur_obj;
+            incumbent = (long)cur;
+        }
+        start = vpt_search_restart(e, starts, incumbent);
+    }
+}
+
+/* A descent of the batched search: where it is, its objective there, its
+ * phase, and the members it measures next. */
+typedef struct {
+    size_t cur;
+    double cur_obj;
+    int phase;  /* 0, 1; 2: at a local optimum, to start again */
+    int fresh;  /* cur was proposed, not yet measured: list is {cur} */
+    int idle;   /* nothing left to start from */
+    size_t n;
+    size_t *list;
+} Descent;
+
+/* 1 when a descent other than d[i] stands on d[i].cur. */
+static int shared(const Descent *d, size_t nd, size_t i)
+{
+    for (size_t j = 0; j < nd; j++)
+        if (j != i && !d[j].idle && !d[j].fresh && d[j].cur == d[i].cur) return 1;
+    return 0;
+}
+
+/* Sets x's next list (its neighbourhood in its phase, in a random order, or
+ * its fresh start) and announces it. */
+static void propose(VptSearchEngine *e, Descent *x)
+{
+    if (x->fresh) {
+        x->list[0] = x->cur;
+        x->n = 1;
+    } else {
+        x->n = neighbourhood(e, x->cur, x->phase, x->list);
+        vpt_shuffle_array(e, x->list, x->n);
+    }
+    vpt_search_hint(e, x->list, x->n, 1);
+}
+
+/* Where a descent starts again: the next start batch member no descent
+ * has started from yet, else vpt_search_restart. 0 when the search must
+ * stop. */
+typedef struct {
+    size_t *list;
+    size_t n, next;
+} Pending;
+
+static int start_again(VptSearchEngine *e, VptShuffle *starts, Pending *p, Descent *x, long incumbent)
+{
+    long m = -1;
+    while (m < 0 && p->next < p->n) {
+        size_t c = p->list[p->next++];
+        if (!vpt_search_visited(e, c, 1)) m = (long)c;
+    }
+    if (m < 0) m = vpt_search_restart(e, starts, incumbent);
+    if (m == -2) return 0;
+    if (m < 0) {
+        x->idle = 1;
+        return 1;
+    }
+    x->cur = (size_t)m;
+    x->phase = 0;
+    x->fresh = !vpt_search_visited(e, x->cur, 1);
+    if (!x->fresh && !vpt_search_eval(e, x->cur, 1, &x->cur_obj)) return 0;
+    return 1;
+}
+
+/* Descents per lane. Why more than one: the search takes records in its
+ * own order, so while it waits for one descent's slowest evaluation the
+ * lanes must have the other descents' lists queued; with one descent per
+ * lane they often ran dry (tune --replay --gpus on the recorded spaces,
+ * docs/decisions/search-lanes.md). */
+#define DESCENTS_PER_LANE 3
+
+/* DESCENTS_PER_LANE x width descents side by side, in a ring: each starts
+ * at a member of the start batch (announced together: the prior, starts[],
+ * random members), then each descent in turn takes the records of its
+ * announced list, steps as run_one's would (or starts again: at a start
+ * batch member no descent has used, else where vpt_search_restart says,
+ * wide on stagnation), and announces its next list at once. The lanes
+ * measure the announcements first come first served, so while the search
+ * waits for one descent's records the others' lists are queued: no lane
+ * waits for a round's slowest evaluation, and each lane keeps several
+ * configs queued, so that its compiles overlap its measurements as on one
+ * GPU. */
+static void run_batched(VptSearchEngine *e, VptShuffle *starts)
+{
+    size_t nd = (size_t)e->width * DESCENTS_PER_LANE;
+    Descent *d = vpt_calloc(nd, sizeof *d);
+    Pending p = {.list = vpt_malloc((vpt_search_start_cap(e) + nd) * sizeof *p.list)};
+    for (size_t i = 0; d && i < nd; i++)
+        if (!(d[i].list = vpt_malloc(VPT_SPACE_MAX_SCHEDULE_MOVES * sizeof *d[i].list))) break;
+    if (!d || !p.list || !d[nd - 1].list) {
+        vpt_search_stop(e, VPT_STOP_ERROR);
+        goto out;
+    }
+    p.n = vpt_search_start_list(e, starts, p.list);
+    if (p.n < nd) vpt_search_fill_random(e, starts, p.list, &p.n, nd - p.n);
+    vpt_search_hint(e, p.list, p.n, 1);
+    long incumbent = -1;
+    double inc_obj = INFINITY;
+    for (size_t i = 0; i < nd; i++) {
+        if (!start_again(e, starts, &p, &d[i], incumbent)) goto out;
+        if (!d[i].idle) propose(e, &d[i]);
+    }
+    for (size_t i = 0, idle_run = 0;; i = (i + 1) % nd) {
+        Descent *x = &d[i];
+        if (x->idle) {
+            if (++idle_run >= nd) {
+                vpt_search_stop(e, VPT_STOP_DONE);
+                break;
+            }
+            continue;
+        }
+        idle_run = 0;
+        size_t best = x->cur;
+        double best_obj = INFINITY;
+        for (size_t j = 0; j < x->n; j++) {
+            double obj;
+            if (!vpt_search_eval(e, x->list[j], 1, &obj)) goto out;
+            if (obj < best_obj) {
+                best_obj = obj;
+                best = x->list[j];
+            }
+        }
+        int pruned = 0;
+        if (x->fresh) {
+            x->fresh = 0;
+            x->cur_obj = best_obj;
+            pruned = vpt_search_pruned(e, x->cur_obj, inc_obj);
+        } else if (best_obj < x->cur_obj) {
+            x->cur = best;
+            x->cur_obj = best_obj;
+            x->phase = 0;
+        } else {
+            x->phase++;
+        }
+        if (x->cur_obj < inc_obj) {
+            inc_obj = x->cur_obj;
+            incumbent = (long)x->cur;
+        }
+        if ((pruned || x->phase >= 2 || shared(d, nd, i)) && !start_again(e, starts, &p, x, incumbent)) goto out;
+        if (!x->idle) propose(e, x);
+    }
+out:
+    for (size_t i = 0; d && i < nd; i++) free(d[i].list);
+    free(d);
+    free(p.list);
+}
+
+void vpt_strategy_local_run(VptSearchEngine *e)
+{
+    VptShuffle starts;
+    if (vpt_shuffle_init(&starts, e->n_members)) {
+        vpt_search_stop(e, VPT_STOP_ERROR);
+        return;
+    }
+    if (e->width > 1) run_batched(e, &starts);
+    else run_one(e, &starts);
+    free(starts.perm);
+}
