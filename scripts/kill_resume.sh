@@ -9,10 +9,12 @@
 # every resumed tune matched.
 #
 #   scripts/kill_resume.sh [KILLS] [FIXTURE]      (after make all)
+#
+# VPT_TUNE names another bin/tune to check (default bin/tune).
 set -u
 kills=${1:-50}
 fixture=${2:-tests/fixtures/tuner/manix_exhaustive.jsonl}
-tune=(bin/tune --replay "$fixture" --strategy local --seed 1 --budget 90s --no-save --quiet)
+tune=("${VPT_TUNE:-bin/tune}" --replay "$fixture" --strategy local --seed 1 --budget 90s --no-save --quiet)
 tmp=$(mktemp -d /tmp/vptune-kill-resume.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -34,11 +36,12 @@ while [ "$landed" -lt "$kills" ] && [ "$attempts" -lt $((4 * kills)) ]; do
   pid=$!
   sleep "$delay"
   kill -9 "$pid" 2> /dev/null
-  wait "$pid"
+  wait "$pid" 2> /dev/null
   status=$?
   [ "$status" -eq 137 ] || continue # it had finished: not a kill
   landed=$((landed + 1))
-  rows=$(($(wc -l < "$tmp/cut.jsonl" 2> /dev/null || echo 1) - 1))
+  rows=0 # a kill before the header was written leaves no file
+  [ -s "$tmp/cut.jsonl" ] && rows=$(($(wc -l < "$tmp/cut.jsonl") - 1))
   "${tune[@]}" --cache "$tmp/cut.jsonl" > "$tmp/resumed.out" 2> "$tmp/resumed.err"
   verdict=ok
   if ! cmp -s "$tmp/cut.jsonl" "$tmp/ref.jsonl"; then verdict="other rows"
