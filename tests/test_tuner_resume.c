@@ -310,7 +310,7 @@ static double now_s(void)
 
 /* How many kills: VPT_KILL_RESUME_KILLS (scripts/kill_resume.sh asks for
  * 50), else the default of `make test`. */
-#define KILLS_DEFAULT 500
+#define KILLS_DEFAULT 3000
 
 static int kills_wanted(void)
 {
