@@ -263,6 +263,17 @@ typedef struct {
     VptConfig winner;
 } ReplayOutcome;
 
+/* A tune's options for a local search of s on cache c: seed, a time budget. */
+static void local_tune_options(VptTuneOptions *o, const VptSpace *s, VptCache *c, uint64_t seed, double budget_s)
+{
+    vpt_tune_options_init(o);
+    o->space = s;
+    o->cache = c;
+    o->search.strategy = VPT_STRATEGY_LOCAL;
+    o->search.seed = seed;
+    o->search.max_seconds = budget_s;
+}
+
 /* The tune `bin/tune --replay KILL_FIXTURE --cache path` runs (local
  * search, seed 1, 90 s, the recording's one estimator: no screening), on a
  * direct pool with the replay's prefetch and retrace hooks, the replay
@@ -279,12 +290,7 @@ static int replay_tune(VptReplay *r, const VptSpace *s, const char *path, Replay
     }
     vpt_eval_pool_set_retrace(pool, vpt_replay_retrace, r);
     VptTuneOptions o;
-    vpt_tune_options_init(&o);
-    o.space = s;
-    o.cache = c;
-    o.search.strategy = VPT_STRATEGY_LOCAL;
-    o.search.seed = 1;
-    o.search.max_seconds = 90;
+    local_tune_options(&o, s, c, 1, 90);
     o.search.pool = pool;
     VptTuneResult res;
     int rc = vpt_tune_run(&o, &res);
@@ -429,14 +435,9 @@ static int estimator_tune(const VptSpace *s, const char *path, TdCtx *ctx, VptTu
         return vpt_fail("the estimator list does not parse");
     }
     VptTuneOptions o;
-    vpt_tune_options_init(&o);
-    o.space = s;
+    local_tune_options(&o, s, c, 5, 60);
     o.evaluate = td_evaluate;
     o.evaluate_ctx = ctx;
-    o.cache = c;
-    o.search.strategy = VPT_STRATEGY_LOCAL;
-    o.search.seed = 5;
-    o.search.max_seconds = 60;
     o.estimators = est;
     o.n_estimators = 2;
     int rc = vpt_tune_run(&o, r);
