@@ -320,10 +320,17 @@ def tuner_cache_seeds(bench_rows):
         "bad_cache_volume": header[:-1] + b',"volume":[1024,1024,432]}\n',
         "cache_measured_by": b"\n".join([header] + measured) + b"\n",
         "bad_cache_measured_by": header + b"\n" + measured[0].replace(b'"rank":1', b'"rank":-1') + b"\n",
+        # one config twice: the same measurement (a resumed run's repeat) is
+        # fine, another one refused naming both lines (tuner/cache.h)
+        "cache_identical_repeat": b"\n".join([header] + rows + [rows[0].replace(b"06:18:38", b"07:00:00")]) + b"\n",
+        "bad_cache_conflict": b"\n".join([header] + rows + [ev(b"streamingSK,block=128", t=b"13.5")]) + b"\n",
         "empty": b"",
     }
     if bench_rows:
         s["replay_bench_rows"] = b"".join(bench_rows)
+        # a recording with a row twice: the same measurement, then another
+        s["replay_bench_rows_repeat"] = b"".join(bench_rows) + bench_rows[-1]
+        s["bad_replay_bench_rows_conflict"] = b"".join(bench_rows) + bench_rows[-1].replace(b'"time_ms":', b'"time_ms":1', 1)
         # a recording committed gzipped (tests/fixtures/tuner/sampled/): the
         # replay inflates it; cut short, it must be refused
         gz = gzip.compress(b"".join(bench_rows), 9, mtime=0)

@@ -51,13 +51,23 @@ static int records_equal(const VptEvalRecord *a, const VptEvalRecord *b)
     return 1;
 }
 
+/* Appends r as the pool does: encoded by the rows module, written by the
+ * cache. */
+static int append(VptCache *c, const VptEvalRecord *r)
+{
+    char *line = vpt_rows_record_line(r);
+    int rc = line ? vpt_cache_append(c, r, line) : -1;
+    free(line);
+    return rc;
+}
+
 static VptCache *write_cache(const char *path, int n_rows, VptEvalRecord *recs)
 {
     VptTuneProvenance prov = td_provenance();
     VptCache *c = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
     if (!c) return NULL;
     for (int i = 0; i < n_rows; i++)
-        if (vpt_cache_append(c, &recs[i])) {
+        if (append(c, &recs[i])) {
             vpt_cache_close(c);
             return NULL;
         }
@@ -87,7 +97,7 @@ TEST(tuner_rows_config_keys_tell_every_estimator_apart)
                 if (vpt_majorant_skips(c.majorant) && sp) continue; /* skip needs the dense texture */
                 REQUIRE(vpt_config_check(&c) == 0);
                 vpt_config_format(&c, texts[n], sizeof texts[n]);
-                keys[n++] = vpt_rows_config_key(&c);
+                keys[n++] = vpt_cache_key(&c, 1);
             }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) CHECK_MSG(keys[i] != keys[j], "%s and %s share a key", texts[i], texts[j]);
@@ -103,16 +113,17 @@ TEST(tuner_rows_config_keys_tell_the_path_orders_apart)
     REQUIRE(s);
     const int *cells;
     const int nm = vpt_majorant_cells(&cells);
-    const uint64_t pixel_bit = (uint64_t)1 << 59;
+    const uint64_t pixel_bit = (uint64_t)1 << 60; /* the fidelity is bit 0 */
     for (size_t i = 0; i < vpt_space_size(s); i += 97) {
         VptConfig c = *vpt_space_point(s, i);
         c.majorant = cells[i % (size_t)nm];
         c.density = (VptDensityFormat)(i % VPT_DENSITY_FORMAT_COUNT);
         c.sparse = !vpt_majorant_skips(c.majorant) && (i / 7) % 2;
-        const uint64_t k = vpt_rows_config_key(&c);
+        const uint64_t k = vpt_cache_key(&c, 1);
         CHECK_MSG(!(k & pixel_bit), "member %zu's key reaches the path order's bit", i);
+        CHECK(vpt_cache_key(&c, 0) == (k & ~(uint64_t)1));
         c.paths = VPT_PATHS_PIXEL;
-        CHECK(vpt_rows_config_key(&c) == (k | pixel_bit));
+        CHECK(vpt_cache_key(&c, 1) == (k | pixel_bit));
     }
     vpt_space_destroy(s);
 }
@@ -136,6 +147,9 @@ TEST(tuner_cache_round_trip)
     CHECK_EQ_INT(vpt_cache_dropped_bytes(c), 0);
     for (int i = 0; i < n; i++) {
         CHECK_MSG(records_equal(vpt_cache_record(c, i), &recs[i]), "row %d differs after reopening", i);
+        VptEvalRecord got;
+        CHECK(vpt_cache_lookup(c, &recs[i].config, recs[i].fidelity, &got) == VPT_CACHE_RETRACED);
+        CHECK(records_equal(&got, &recs[i]));
         const VptEvalRecord *f = vpt_cache_find(c, &recs[i].config, recs[i].fidelity);
         CHECK(f && records_equal(f, &recs[i]));
         CHECK(vpt_cache_find(c, &recs[i].config, !recs[i].fidelity) == NULL);
@@ -318,7 +332,7 @@ TEST(tuner_cache_truncated_last_line_is_tolerated)
         CHECK_EQ_INT(vpt_cache_count(c), 4);
         CHECK_EQ_INT(vpt_cache_dropped_bytes(c), k - last_start);
         CHECK_EQ_INT(vpt_file_size(cut), (long long)last_start);
-        CHECK(vpt_cache_append(c, &recs[4]) == 0);
+        CHECK(append(c, &recs[4]) == 0);
         vpt_cache_close(c);
         CHECK_EQ_INT(vpt_file_size(cut), (long long)size); /* the same bytes again */
     }
@@ -335,7 +349,7 @@ TEST(tuner_cache_truncated_last_line_is_tolerated)
     c = vpt_cache_open(cut, NULL, VPT_CACHE_READONLY);
     REQUIRE(c);
     CHECK_EQ_INT(vpt_cache_count(c), 4);
-    CHECK(vpt_cache_append(c, &recs[4]) == -1);
+    CHECK(append(c, &recs[4]) == -1);
     vpt_cache_close(c);
     CHECK_EQ_INT(vpt_file_size(cut), (long long)(size - 10));
     /* a tail of NUL bytes (blocks allocated, never written) is a crash trace too */
@@ -465,23 +479,129 @@ TEST(tuner_cache_one_writer_at_a_time)
     vpt_cache_close(b);
 }
 
-TEST(tuner_cache_duplicate_rows_first_wins)
+/* A row repeated identically (a resumed run appending it again, at another
+ * time) is accepted and looked up as its first. */
+TEST(tuner_cache_identical_repeat_is_accepted)
 {
     char path[600];
     tmp_path(path, sizeof path, "dup.jsonl");
     VptEvalRecord recs[2];
     make_records(recs, 2);
-    VptEvalRecord second = recs[0];
-    second.time_ms *= 2;
+    VptEvalRecord again = recs[0];
+    snprintf(again.time, sizeof again.time, "2026-11-27T00:00:00Z");
     VptCache *c = write_cache(path, 2, recs);
     REQUIRE(c);
-    REQUIRE(vpt_cache_append(c, &second) == 0);
+    REQUIRE_MSG(append(c, &again) == 0, "%s", vpt_errmsg());
     vpt_cache_close(c);
     VptTuneProvenance prov = td_provenance();
-    c = vpt_cache_open(path, &prov, 0);
-    REQUIRE(c);
+    c = vpt_cache_open(path, &prov, VPT_CACHE_READONLY);
+    REQUIRE_MSG(c, "%s", vpt_errmsg());
     CHECK_EQ_INT(vpt_cache_count(c), 3);
     const VptEvalRecord *f = vpt_cache_find(c, &recs[0].config, recs[0].fidelity);
-    CHECK(f && f->time_ms == recs[0].time_ms);
+    CHECK(f && strcmp(f->time, recs[0].time) == 0);
+    vpt_cache_close(c);
+}
+
+/* Two different measurements of one config at one fidelity: refused on
+ * open, read-only or not, naming both rows as file:line; an append that
+ * would write one fails and writes nothing. Each field of a measurement
+ * counts. */
+TEST(tuner_cache_conflicting_rows_are_refused)
+{
+    char path[600];
+    tmp_path(path, sizeof path, "conflict.jsonl");
+    VptEvalRecord recs[3];
+    REQUIRE(make_records(recs, 3) == 3);
+    REQUIRE(recs[1].status == VPT_STATUS_OK || recs[0].status == VPT_STATUS_OK);
+    const int k = recs[0].status == VPT_STATUS_OK ? 0 : 1;
+    VptTuneProvenance prov = td_provenance();
+    for (int field = 0; field < 4; field++) {
+        VptEvalRecord other = recs[k];
+        switch (field) {
+        case 0: other.time_ms *= 1.5; break;
+        case 1: other.cost_s += 0.25; break;
+        case 2: other.status = VPT_STATUS_TIMEOUT; other.time_ms = NAN; break;
+        default: other.registers += 8; break;
+        }
+        unlink(path);
+        VptCache *c = write_cache(path, 3, recs);
+        REQUIRE(c);
+        char *before;
+        size_t before_size;
+        REQUIRE(vpt_read_file(path, 1 << 20, &before, &before_size) == 0);
+        CHECK(append(c, &other) == -1);
+        CHECK_STR_CONTAINS(vpt_errmsg(), "two different measurements");
+        char *after;
+        size_t after_size;
+        REQUIRE(vpt_read_file(path, 1 << 20, &after, &after_size) == 0);
+        CHECK_MSG(after_size == before_size && memcmp(before, after, before_size) == 0, "a refused append wrote");
+        free(after);
+        vpt_cache_close(c);
+        /* the same row written behind the cache's back: line k+2 and line 5 */
+        char *line = vpt_rows_record_line(&other);
+        REQUIRE(line);
+        char *both = malloc(before_size + strlen(line) + 1);
+        REQUIRE(both);
+        memcpy(both, before, before_size);
+        strcpy(both + before_size, line);
+        REQUIRE(vpt_write_file_atomic(path, both, strlen(both)) == 0);
+        free(both);
+        free(line);
+        free(before);
+        char first[700], second[700];
+        snprintf(first, sizeof first, "%s:%d", path, k + 2);
+        snprintf(second, sizeof second, "%s:5", path);
+        for (int ro = 0; ro < 2; ro++) {
+            CHECK(vpt_cache_open(path, &prov, ro ? VPT_CACHE_READONLY : VPT_CACHE_NOSYNC) == NULL);
+            CHECK_STR_CONTAINS(vpt_errmsg(), first);
+            CHECK_STR_CONTAINS(vpt_errmsg(), second);
+            CHECK_STR_CONTAINS(vpt_errmsg(), "two different measurements");
+        }
+    }
+}
+
+/* A resumed run that asks for the file's rows in their order retraces
+ * them: each becomes visible to vpt_cache_find only when reached (as when
+ * the interrupted run was there); a lookup out of that order ends the
+ * retrace and shows every row. */
+TEST(tuner_cache_retrace_shows_rows_as_reached)
+{
+    char path[600];
+    tmp_path(path, sizeof path, "retrace.jsonl");
+    VptEvalRecord recs[6];
+    REQUIRE(make_records(recs, 6) == 6);
+    VptCache *c = write_cache(path, 6, recs);
+    REQUIRE(c);
+    vpt_cache_close(c);
+    VptTuneProvenance prov = td_provenance();
+    c = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE(c);
+    VptEvalRecord got;
+    for (int i = 0; i < 3; i++) {
+        CHECK(vpt_cache_find(c, &recs[i].config, recs[i].fidelity) == NULL);
+        CHECK(vpt_cache_has(c, &recs[i].config, recs[i].fidelity));
+        CHECK(vpt_cache_lookup(c, &recs[i].config, recs[i].fidelity, &got) == VPT_CACHE_RETRACED);
+        CHECK(records_equal(&got, &recs[i]));
+        CHECK(vpt_cache_find(c, &recs[i].config, recs[i].fidelity) != NULL);
+        CHECK(vpt_cache_lookup(c, &recs[i].config, recs[i].fidelity, &got) == VPT_CACHE_HIT);
+    }
+    /* row 5 before row 4: another run; everything visible from then on */
+    CHECK(vpt_cache_find(c, &recs[3].config, recs[3].fidelity) == NULL);
+    CHECK(vpt_cache_lookup(c, &recs[4].config, recs[4].fidelity, &got) == VPT_CACHE_HIT);
+    for (int i = 0; i < 6; i++) CHECK(vpt_cache_find(c, &recs[i].config, recs[i].fidelity) != NULL);
+    CHECK(vpt_cache_lookup(c, &recs[3].config, recs[3].fidelity, &got) == VPT_CACHE_HIT);
+    vpt_cache_close(c);
+    /* a miss while rows are ahead ends it too */
+    c = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE(c);
+    VptConfig absent;
+    REQUIRE(vpt_config_parse("naiveSK,block=32", &absent) == 0);
+    CHECK(vpt_cache_lookup(c, &absent, 1, &got) == VPT_CACHE_MISS);
+    CHECK(vpt_cache_find(c, &recs[5].config, recs[5].fidelity) != NULL);
+    vpt_cache_close(c);
+    /* read-only: no retrace */
+    c = vpt_cache_open(path, &prov, VPT_CACHE_READONLY);
+    REQUIRE(c);
+    CHECK(vpt_cache_find(c, &recs[2].config, recs[2].fidelity) != NULL);
     vpt_cache_close(c);
 }

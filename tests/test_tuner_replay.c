@@ -85,16 +85,54 @@ static void write_recording(const char *path, const VptSpace *s)
         result_row(f, vpt_space_point(s, i), 1, i % 2, "abc");
         if (i % 5 == 0) result_row(f, vpt_space_point(s, i), 0, 1, "abc");
     }
-    /* a config recorded twice (a re-measured finalist): the first row counts */
-    VptConfig c = *vpt_space_point(s, 1);
+    /* a config recorded twice, the same measurement both times (a file
+     * concatenated twice): one row */
+    result_row(f, vpt_space_point(s, 1), 1, 1, "abc");
+    REQUIRE(fclose(f) == 0);
+}
+
+/* Two different measurements of one config at one fidelity in a recording
+ * are refused, naming both rows as file:line (tuner/eval.h). */
+TEST(tuner_replay_conflicting_rows_are_refused)
+{
+    VptSpace *s = small_space();
+    REQUIRE(s);
+    char path[600];
+    snprintf(path, sizeof path, "%s/conflict.jsonl", vpt_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    const VptConfig *a = vpt_space_point(s, 0), *b = vpt_space_point(s, 1);
+    result_row(f, a, 1, 1, "abc");
+    result_row(f, b, 1, 1, "abc");
+    result_row(f, b, 0, 1, "abc"); /* another fidelity: no conflict */
+    result_row(f, a, 1, 0, "abc"); /* the same measurement again: fine */
+    VptConfig a2 = *a;
     fprintf(f,
             "{\"kind\":\"result\",\"schema\":\"vptune.result/1\",\"gpu\":{\"uuid\":\"GPU-1234\"},\"nvrtc\":\"13.0\","
             "\"commit\":\"abc\",\"scene\":\"manix\",\"workload\":{\"width\":400,\"height\":400,\"spp\":100,"
             "\"seed\":1,\"max_depth\":0,\"rr_depth\":-1},\"config\":\"%s,maxrregcount=%d,ppt=%d,block=%d,grid=%d,"
             "threshold=%d,sortkey=%s,lookahead=%d\",\"status\":\"ok\",\"metrics\":{\"time_ms\":1e-9}}\n",
-            vpt_config_schedule_name(&c), c.maxrregcount, c.ppt, c.block, c.grid, c.threshold,
-            vpt_sortkey_name(c.sortkey), c.lookahead);
+            vpt_config_schedule_name(&a2), a2.maxrregcount, a2.ppt, a2.block, a2.grid, a2.threshold,
+            vpt_sortkey_name(a2.sortkey), a2.lookahead);
     REQUIRE(fclose(f) == 0);
+    CHECK(vpt_replay_open(path) == NULL);
+    char both[1300];
+    snprintf(both, sizeof both, "%s:1 and %s:5", path, path);
+    CHECK_STR_CONTAINS(vpt_errmsg(), both);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "two different measurements");
+    /* without the last line it opens */
+    char *data;
+    size_t size;
+    REQUIRE(vpt_read_file(path, 1 << 20, &data, &size) == 0);
+    char *last = data + size - 1;
+    while (last > data && last[-1] != '\n') last--;
+    REQUIRE(vpt_write_file_atomic(path, data, (size_t)(last - data)) == 0);
+    free(data);
+    VptReplay *r = vpt_replay_open(path);
+    CHECK_MSG(r != NULL, "%s", vpt_errmsg());
+    if (r) CHECK_EQ_INT(vpt_replay_count(r), 2);
+    vpt_replay_destroy(r);
+    vpt_space_destroy(s);
 }
 
 TEST(tuner_replay_answers_and_charges)

@@ -7,9 +7,13 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "tuner/cache.h"
+#include "tuner/estimators.h"
+#include "tuner/pool.h"
 #include "tuner/search.h"
+#include "tuner/tune.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -244,5 +248,248 @@ TEST_TIMEOUT(tuner_resume_after_sigkill, 60)
     CHECK(same_run(&ref, &r));
     vpt_search_result_free(&r);
     vpt_search_result_free(&ref);
+    vpt_space_destroy(s);
+}
+
+/* ---- a replayed tune killed at random points -------------------------- */
+
+#define KILL_FIXTURE "tests/fixtures/tuner/manix_exhaustive.jsonl"
+
+/* What a replayed tune ends with. */
+typedef struct {
+    size_t n_evals, cached;
+    double seconds;
+    int found;
+    VptConfig winner;
+} ReplayOutcome;
+
+/* A tune's options for a local search of s on cache c: seed, a time budget. */
+static void local_tune_options(VptTuneOptions *o, const VptSpace *s, VptCache *c, uint64_t seed, double budget_s)
+{
+    vpt_tune_options_init(o);
+    o->space = s;
+    o->cache = c;
+    o->search.strategy = VPT_STRATEGY_LOCAL;
+    o->search.seed = seed;
+    o->search.max_seconds = budget_s;
+}
+
+/* The tune `bin/tune --replay KILL_FIXTURE --cache path` runs (local
+ * search, seed 1, 90 s, the recording's one estimator: no screening), on a
+ * direct pool with the replay's prefetch and retrace hooks, the replay
+ * reset first as a new process has it. */
+static int replay_tune(VptReplay *r, const VptSpace *s, const char *path, ReplayOutcome *out)
+{
+    vpt_replay_reset(r);
+    VptCache *c = vpt_cache_open(path, vpt_replay_provenance(r), VPT_CACHE_NOSYNC);
+    if (!c) return -1;
+    VptEvalPool *pool = vpt_eval_pool_direct(vpt_replay_evaluate, r, c, vpt_replay_prefetch, r);
+    if (!pool) {
+        vpt_cache_close(c);
+        return -1;
+    }
+    vpt_eval_pool_set_retrace(pool, vpt_replay_retrace, r);
+    VptTuneOptions o;
+    local_tune_options(&o, s, c, 1, 90);
+    o.search.pool = pool;
+    VptTuneResult res;
+    int rc = vpt_tune_run(&o, &res);
+    if (rc == 0 && out) {
+        out->n_evals = res.search.n_evals;
+        out->cached = res.search.cached;
+        out->seconds = res.search.seconds;
+        out->found = res.have_winner;
+        out->winner = res.winner.config;
+    }
+    vpt_tune_result_free(&res);
+    vpt_eval_pool_destroy(pool);
+    vpt_cache_close(c);
+    return rc;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* How many kills: VPT_KILL_RESUME_KILLS (scripts/kill_resume.sh asks for
+ * 50), else the default of `make test`. */
+#define KILLS_DEFAULT 3000
+
+static int kills_wanted(void)
+{
+    const char *v = getenv("VPT_KILL_RESUME_KILLS");
+    int n = v && *v ? atoi(v) : KILLS_DEFAULT;
+    return n > 0 && n <= 100000 ? n : KILLS_DEFAULT;
+}
+
+/* A replayed 90 s local search (114 evaluations on manix), killed with
+ * SIGKILL at random moments and resumed on the same cache, again and
+ * again, ends with the rows of an uninterrupted run byte for byte (so the
+ * same costs: each resumed replay retraces the cache, tuner/cache.h), the
+ * same charged seconds and the same winner. A kill lands at a uniformly
+ * random moment of a child's run (its length measured first); one that
+ * comes after the child finished is not counted. Deterministic apart from
+ * where the kills land: no false alarms. */
+TEST_TIMEOUT(tuner_resume_replay_killed_at_random_points, 600)
+{
+    VptReplay *r = vpt_replay_open(KILL_FIXTURE);
+    REQUIRE_MSG(r, "%s", vpt_errmsg());
+    size_t rejected;
+    VptSpace *s = vpt_replay_space(r, &rejected);
+    REQUIRE(s);
+    char ref_path[600], path[600];
+    snprintf(ref_path, sizeof ref_path, "%s/kill-ref.jsonl", vpt_test_tmpdir());
+    snprintf(path, sizeof path, "%s/kill.jsonl", vpt_test_tmpdir());
+    ReplayOutcome ref;
+    double t0 = now_s();
+    REQUIRE_MSG(replay_tune(r, s, ref_path, &ref) == 0, "%s", vpt_errmsg());
+    const double run_s = now_s() - t0;
+    REQUIRE(ref.found && ref.n_evals > 100 && ref.cached == 0);
+    char *want;
+    size_t want_size;
+    REQUIRE(vpt_read_file(ref_path, 1 << 24, &want, &want_size) == 0);
+
+    const int kills = kills_wanted();
+    unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+    vpt_test_log("kill seed %u, a tune takes %.3f s here", seed, run_s);
+    int landed = 0, trials = 0, failures = 0, chain = 0;
+    size_t rows_at_kill_min = SIZE_MAX, rows_at_kill_max = 0;
+    unlink(path);
+    while (landed < kills && failures < 3) {
+        pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) _exit(replay_tune(r, s, path, NULL) == 0 ? 0 : 2);
+        /* up to 1.2 runs: the resumed part is shorter, so late kills miss */
+        double delay = 1.2 * run_s * ((double)rand_r(&seed) / RAND_MAX);
+        struct timespec ts = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        int status;
+        REQUIRE(waitpid(pid, &status, 0) == pid);
+        trials++;
+        if (WIFEXITED(status)) REQUIRE_MSG(WEXITSTATUS(status) == 0, "a tune's child failed");
+        int finished = WIFEXITED(status);
+        if (!finished) {
+            landed++;
+            chain++;
+            VptCache *c = vpt_cache_open(path, NULL, VPT_CACHE_READONLY);
+            size_t rows = c ? vpt_cache_count(c) : 0;
+            vpt_cache_close(c);
+            if (rows < rows_at_kill_min) rows_at_kill_min = rows;
+            if (rows > rows_at_kill_max) rows_at_kill_max = rows;
+        }
+        /* after one to three kills in a row (or a child that finished),
+         * resume here to the end and compare */
+        if (finished || chain >= 1 + (int)(rand_r(&seed) % 3)) {
+            ReplayOutcome got;
+            REQUIRE_MSG(replay_tune(r, s, path, &got) == 0, "%s", vpt_errmsg());
+            char *have;
+            size_t have_size;
+            REQUIRE(vpt_read_file(path, 1 << 24, &have, &have_size) == 0);
+            const char *why = NULL;
+            if (have_size != want_size || memcmp(have, want, want_size) != 0) why = "other rows";
+            else if (got.n_evals != ref.n_evals || got.seconds != ref.seconds) why = "other charged seconds";
+            else if (!got.found || !vpt_config_equal(&got.winner, &ref.winner)) why = "another winner";
+            free(have);
+            if (why) {
+                failures++;
+                vpt_test_fail_at(__FILE__, __LINE__,
+                                 "after %d kill(s) (seed %u): %s: %zu evaluations, %.17g s charged "
+                                 "(uninterrupted: %zu, %.17g s)",
+                                 chain, seed, why, got.n_evals, got.seconds, ref.n_evals, ref.seconds);
+            }
+            chain = 0;
+            unlink(path);
+        }
+    }
+    vpt_test_log("%d kills landed in %d runs (%zu to %zu rows on disk at a kill); every resumed tune: %zu "
+                 "evaluations, %.3f s charged, as uninterrupted",
+                 landed, trials, rows_at_kill_min, rows_at_kill_max, ref.n_evals, ref.seconds);
+    printf("kill_resume: %d SIGKILLs, %s\n", landed,
+           failures ? "FAIL: a resumed tune differs from the uninterrupted one"
+                    : "PASS: every resumed tune has the uninterrupted one's rows, charged seconds and winner");
+    fflush(stdout);
+    free(want);
+    vpt_space_destroy(s);
+    vpt_replay_destroy(r);
+}
+
+/* A tune with the estimator stage (two screenings and two path-order
+ * screenings between two searches, a 60 s budget on the double's costs),
+ * cut after every row and resumed: each resumed tune charges what the
+ * uninterrupted one charged, screenings included (a screening's row that
+ * the resumed tune retraces was its own evaluation before the cut, charged
+ * again as then: tuner/pool.h), so its second search has the same budget
+ * and it ends with the same rows, seconds and winner. */
+static int estimator_tune(const VptSpace *s, const char *path, TdCtx *ctx, VptTuneResult *r)
+{
+    VptTuneProvenance prov = td_provenance();
+    VptCache *c = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
+    if (!c) return -1;
+    VptEstimator est[2];
+    if (vpt_estimators_parse("global:f32,grid8:u8", est) != 2) {
+        vpt_cache_close(c);
+        return vpt_fail("the estimator list does not parse");
+    }
+    VptTuneOptions o;
+    local_tune_options(&o, s, c, 5, 60);
+    o.evaluate = td_evaluate;
+    o.evaluate_ctx = ctx;
+    o.estimators = est;
+    o.n_estimators = 2;
+    int rc = vpt_tune_run(&o, r);
+    vpt_cache_close(c);
+    return rc;
+}
+
+TEST(tuner_resume_estimator_stage_charges_as_uninterrupted)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    REQUIRE(vpt_space_restrict(s, "coop", "0") == 0);
+    char full[600], cut[600];
+    snprintf(full, sizeof full, "%s/est-full.jsonl", vpt_test_tmpdir());
+    snprintf(cut, sizeof cut, "%s/est-cut.jsonl", vpt_test_tmpdir());
+    TdCtx ctx = {0};
+    VptTuneResult ref;
+    REQUIRE_MSG(estimator_tune(s, full, &ctx, &ref) == 0, "%s", vpt_errmsg());
+    REQUIRE(ref.have_winner && ref.search.stop == VPT_STOP_BUDGET);
+    char *data;
+    size_t size;
+    REQUIRE(vpt_read_file(full, 1 << 22, &data, &size) == 0);
+    int failures = 0;
+    size_t rows = 0;
+    for (size_t k = 0; k <= size && failures < 5; k++) {
+        if (k < size && data[k] != '\n') continue; /* whole rows: the every-byte tests cover the rest */
+        REQUIRE(write_prefix(cut, data, k < size ? k + 1 : k) == 0);
+        TdCtx c2 = {0};
+        VptTuneResult r;
+        memset(&r, 0, sizeof r);
+        int rc = estimator_tune(s, cut, &c2, &r);
+        char *after = NULL;
+        size_t after_size = 0;
+        const char *why = NULL;
+        if (rc) why = vpt_errmsg();
+        else if (r.search.seconds != ref.search.seconds || r.search.n_evals != ref.search.n_evals)
+            why = "other charged seconds";
+        else if (!vpt_config_equal(&r.winner.config, &ref.winner.config)) why = "another winner";
+        else if (vpt_read_file(cut, 1 << 22, &after, &after_size) != 0 || after_size != size ||
+                 memcmp(after, data, size) != 0)
+            why = "other rows";
+        free(after);
+        if (why) {
+            failures++;
+            vpt_test_fail_at(__FILE__, __LINE__, "resumed after %zu rows: %s (%zu evaluations, %.17g s; "
+                             "uninterrupted %zu, %.17g s)", rows, why, r.search.n_evals, r.search.seconds,
+                             ref.search.n_evals, ref.search.seconds);
+        }
+        vpt_tune_result_free(&r);
+        rows++;
+    }
+    free(data);
+    vpt_tune_result_free(&ref);
     vpt_space_destroy(s);
 }

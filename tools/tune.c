@@ -699,6 +699,8 @@ static int run_replay(Options *o, VptMpi *m)
         /* compiles overlap as on a GPU */
         b.pool = vpt_eval_pool_direct(vpt_replay_evaluate, r, cache, vpt_replay_prefetch, r);
         rc = b.pool ? 0 : -1;
+        /* a resumed tune's clock retraces the interrupted one's (tuner/cache.h) */
+        if (b.pool) vpt_eval_pool_set_retrace(b.pool, vpt_replay_retrace, r);
     } else if ((rc = join_lanes(&b, what, cache, &no_gpu)) == 0) {
         print_lanes(&b, "simulating");
     }

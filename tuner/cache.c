@@ -22,17 +22,54 @@ struct VptCache {
     unsigned flags;
     int fd;
     VptTuneProvenance prov;
-    VptEvalRecord *rec;
+    VptEvalRecord *rec; /* rec[i] is line i + 2 of the file: the header, then one row a line */
     size_t n, cap;
     /* open addressing: slot holds record index + 1, 0 = empty */
     size_t *slots;
     size_t n_slots;
     size_t dropped;
+    /* the retrace (cache.h): rows [0, loaded) came from the file; those
+     * before cursor were reached again by this run */
+    size_t loaded, cursor;
+    int retrace_over;
+    int conflict; /* opening failed on two rows that disagree */
 };
 
-static uint64_t slot_key(const VptConfig *c, int fidelity)
+/* The majorant's position in codegen's list of cell sizes (its values, up
+ * to 128, do not fit a narrow field: 64 & 0x3F was 0, global's key). */
+static uint64_t majorant_index(int cell)
 {
-    return (vpt_rows_config_key(c) << 1) | (uint64_t)(fidelity != 0);
+    const int *cells;
+    const int n = vpt_majorant_cells(&cells);
+    for (int i = 0; i < n; i++)
+        if (cells[i] == cell) return (uint64_t)i;
+    return 15;
+}
+
+uint64_t vpt_cache_key(const VptConfig *c, int fidelity)
+{
+    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+1+4+2+1 = 59
+     * bits, then the fidelity's; the majorant as its index */
+    _Static_assert(VPT_MAJORANT_COUNT <= 15, "the majorant's key field holds 0..15");
+    uint64_t k = (uint64_t)c->regen;
+    k = (k << 2) | (uint64_t)c->reorder;
+    k = (k << 1) | (uint64_t)c->kernels;
+    k = (k << 8) | (uint64_t)(c->maxrregcount & 0xFF);
+    k = (k << 3) | (uint64_t)(c->ppt & 0x7);
+    k = (k << 11) | (uint64_t)(c->block & 0x7FF);
+    k = (k << 7) | (uint64_t)(c->grid & 0x7F);
+    k = (k << 7) | (uint64_t)(c->threshold & 0x7F);
+    k = (k << 1) | (uint64_t)c->sortkey;
+    k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
+    k = (k << 5) | (uint64_t)(c->coop & 0x1F);
+    k = (k << 1) | (uint64_t)(c->flights != VPT_FLIGHTS_SYNC);
+    k = (k << 4) | majorant_index(c->majorant);
+    k = (k << 2) | (uint64_t)(c->density & 0x3);
+    k = (k << 1) | (uint64_t)(c->sparse != 0);
+    /* paths=pixel above them all, so that every key from before it existed
+     * (paths=sample) stays what it was */
+    k |= (uint64_t)(c->paths != VPT_PATHS_SAMPLE) << 59;
+    return (k << 1) | (uint64_t)(fidelity != 0);
 }
 
 static size_t hash64(uint64_t x)
@@ -43,7 +80,35 @@ static size_t hash64(uint64_t x)
     return (size_t)x;
 }
 
-static int index_insert(VptCache *c, size_t idx);
+static uint64_t row_key(const VptEvalRecord *r)
+{
+    return vpt_cache_key(&r->config, r->fidelity);
+}
+
+/* The first row of key, as an index into rec, or SIZE_MAX. */
+static size_t index_find(const VptCache *c, uint64_t key)
+{
+    if (c->n_slots == 0) return SIZE_MAX;
+    size_t mask = c->n_slots - 1;
+    for (size_t h = hash64(key) & mask; c->slots[h]; h = (h + 1) & mask)
+        if (row_key(&c->rec[c->slots[h] - 1]) == key) return c->slots[h] - 1;
+    return SIZE_MAX;
+}
+
+/* Indexes row idx unless its key is already indexed (the first row of a
+ * key is the one looked up; a later one is an identical repeat). */
+static void index_insert(VptCache *c, size_t idx)
+{
+    const uint64_t key = row_key(&c->rec[idx]);
+    size_t mask = c->n_slots - 1;
+    for (size_t h = hash64(key) & mask;; h = (h + 1) & mask) {
+        if (c->slots[h] == 0) {
+            c->slots[h] = idx + 1;
+            return;
+        }
+        if (row_key(&c->rec[c->slots[h] - 1]) == key) return;
+    }
+}
 
 static int index_grow(VptCache *c)
 {
@@ -53,38 +118,20 @@ static int index_grow(VptCache *c)
     free(c->slots);
     c->slots = s;
     c->n_slots = n;
-    for (size_t i = 0; i < c->n; i++)
-        if (index_insert(c, i)) return -1;
+    for (size_t i = 0; i < c->n; i++) index_insert(c, i);
     return 0;
 }
 
-/* Indexes record idx unless its (config, fidelity) is already indexed. */
-static int index_insert(VptCache *c, size_t idx)
+/* Refuses r, to be row `line` of the file, when the file already holds
+ * another measurement of its config and fidelity (cache.h). */
+static int check_conflict(const VptCache *c, const VptEvalRecord *r, size_t line)
 {
-    uint64_t key = slot_key(&c->rec[idx].config, c->rec[idx].fidelity);
-    size_t mask = c->n_slots - 1;
-    for (size_t h = hash64(key) & mask;; h = (h + 1) & mask) {
-        if (c->slots[h] == 0) {
-            c->slots[h] = idx + 1;
-            return 0;
-        }
-        const VptEvalRecord *r = &c->rec[c->slots[h] - 1];
-        if (slot_key(&r->config, r->fidelity) == key) return 0; /* first row wins */
-    }
+    size_t first = index_find(c, row_key(r));
+    if (first == SIZE_MAX || vpt_rows_same_measurement(&c->rec[first], r)) return 0;
+    return vpt_rows_conflict(c->path, first + 2, &c->rec[first], line, r);
 }
 
-const VptEvalRecord *vpt_cache_find(const VptCache *c, const VptConfig *cfg, int fidelity)
-{
-    if (c->n_slots == 0) return NULL;
-    uint64_t key = slot_key(cfg, fidelity);
-    size_t mask = c->n_slots - 1;
-    for (size_t h = hash64(key) & mask; c->slots[h]; h = (h + 1) & mask) {
-        const VptEvalRecord *r = &c->rec[c->slots[h] - 1];
-        if (slot_key(&r->config, r->fidelity) == key) return r;
-    }
-    return NULL;
-}
-
+/* Adds r, already checked. */
 static int add_record(VptCache *c, const VptEvalRecord *r)
 {
     if (c->n == c->cap) {
@@ -97,7 +144,48 @@ static int add_record(VptCache *c, const VptEvalRecord *r)
     c->rec[c->n++] = *r;
     /* keep the load factor under 1/2 */
     if (2 * c->n > c->n_slots) return index_grow(c);
-    return index_insert(c, c->n - 1);
+    index_insert(c, c->n - 1);
+    return 0;
+}
+
+/* Row idx is seen by vpt_cache_find: the retrace is over, has passed it, or
+ * it was appended by this run. */
+static int visible(const VptCache *c, size_t idx)
+{
+    return c->retrace_over || idx < c->cursor || idx >= c->loaded;
+}
+
+const VptEvalRecord *vpt_cache_find(const VptCache *c, const VptConfig *cfg, int fidelity)
+{
+    size_t idx = index_find(c, vpt_cache_key(cfg, fidelity));
+    return idx != SIZE_MAX && visible(c, idx) ? &c->rec[idx] : NULL;
+}
+
+int vpt_cache_has(const VptCache *c, const VptConfig *cfg, int fidelity)
+{
+    return index_find(c, vpt_cache_key(cfg, fidelity)) != SIZE_MAX;
+}
+
+VptCacheHit vpt_cache_lookup(VptCache *c, const VptConfig *cfg, int fidelity, VptEvalRecord *out)
+{
+    size_t idx = index_find(c, vpt_cache_key(cfg, fidelity));
+    if (idx == SIZE_MAX) {
+        /* a new evaluation before the earlier run's rows were all reached:
+         * not a retrace of them */
+        c->retrace_over = 1;
+        return VPT_CACHE_MISS;
+    }
+    *out = c->rec[idx];
+    if (visible(c, idx)) return VPT_CACHE_HIT;
+    if (idx != c->cursor) { /* out of the file's order: another run */
+        c->retrace_over = 1;
+        return VPT_CACHE_HIT;
+    }
+    /* the next row of the interrupted run: reached; identical repeats of
+     * rows already reached are passed over */
+    c->cursor++;
+    while (c->cursor < c->loaded && index_find(c, row_key(&c->rec[c->cursor])) < c->cursor) c->cursor++;
+    return VPT_CACHE_RETRACED;
 }
 
 void vpt_cache_close(VptCache *c)
@@ -162,14 +250,11 @@ static int write_row(VptCache *c, json_t *row)
     return rc;
 }
 
-int vpt_cache_append(VptCache *c, const VptEvalRecord *r)
+int vpt_cache_append(VptCache *c, const VptEvalRecord *r, const char *line)
 {
     if (c->flags & VPT_CACHE_READONLY) return vpt_fail("cache %s: opened read-only", c->path);
-    VptEvalRecord copy = *r;
-    if (!copy.time[0]) vpt_timestamp_now(copy.time, sizeof copy.time);
-    json_t *row = vpt_rows_record_json(&copy);
-    if (!row || write_row(c, row)) return -1;
-    return add_record(c, &copy);
+    if (check_conflict(c, r, c->n + 2) || write_all(c, line, strlen(line))) return -1;
+    return add_record(c, r);
 }
 
 /* Parses one complete line: line 1 the header, the rest eval rows. */
@@ -200,7 +285,14 @@ static int parse_line(VptCache *c, const char *line, size_t line_no, const VptTu
     } else {
         VptEvalRecord r;
         rc = vpt_rows_record_parse(row, 1, &r);
-        if (rc == 0) rc = add_record(c, &r);
+        if (rc == 0) {
+            if (check_conflict(c, &r, line_no)) {
+                c->conflict = 1; /* the message names both lines */
+                rc = -1;
+            } else {
+                rc = add_record(c, &r);
+            }
+        }
     }
     json_decref(row);
     return rc;
@@ -234,7 +326,7 @@ static int load(VptCache *c, const char *path, const VptTuneProvenance *want)
     }
     if (rc) {
         free(data);
-        if (line_no == 1 && strncmp(vpt_errmsg(), "recorded by another run", 23) == 0)
+        if ((line_no == 1 && strncmp(vpt_errmsg(), "recorded by another run", 23) == 0) || c->conflict)
             vpt_error_prefix("cache %s", path);
         else
             vpt_error_prefix("cache %s:%zu", path, line_no);
@@ -253,7 +345,8 @@ static int load(VptCache *c, const char *path, const VptTuneProvenance *want)
             json_decref(probe);
             if (parse_line(c, data + complete, line_no + 1, want)) {
                 free(data);
-                vpt_error_prefix("cache %s:%zu", path, line_no + 1);
+                if (c->conflict) vpt_error_prefix("cache %s", path);
+                else vpt_error_prefix("cache %s:%zu", path, line_no + 1);
                 return -1;
             }
             keep_tail = 1;
@@ -270,6 +363,8 @@ static int load(VptCache *c, const char *path, const VptTuneProvenance *want)
     vpt_error_clear();
     free(data);
     if (!keep_tail) c->dropped = tail;
+    c->loaded = c->n;
+    c->retrace_over = readonly || c->n == 0;
     if (readonly) {
         if (line_no == 0) return vpt_fail("cache %s: no header (empty or truncated file)", path);
         return 0;

@@ -112,3 +112,11 @@ void vpt_eval_record_sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity
     }
     if (!r->time[0]) vpt_timestamp_now(r->time, sizeof r->time);
 }
+
+int vpt_eval_run(VptEvaluateFn fn, void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    vpt_eval_record_init(out, c, fidelity);
+    if (fn(ctx, c, fidelity, out) != 0) return -1;
+    vpt_eval_record_sanitize(out, c, fidelity);
+    return 0;
+}

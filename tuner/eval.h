@@ -89,6 +89,18 @@ void vpt_eval_record_sanitize(VptEvalRecord *r, const VptConfig *c, int fidelity
  * cost_s: time budgets are charged from it. */
 typedef int (*VptEvaluateFn)(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out);
 
+/* One evaluation, the pool's "evaluate" step (tuner/pool.h): *out
+ * initialized, fn(ctx, c, fidelity, out), then sanitized
+ * (vpt_eval_record_sanitize: the timestamp filled in). Returns fn's -1. */
+int vpt_eval_run(VptEvaluateFn fn, void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out);
+
+/* An evaluator that keeps state across evaluations (the replay's simulated
+ * clock) told that record r, an evaluation of this same run made before it
+ * was interrupted, was taken from the cache (VPT_CACHE_RETRACED,
+ * tuner/cache.h) instead of evaluated: it brings its state to where the
+ * evaluation had left it. */
+typedef void (*VptRetraceFn)(void *ctx, const VptEvalRecord *r);
+
 /* Where results come from; a cache never mixes rows of two provenances. */
 typedef struct {
     char gpu_name[128];
@@ -129,7 +141,10 @@ int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTunePr
  *     recordings carry real fidelity-0 rows; the record's reason says
  *     "derived fidelity 0".
  * Every row must share one provenance (vpt_tune_provenance_match), configs must
- * parse, and a config recorded twice at one fidelity keeps its first row.
+ * parse, and a config recorded twice at one fidelity must be the same
+ * measurement both times (vpt_rows_same_measurement; the first row is
+ * used): two different ones are refused, the message naming both rows as
+ * file:line, as the cache does (tuner/cache.h says why).
  * Asking for a config the recording lacks is an error (-1).
  *
  * The simulated clock: what the real tuner's wall clock would read. The
@@ -203,6 +218,15 @@ int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalReco
 /* The prefetch hook for VptSearchOptions (user: the VptReplay): queues the
  * compiles of the configs (see above); configs not recorded are ignored. */
 void vpt_replay_prefetch(void *ctx, const VptConfig *configs, size_t n, int fidelity);
+
+/* A VptRetraceFn (ctx: the VptReplay): the evaluation of r's config at r's
+ * fidelity simulated as vpt_replay_evaluate would (its compile queued if no
+ * hint queued it, the clock advanced by its cost), its record discarded:
+ * the cache's row is the one the tune takes. A resumed replayed tune that
+ * retraces its cache (tuner/cache.h) so reaches the kill point with the
+ * clock and compile pool of the uninterrupted run, and charges what that
+ * run charged. A config the recording lacks changes nothing. */
+void vpt_replay_retrace(void *ctx, const VptEvalRecord *r);
 
 /* Simulated seconds charged since the last reset. */
 double vpt_replay_clock(const VptReplay *r);

@@ -51,6 +51,8 @@ struct VptEvalPool {
     void *ctx;
     VptPrefetchFn prefetch;
     void *prefetch_user;
+    VptRetraceFn retrace;
+    void *retrace_user;
     /* lanes */
     VptLanes *local;
     VptTransport t[2];
@@ -118,29 +120,42 @@ VptEvalPool *vpt_eval_pool_direct(VptEvaluateFn fn, void *ctx, VptCache *cache, 
     return p;
 }
 
-/* What a tune on one GPU always did: the cache first, then the evaluator,
- * and its record appended before anyone sees it. */
-static int direct_get(VptEvalPool *p, const VptConfig *c, int fidelity, VptEvalRecord *out, int *fresh)
+void vpt_eval_pool_set_retrace(VptEvalPool *p, VptRetraceFn fn, void *ctx)
 {
-    const VptEvalRecord *hit = p->cache ? vpt_cache_find(p->cache, c, fidelity) : NULL;
-    if (hit) {
-        *out = *hit;
-        *fresh = 0;
+    if (!p->direct) return;
+    p->retrace = fn;
+    p->retrace_user = ctx;
+}
+
+/* The last two steps of an evaluation's flow (pool.h): row encode, cache
+ * append. */
+static int write_record(VptEvalPool *p, const VptEvalRecord *r)
+{
+    if (!p->cache) return 0;
+    char *line = vpt_rows_record_line(r);
+    int rc = line ? vpt_cache_append(p->cache, r, line) : -1;
+    free(line);
+    return rc;
+}
+
+/* One evaluation on one GPU, in the order of pool.h: cache lookup, else
+ * evaluate, row encode, cache append. *src: where the record came from. */
+static int direct_get(VptEvalPool *p, const VptConfig *c, int fidelity, VptEvalRecord *out, VptCacheHit *src)
+{
+    *src = p->cache ? vpt_cache_lookup(p->cache, c, fidelity, out) : VPT_CACHE_MISS;
+    if (*src != VPT_CACHE_MISS) {
+        if (*src == VPT_CACHE_RETRACED && p->retrace) p->retrace(p->retrace_user, out);
         return 0;
     }
-    vpt_eval_record_init(out, c, fidelity);
-    if (p->fn(p->ctx, c, fidelity, out) != 0) return -1;
-    vpt_eval_record_sanitize(out, c, fidelity);
-    if (p->cache && vpt_cache_append(p->cache, out)) return -1;
-    *fresh = 1;
-    return 0;
+    if (vpt_eval_run(p->fn, p->ctx, c, fidelity, out)) return -1;
+    return write_record(p, out);
 }
 
 /* ---- lanes ------------------------------------------------------------- */
 
 static uint64_t job_key(const VptConfig *c, int fidelity)
 {
-    return (vpt_rows_config_key(c) << 1) | (uint64_t)(fidelity != 0);
+    return vpt_cache_key(c, fidelity);
 }
 
 static Job *find_key(VptEvalPool *p, uint64_t key)
@@ -241,7 +256,8 @@ static void lane_text(const VptEvalPool *p, int lane, char *buf, size_t size)
     vpt_lane_describe(&p->lane[lane].info, buf, size);
 }
 
-/* Stamps who measured it and writes it: the cache's one writer. */
+/* Stamps who measured it and writes it: the cache's one writer (the flow
+ * of pool.h, the lane having evaluated). */
 static void record_done(VptEvalPool *p, Job *j, VptEvalRecord *rec, int lane)
 {
     vpt_eval_record_sanitize(rec, &j->config, j->fidelity);
@@ -251,7 +267,7 @@ static void record_done(VptEvalPool *p, Job *j, VptEvalRecord *rec, int lane)
         snprintf(rec->by_host, sizeof rec->by_host, "%s", in->host);
         rec->by_rank = in->rank;
     }
-    if (p->cache && vpt_cache_append(p->cache, rec)) fail(p);
+    if (write_record(p, rec)) fail(p);
     j->rec = *rec;
     j->state = JOB_DONE;
     p->done_untaken++;
@@ -464,7 +480,8 @@ void vpt_eval_pool_announce(VptEvalPool *p, const VptConfig *configs, size_t n, 
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t key = job_key(&configs[i], fidelity);
-        if (find_key(p, key) || (p->cache && vpt_cache_find(p->cache, &configs[i], fidelity))) continue;
+        /* a row not reached yet by a retrace is an evaluation done all the same */
+        if (find_key(p, key) || (p->cache && vpt_cache_has(p->cache, &configs[i], fidelity))) continue;
         Job *j = add_job(p, &configs[i], fidelity, 0);
         if (!j) break;
         do p->rr = (p->rr + 1) % p->nlanes;
@@ -487,21 +504,20 @@ void vpt_eval_pool_announce(VptEvalPool *p, const VptConfig *configs, size_t n, 
     free(to);
 }
 
-int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wanted, VptEvalRecord *out,
-                      int *fresh)
+/* vpt_eval_pool_get, with where the record came from in *src (MISS: it
+ * was evaluated for this caller). */
+static int pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wanted, VptEvalRecord *out,
+                    VptCacheHit *src)
 {
-    if (p->direct) return direct_get(p, c, fidelity, out, fresh);
+    if (p->direct) return direct_get(p, c, fidelity, out, src);
     if (p->failed) return vpt_fail("%s", p->error);
     Job *j = find_key(p, job_key(c, fidelity));
     if (!j) {
-        const VptEvalRecord *hit = p->cache ? vpt_cache_find(p->cache, c, fidelity) : NULL;
-        if (hit) {
-            *out = *hit;
-            *fresh = 0;
-            return 0;
-        }
+        *src = p->cache ? vpt_cache_lookup(p->cache, c, fidelity, out) : VPT_CACHE_MISS;
+        if (*src != VPT_CACHE_MISS) return 0;
         if (!(j = add_job(p, c, fidelity, 1))) return -1;
     }
+    *src = VPT_CACHE_MISS;
     j->urgent = 1;
     uint64_t id = j->id;
     for (;;) {
@@ -517,17 +533,28 @@ int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t w
         if (!(j = find_id(p, id))) return vpt_fail("internal error: a job the search waits for vanished");
     }
     *out = j->rec;
-    *fresh = 1;
     p->done_untaken--;
     remove_job(p, j);
     return 0;
 }
 
+int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wanted, VptEvalRecord *out,
+                      int *fresh)
+{
+    VptCacheHit src;
+    if (pool_get(p, c, fidelity, wanted, out, &src)) return -1;
+    *fresh = src == VPT_CACHE_MISS;
+    return 0;
+}
+
 int vpt_eval_pool_get_charged(VptEvalPool *p, const VptConfig *c, VptEvalRecord *out, double *seconds)
 {
-    int fresh;
-    if (vpt_eval_pool_get(p, c, 1, SIZE_MAX, out, &fresh)) return -1;
-    if (fresh && isfinite(out->cost_s) && out->cost_s > 0) *seconds += out->cost_s / vpt_eval_pool_gpus(p);
+    VptCacheHit src;
+    if (pool_get(p, c, 1, SIZE_MAX, out, &src)) return -1;
+    /* a retraced row was this tune's own evaluation: charged again, as the
+     * uninterrupted tune charged it */
+    if (src != VPT_CACHE_HIT && isfinite(out->cost_s) && out->cost_s > 0)
+        *seconds += out->cost_s / vpt_eval_pool_gpus(p);
     return 0;
 }
 

@@ -2,7 +2,22 @@
  * many.
  *
  * Every record a search or the estimator stage needs goes through
- * vpt_eval_pool_get. A pool has one of two shapes:
+ * vpt_eval_pool_get, and one evaluation flows one way, each module called
+ * once, in this order, none calling back into another:
+ *
+ *   pool --> cache lookup ------> evaluate -----> row encode ---------> cache append
+ *            vpt_cache_lookup     vpt_eval_run     vpt_rows_record_line   vpt_cache_append
+ *            (tuner/cache.c)      (tuner/eval.c)   (tuner/rows.c)         (tuner/cache.c)
+ *
+ * A hit ends the flow at the lookup. The lookup also tells a row that a
+ * resumed tune retraces (VPT_CACHE_RETRACED, tuner/cache.h) from any other
+ * hit; on a direct pool the evaluator is then told (vpt_eval_pool_set_retrace).
+ * On a lanes pool the lane evaluates (vpt_eval_run's steps, in its thread
+ * or rank), and the pool, in the caller's thread, sanitizes the record, then
+ * encodes and appends it. The cache never encodes and the rows module never
+ * writes: the key (vpt_cache_key) is the cache's own.
+ *
+ * A pool has one of two shapes:
  *
  *   direct (vpt_eval_pool_direct): a tune on one GPU, exactly as vptune
  *     always ran it. get() answers from the cache, else calls the evaluator
@@ -45,7 +60,9 @@
  * search takes it. A kill of any process, or of all, loses no finished
  * evaluation, and the same command resumes. Each record of a lanes pool
  * names the GPU (UUID), host and MPI rank that measured it (VptEvalRecord
- * by_gpu, by_host, by_rank).
+ * by_gpu, by_host, by_rank). Configs that have a row in the cache, reached
+ * by a retrace or not (vpt_cache_has), are never announced to a lane: a
+ * config is evaluated once per cache.
  *
  * GPUs take turns: lanes whose GPUs have the same UUID (two MPI ranks on one
  * GPU, or a replay's simulated GPU shared by several ranks) never run jobs
@@ -90,6 +107,13 @@ VptEvalPool *vpt_eval_pool_direct(VptEvaluateFn fn, void *ctx, VptCache *cache, 
  * cache may be NULL. The pool borrows everything. */
 VptEvalPool *vpt_eval_pool_create(VptLanes *local, const VptTransport *remote, VptCache *cache);
 
+/* A direct pool's evaluator keeps state across evaluations (the replay's
+ * clock): fn(ctx, row) is called for each row a resumed tune retraces
+ * (tuner/cache.h), in order, so that the state is that of the uninterrupted
+ * tune (vpt_replay_retrace). Ignored on a lanes pool, whose lanes keep
+ * their own. */
+void vpt_eval_pool_set_retrace(VptEvalPool *p, VptRetraceFn fn, void *ctx);
+
 /* Drains (vpt_eval_pool_drain) and frees. NULL is fine. */
 void vpt_eval_pool_destroy(VptEvalPool *p);
 
@@ -106,7 +130,8 @@ int vpt_eval_pool_wants_hints(const VptEvalPool *p);
 void vpt_eval_pool_announce(VptEvalPool *p, const VptConfig *configs, size_t n, int fidelity);
 
 /* The record of (c, fidelity): *fresh 1 when it was evaluated for this
- * caller (now, or ahead of the request), 0 when it came from the cache.
+ * caller (now, or ahead of the request), 0 when it came from the cache
+ * (a retraced row too: not evaluated again).
  * wanted: how many records (this one included) the caller may still take,
  * SIZE_MAX without a limit; it bounds speculation. The record is already in
  * the cache (a fresh one was sanitized, vpt_eval_record_sanitize, and
@@ -119,8 +144,9 @@ int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t w
  * (tuner/estimators.c, tuner/tune.c): vpt_eval_pool_get without a bound on
  * speculation, and a fresh record's cost over the pool's GPUs added to
  * *seconds (what the budget is charged: the pool measures on its GPUs side
- * by side); a record from the cache costs nothing. Returns as
- * vpt_eval_pool_get. */
+ * by side); so is a row a resumed tune retraces (its own evaluation before
+ * the interruption, charged as then); any other record from the cache
+ * costs nothing. Returns as vpt_eval_pool_get. */
 int vpt_eval_pool_get_charged(VptEvalPool *p, const VptConfig *c, VptEvalRecord *out, double *seconds);
 
 /* Waits for the evaluations in flight and writes them; forgets what was

@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "tuner/cache.h"
 #include "tuner/rows.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@ typedef struct {
 
 typedef struct {
     VptEvalRecord *rec;
+    size_t *line; /* rec[i]'s line in the file */
     size_t n, cap;
     KeyIndex *by_key; /* sorted by key */
 } RowSet;
@@ -67,33 +69,54 @@ static long rowset_find(const RowSet *s, uint64_t key)
     return lo < s->n && s->by_key[lo].key == key ? (long)s->by_key[lo].index : -1;
 }
 
-static int rowset_push(RowSet *s, const VptEvalRecord *r)
+static int rowset_push(RowSet *s, const VptEvalRecord *r, size_t line)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 256;
         VptEvalRecord *p = vpt_realloc(s->rec, cap * sizeof *p);
         if (!p) return -1;
         s->rec = p;
+        size_t *l = vpt_realloc(s->line, cap * sizeof *l);
+        if (!l) return -1;
+        s->line = l;
         s->cap = cap;
     }
+    s->line[s->n] = line;
     s->rec[s->n++] = *r;
     return 0;
 }
 
-/* Sorts the index and drops repeated configs, keeping each one's first row. */
-static int rowset_index(RowSet *s)
+/* A config's key in the index: one fidelity per row set. */
+static uint64_t config_key(const VptConfig *c)
+{
+    return vpt_cache_key(c, 1);
+}
+
+/* Sorts the index and drops repeated configs, keeping each one's first row;
+ * a repeat that is another measurement is refused (eval.h). */
+static int rowset_index(RowSet *s, const char *path)
 {
     s->by_key = vpt_malloc((s->n ? s->n : 1) * sizeof *s->by_key);
     if (!s->by_key) return -1;
     for (size_t i = 0; i < s->n; i++) {
-        s->by_key[i].key = vpt_rows_config_key(&s->rec[i].config);
+        s->by_key[i].key = config_key(&s->rec[i].config);
         s->by_key[i].index = i;
     }
     qsort(s->by_key, s->n, sizeof *s->by_key, cmp_key);
     unsigned char *drop = vpt_calloc(s->n ? s->n : 1, 1);
     if (!drop) return -1;
-    for (size_t i = 1; i < s->n; i++)
-        if (s->by_key[i].key == s->by_key[i - 1].key) drop[s->by_key[i].index] = 1;
+    for (size_t i = 1, first = 0; i < s->n; i++) {
+        if (s->by_key[i].key != s->by_key[i - 1].key) {
+            first = i;
+            continue;
+        }
+        const size_t a = s->by_key[first].index, b = s->by_key[i].index;
+        if (!vpt_rows_same_measurement(&s->rec[a], &s->rec[b])) {
+            free(drop);
+            return vpt_rows_conflict(path, s->line[a], &s->rec[a], s->line[b], &s->rec[b]);
+        }
+        drop[b] = 1;
+    }
     size_t *newpos = vpt_malloc((s->n ? s->n : 1) * sizeof *newpos);
     if (!newpos) {
         free(drop);
@@ -102,7 +125,10 @@ static int rowset_index(RowSet *s)
     size_t m = 0;
     for (size_t i = 0; i < s->n; i++) {
         newpos[i] = m;
-        if (!drop[i]) s->rec[m++] = s->rec[i];
+        if (!drop[i]) {
+            s->line[m] = s->line[i];
+            s->rec[m++] = s->rec[i];
+        }
     }
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++)
@@ -120,6 +146,7 @@ static int rowset_index(RowSet *s)
 static void rowset_free(RowSet *s)
 {
     free(s->rec);
+    free(s->line);
     free(s->by_key);
 }
 
@@ -182,7 +209,7 @@ static int parse_rows(VptReplay *r, char *data, size_t size)
             vpt_error_prefix("%s:%zu: a row of another run (never mixed)", r->path, line_no);
             return -1;
         }
-        if (rowset_push(rec.fidelity == 0 ? &r->cheap : &r->full, &rec)) return -1;
+        if (rowset_push(rec.fidelity == 0 ? &r->cheap : &r->full, &rec, line_no)) return -1;
     }
     if (r->full.n == 0) return vpt_fail("%s: no full-fidelity result rows", r->path);
     return 0;
@@ -296,7 +323,7 @@ VptReplay *vpt_replay_open(const char *path)
     }
     int rc = parse_rows(r, data, size);
     free(data);
-    if (rc || rowset_index(&r->full) || rowset_index(&r->cheap)) goto fail;
+    if (rc || rowset_index(&r->full, path) || rowset_index(&r->cheap, path)) goto fail;
     r->ready = vpt_malloc((r->full.n ? r->full.n : 1) * sizeof *r->ready);
     r->cheap_ready = vpt_malloc((r->cheap.n ? r->cheap.n : 1) * sizeof *r->cheap_ready);
     if (!r->ready || !r->cheap_ready) goto fail;
@@ -354,16 +381,31 @@ void vpt_replay_prefetch(void *ctx, const VptConfig *configs, size_t n, int fide
     (void)fidelity; /* one compile serves both fidelities */
     VptReplay *r = ctx;
     for (size_t i = 0; i < n; i++) {
-        uint64_t key = vpt_rows_config_key(&configs[i]);
+        uint64_t key = config_key(&configs[i]);
         long fi = rowset_find(&r->full, key), ci = rowset_find(&r->cheap, key);
         if (fi >= 0 || ci >= 0) queue_compile(r, fi, ci); /* unrecorded: a hint, not an error */
     }
 }
 
-int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+/* The simulated evaluation of config key's row(s) fi / ci: its compile
+ * queued unless announced (as the harness does: behind whatever the hints
+ * queued), the wait for it plus measure_s as the cost, and the clock
+ * advanced by that. Returns the cost. */
+static double simulate(VptReplay *r, long fi, long ci, double measure_s)
 {
-    VptReplay *r = ctx;
-    uint64_t key = vpt_rows_config_key(c);
+    queue_compile(r, fi, ci);
+    double ready = *ready_slot(r, fi, ci);
+    double wait = ready > r->clock ? ready - r->clock : 0;
+    double cost = wait + nz(measure_s);
+    r->clock += cost;
+    return cost;
+}
+
+/* The record of c at fidelity (eval.h: derived fidelity 0) into *out, and
+ * its rows fi / ci; -1 when the recording lacks it. */
+static int answer(VptReplay *r, const VptConfig *c, int fidelity, VptEvalRecord *out, long *fi_out, long *ci_out)
+{
+    uint64_t key = config_key(c);
     long fi = rowset_find(&r->full, key), ci = rowset_find(&r->cheap, key);
     char text[VPT_CONFIG_STR_MAX];
     if (fidelity == 1 && fi < 0) {
@@ -386,14 +428,27 @@ int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalReco
         out->measure_s *= f;
         if (out->status == VPT_STATUS_OK) snprintf(out->reason, sizeof out->reason, "derived fidelity 0");
     }
-    /* not announced: queued now, behind whatever the hints queued (as the
-     * harness does) */
-    queue_compile(r, fi, ci);
-    double ready = *ready_slot(r, fi, ci);
-    double wait = ready > r->clock ? ready - r->clock : 0;
-    out->cost_s = wait + nz(out->measure_s);
-    r->clock += out->cost_s;
+    *fi_out = fi;
+    *ci_out = ci;
     return 0;
+}
+
+int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    VptReplay *r = ctx;
+    long fi, ci;
+    if (answer(r, c, fidelity, out, &fi, &ci)) return -1;
+    out->cost_s = simulate(r, fi, ci, out->measure_s);
+    return 0;
+}
+
+void vpt_replay_retrace(void *ctx, const VptEvalRecord *rec)
+{
+    VptReplay *r = ctx;
+    VptEvalRecord out;
+    long fi, ci;
+    if (answer(r, &rec->config, rec->fidelity, &out, &fi, &ci) == 0) simulate(r, fi, ci, out.measure_s);
+    else vpt_error_clear(); /* not recorded: nothing to simulate */
 }
 
 double vpt_replay_clock(const VptReplay *r)
@@ -450,7 +505,7 @@ const VptEvalRecord *vpt_replay_record(const VptReplay *r, size_t i)
 
 const VptEvalRecord *vpt_replay_find(const VptReplay *r, const VptConfig *c)
 {
-    long i = rowset_find(&r->full, vpt_rows_config_key(c));
+    long i = rowset_find(&r->full, config_key(c));
     return i < 0 ? NULL : &r->full.rec[i];
 }
 

@@ -233,39 +233,42 @@ int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p)
     return 0;
 }
 
-/* The majorant's position in codegen's list of cell sizes (its values, up
- * to 128, do not fit a narrow field: 64 & 0x3F was 0, global's key). */
-static uint64_t majorant_index(int cell)
+char *vpt_rows_record_line(const VptEvalRecord *r)
 {
-    const int *cells;
-    const int n = vpt_majorant_cells(&cells);
-    for (int i = 0; i < n; i++)
-        if (cells[i] == cell) return (uint64_t)i;
-    return 15;
+    json_t *row = vpt_rows_record_json(r);
+    if (!row) return NULL;
+    char *line = vpt_rows_dump_line(row);
+    json_decref(row);
+    return line;
 }
 
-uint64_t vpt_rows_config_key(const VptConfig *c)
+static int same_double(double x, double y)
 {
-    /* widths cover codegen's domains: 3+2+1+8+3+11+7+7+1+3+5+1+4+2+1 = 59
-     * bits (the cache shifts one more in); the majorant as its index */
-    _Static_assert(VPT_MAJORANT_COUNT <= 15, "the majorant's key field holds 0..15");
-    uint64_t k = (uint64_t)c->regen;
-    k = (k << 2) | (uint64_t)c->reorder;
-    k = (k << 1) | (uint64_t)c->kernels;
-    k = (k << 8) | (uint64_t)(c->maxrregcount & 0xFF);
-    k = (k << 3) | (uint64_t)(c->ppt & 0x7);
-    k = (k << 11) | (uint64_t)(c->block & 0x7FF);
-    k = (k << 7) | (uint64_t)(c->grid & 0x7F);
-    k = (k << 7) | (uint64_t)(c->threshold & 0x7F);
-    k = (k << 1) | (uint64_t)c->sortkey;
-    k = (k << 3) | (uint64_t)(c->lookahead & 0x7);
-    k = (k << 5) | (uint64_t)(c->coop & 0x1F);
-    k = (k << 1) | (uint64_t)(c->flights != VPT_FLIGHTS_SYNC);
-    k = (k << 4) | majorant_index(c->majorant);
-    k = (k << 2) | (uint64_t)(c->density & 0x3);
-    k = (k << 1) | (uint64_t)(c->sparse != 0);
-    /* paths=pixel above them all, so that every key from before it existed
-     * (paths=sample) stays what it was: 60 bits, 61 in the cache */
-    k |= (uint64_t)(c->paths != VPT_PATHS_SAMPLE) << 59;
-    return k;
+    return x == y || (isnan(x) && isnan(y));
+}
+
+int vpt_rows_same_measurement(const VptEvalRecord *a, const VptEvalRecord *b)
+{
+    if (a->status != b->status || strcmp(a->reason, b->reason) != 0 || !same_double(a->cost_s, b->cost_s)) return 0;
+    for (int i = 0; i < vpt_metric_field_count; i++)
+        if (!same_double(METRIC(a, i), METRIC(b, i))) return 0;
+    return 1;
+}
+
+/* What tells two measurements apart, short: status, time and cost. */
+static void measurement_text(const VptEvalRecord *r, char *buf, size_t size)
+{
+    snprintf(buf, size, "status %s, time_ms %.17g, cost_s %.17g", vpt_status_name(r->status), r->time_ms, r->cost_s);
+}
+
+int vpt_rows_conflict(const char *path, size_t line_a, const VptEvalRecord *a, size_t line_b, const VptEvalRecord *b)
+{
+    char cfg[VPT_CONFIG_STR_MAX], ta[160], tb[160];
+    vpt_config_format(&a->config, cfg, sizeof cfg);
+    measurement_text(a, ta, sizeof ta);
+    measurement_text(b, tb, sizeof tb);
+    return vpt_fail("%s:%zu and %s:%zu: two different measurements of config %s at fidelity %d (%s:%zu: %s; "
+                    "%s:%zu: %s); one config has one row per fidelity (a row repeated identically, as a resumed "
+                    "run may append it, is fine): keep the right one and delete the other",
+                    path, line_a, path, line_b, cfg, a->fidelity, path, line_a, ta, path, line_b, tb);
 }

@@ -1,5 +1,6 @@
 /* JSON forms of the tuner's records (internal to tuner/: the cache, the
- * replay evaluator and the T4 export share them).
+ * pool, the replay evaluator and the T4 export share them). Rows are only
+ * encoded and decoded here; the cache writes and indexes them.
  *
  * Cache rows (schema vptune.tune/1), one JSON object per line:
  *   {"kind":"header","schema":"vptune.tune/1",
@@ -39,10 +40,22 @@ int vpt_rows_record_parse(json_t *row, int with_cost, VptEvalRecord *r);
  * (driver inside "gpu"); -1 naming the missing or malformed field. */
 int vpt_rows_provenance_parse(json_t *row, VptTuneProvenance *p);
 
-/* A unique 64-bit key of a config (its fields packed), for lookups. */
-uint64_t vpt_rows_config_key(const VptConfig *c);
-
 /* The row as one compact line, '\n'-terminated, in a malloc'd string. */
 char *vpt_rows_dump_line(json_t *row);
+
+/* The cache row of r as that line (an evaluation's "row encode" step,
+ * tuner/pool.h); NULL on out-of-memory. r->time is written as it is. */
+char *vpt_rows_record_line(const VptEvalRecord *r);
+
+/* 1 when a and b are the same measurement: status, reason, cost_s and every
+ * metric equal (NaN equals NaN). The completion time and who measured it
+ * are not part of a measurement: a resumed run that appends a row again
+ * writes the same measurement at another time. */
+int vpt_rows_same_measurement(const VptEvalRecord *a, const VptEvalRecord *b);
+
+/* Fails (-1) with the message for two rows of one config and fidelity that
+ * are different measurements: both rows as path:line, the config, and what
+ * each row says. */
+int vpt_rows_conflict(const char *path, size_t line_a, const VptEvalRecord *a, size_t line_b, const VptEvalRecord *b);
 
 #endif
