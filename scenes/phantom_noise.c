@@ -16,6 +16,12 @@ uint32_t vpt_hash32(uint32_t x)
     return x;
 }
 
+float vpt_phantom_rnd(VptPhantomRng *g)
+{
+    g->state = vpt_hash32(g->state + 0x9E3779B9u);
+    return (float)(g->state >> 8) * (1.0f / 16777216.0f);
+}
+
 float vpt_hash01(int x, int y, int z, uint32_t seed)
 {
     uint32_t h = vpt_hash32(seed ^ 0x9e3779b9U);
