@@ -9,7 +9,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
 

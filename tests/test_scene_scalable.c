@@ -10,7 +10,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
 

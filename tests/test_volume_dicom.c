@@ -13,7 +13,7 @@
 #include "base/file.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
-#include "scenes/volume_dicom.h"
+#include "scenes/formats/volume_dicom.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,8 +17,8 @@
 #include "reference/cpu_render.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
-#include "scenes/volume_vdb.h"
-#include "scenes/volume_vdb_shim.h"
+#include "scenes/formats/volume_vdb.h"
+#include "scenes/formats/volume_vdb_shim.h"
 
 #include <math.h>
 #include <stdio.h>

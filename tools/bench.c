@@ -35,7 +35,7 @@
 #include "harness/results.h"
 #include "harness/variant.h"
 #include "image/image.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/lanes.h"
 #include "tuner/mpi.h"

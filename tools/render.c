@@ -34,9 +34,9 @@
 #include "codegen/config.h"
 #include "harness/evaluator.h"
 #include "image/image.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
-#include "scenes/volume_vdb.h"
+#include "scenes/formats/volume_vdb.h"
 
 #include <stdint.h>
 #include <stdio.h>

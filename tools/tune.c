@@ -30,7 +30,7 @@
 #include "cli/gpus_arg.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/best.h"
 #include "tuner/cache.h"

@@ -11,7 +11,7 @@
  * varies the density inside (up to 1, the cores' densest parts).
  * A voxel no puff reaches (farther than 1.6 radii from every centre) is
  * exactly 0. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include "base/error.h"
 

@@ -13,11 +13,11 @@
  *
  * Nothing here opens a file; mitsuba_scene.c loads what the description
  * names. */
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 
 #include "base/error.h"
-#include "scenes/mitsuba_props.h"
-#include "scenes/mitsuba_tree.h"
+#include "scenes/mitsuba/mitsuba_props.h"
+#include "scenes/mitsuba/mitsuba_tree.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * Not supported (clear errors): ASCII data (BinaryData = False), more than
  * one channel, LIST and file-pattern data files, vector element types. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"

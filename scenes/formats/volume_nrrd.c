@@ -13,7 +13,7 @@
  * directions themselves are not applied) or "spacings"; the origin from
  * "space origin". */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"

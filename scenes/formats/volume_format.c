@@ -2,7 +2,7 @@
  * shape and size checks, conversion to float, zlib/gzip inflation, data
  * files and header text. The formats call these, never volume.c. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"

@@ -1,6 +1,6 @@
 /* Hash-based value noise for the procedural scenes: deterministic, seeded by
  * constants, no tables. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * (the .vol grids, an .obj box mesh) into a scene, and exporting a scene as
  * a Mitsuba 3 XML file with its .vol grids. The conventions are listed in
  * mitsuba_xml.h. */
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 
 #include "base/error.h"
 #include "base/file.h"

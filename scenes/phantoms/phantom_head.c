@@ -19,8 +19,8 @@
  * values (HU, rounded to integers as a scanner stores them) go through the
  * thesis' CT transfer normalized over the scanner's range, -1024 .. 3071,
  * so no pass over the whole grid is needed to find it. */
-#include "scenes/phantom.h"
-#include "scenes/phantom_shapes.h"
+#include "scenes/phantoms/phantom.h"
+#include "scenes/phantoms/phantom_shapes.h"
 
 #include "base/error.h"
 

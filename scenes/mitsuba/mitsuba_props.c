@@ -6,7 +6,7 @@
  * -- so that, when a plugin is done, any child or attribute left unused is
  * an error naming it and its line. Knows no plugin: mitsuba_xml.c says which
  * plugins and properties vptune takes. */
-#include "scenes/mitsuba_props.h"
+#include "scenes/mitsuba/mitsuba_props.h"
 
 #include "base/error.h"
 
