@@ -1,4 +1,4 @@
-/* Mitsuba interoperability, the export side (scenes/mitsuba_xml.h): export
+/* Mitsuba interoperability, the export side (scenes/mitsuba/mitsuba_xml.h): export
  * then import gives back the same scene, field for field, for every built-in
  * scene, loaded volumes and edited scenes; the exported XML says the right
  * things, read back with expat directly (not through the parser under test),

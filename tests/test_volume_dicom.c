@@ -1,4 +1,4 @@
-/* DICOM through GDCM (scenes/volume_dicom.c, volume_dicom_gdcm.cc) on the
+/* DICOM through GDCM (scenes/formats/volume_dicom.c, volume_dicom_gdcm.cc) on the
  * committed fixtures of tests/fixtures/dicom (make_fixtures.py says what they
  * hold): values in Hounsfield units (2 v - 1024), slices ordered by position
  * although the file names are not, spacing from PixelSpacing (x: between

@@ -5,7 +5,7 @@
  *   bench --scene manix --config "streamingSK,block=128"
  *   bench --scene manix --roofline              the divergence-free step loop
  *                                               (per estimator of the configs)
- *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba_xml.h)
+ *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba/mitsuba_xml.h)
  *   bench --precompile --arch sm_90 --configs FILE   fill the cubin cache, no GPU
  *
  * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
