@@ -20,7 +20,10 @@ else
   BIN     := bin
 endif
 
-MODULES := base physics scenes image reference codegen harness tuner experiments cli
+# scenes/ is the scene core; its formats, phantoms and Mitsuba reader are
+# folders of their own, each a module here.
+MODULES := base physics scenes scenes/formats scenes/phantoms scenes/mitsuba image reference codegen harness tuner \
+           experiments cli
 CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
             -DVPT_CUDA_HOME='"$(CUDA_HOME)"'
 # -ffp-contract=off: the CPU reference evaluates the shared physics header
@@ -49,7 +52,7 @@ EMBEDDED  := kernels.cu.in physics/vpt_physics.h physics/vpt_medium.h physics/vp
 PNANOVDB_H := /usr/include/nanovdb/PNanoVDB.h
 
 # The DICOM reader's GDCM shim: a shared library loaded on first use
-# (scenes/volume_dicom.c says why), so the programs do not need GDCM to run.
+# (scenes/formats/volume_dicom.c says why), so the programs do not need GDCM to run.
 DICOM_SHIM := $(BIN)/libvptune-dicom.so
 # Looked up when the shim is compiled, not when make reads this file: on a
 # fresh machine GDCM's headers are installed by the package check, which
@@ -57,7 +60,7 @@ DICOM_SHIM := $(BIN)/libvptune-dicom.so
 GDCM_INC    = $$(ls -d /usr/include/gdcm-* 2>/dev/null | head -n 1)
 GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
 
-# The OpenVDB reader's shim, the same way (scenes/volume_vdb.c): OpenVDB
+# The OpenVDB reader's shim, the same way (scenes/formats/volume_vdb.c): OpenVDB
 # reads the .vdb file, NanoVDB converts it. Debian's libopenvdb-dev headers
 # include Boost's without depending on libboost-dev (scripts/deps.sh lists it).
 OPENVDB_SHIM := $(BIN)/libvptune-openvdb.so
@@ -123,22 +126,24 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 
 # Not instrumented under SANITIZE=1: GDCM itself is not, and the shim only
 # hands plain arrays back.
-$(BUILD)/obj/scenes/volume_dicom_gdcm.o: scenes/volume_dicom_gdcm.cc scenes/volume_dicom_shim.h | $(DEPS_STAMP)
+$(BUILD)/obj/scenes/formats/volume_dicom_gdcm.o: scenes/formats/volume_dicom_gdcm.cc scenes/formats/volume_dicom_shim.h \
+                                                 | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@inc=$(GDCM_INC); [ -n "$$inc" ] || { echo "make: GDCM's headers (/usr/include/gdcm-*) are missing: apt-get install libgdcm-dev" >&2; exit 1; }; \
 	 echo "$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -I$$inc -c $< -o $@"; \
 	 $(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -I$$inc -c $< -o $@
 
-$(DICOM_SHIM): $(BUILD)/obj/scenes/volume_dicom_gdcm.o
+$(DICOM_SHIM): $(BUILD)/obj/scenes/formats/volume_dicom_gdcm.o
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--no-undefined $< $(GDCM_LIBS) -o $@
 
 # Not instrumented under SANITIZE=1 either: OpenVDB and TBB are not.
-$(BUILD)/obj/scenes/volume_vdb_openvdb.o: scenes/volume_vdb_openvdb.cc scenes/volume_vdb_shim.h | $(DEPS_STAMP)
+$(BUILD)/obj/scenes/formats/volume_vdb_openvdb.o: scenes/formats/volume_vdb_openvdb.cc scenes/formats/volume_vdb_shim.h \
+                                                  | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -c $< -o $@
 
-$(OPENVDB_SHIM): $(BUILD)/obj/scenes/volume_vdb_openvdb.o
+$(OPENVDB_SHIM): $(BUILD)/obj/scenes/formats/volume_vdb_openvdb.o
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--no-undefined $< $(OPENVDB_LIBS) -o $@
 

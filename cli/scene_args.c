@@ -182,15 +182,13 @@ static VptScene *load(const VptSceneArgs *a, const char *name, VptMitsubaIntegra
         vpt_fail("no scene given");
         return NULL;
     }
-    VptVolumeSceneOptions vo;
-    memset(&vo, 0, sizeof vo);
-    vo.load = a->load;
-    vo.downsample = a->downsample;
-    vo.upsample = a->upsample;
-    vo.transfer = a->transfer;
-    vo.like = a->like;
-    vo.admit = a->admit;
-    vo.admit_ctx = a->admit_ctx;
+    const VptVolumeSceneOptions vo = {.load = a->load,
+                                      .downsample = a->downsample,
+                                      .upsample = a->upsample,
+                                      .transfer = a->transfer,
+                                      .like = a->like,
+                                      .admit = a->admit,
+                                      .admit_ctx = a->admit_ctx};
     return vpt_scene_from_volume(a->volume, &vo);
 }
 

@@ -20,7 +20,7 @@
 #ifndef VPT_CLI_SCENE_ARGS_H
 #define VPT_CLI_SCENE_ARGS_H
 
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 
 #include <stddef.h>

@@ -25,8 +25,82 @@ static const char nvrtc_stdint_h[] =
     "typedef unsigned long long uint64_t; typedef long long int64_t;\n";
 static const char nvrtc_string_h[] = "/* memcpy: an NVRTC builtin */\n";
 
-static int regen_code(VptRegen r) { return (int)r; }
-static int reorder_code(VptReorder r) { return (int)r; }
+/* What a #define's value is computed from: the config and whether the
+ * source is the roofline probe's. */
+typedef struct {
+    const VptConfig *c;
+    int roofline;
+} DefineInput;
+
+static long long def_regen(const DefineInput *in) { return (long long)in->c->regen; }
+static long long def_reorder(const DefineInput *in) { return (long long)in->c->reorder; }
+static long long def_multi(const DefineInput *in) { return in->c->kernels == VPT_KERNELS_MULTI; }
+static long long def_ppt(const DefineInput *in) { return in->c->ppt; }
+static long long def_block(const DefineInput *in) { return in->c->block; }
+static long long def_threshold(const DefineInput *in) { return in->c->threshold; }
+static long long def_flights_async(const DefineInput *in) { return in->c->flights == VPT_FLIGHTS_ASYNC; }
+static long long def_paths_pixel(const DefineInput *in) { return in->c->paths == VPT_PATHS_PIXEL; }
+static long long def_sortkey(const DefineInput *in) { return in->c->sortkey == VPT_SORTKEY_TERMINATION; }
+static long long def_maxrreg(const DefineInput *in) { return in->c->maxrregcount; }
+static long long def_lookahead(const DefineInput *in) { return in->c->lookahead; }
+static long long def_coop(const DefineInput *in) { return in->c->coop; }
+static long long def_majorant_grid(const DefineInput *in) { return in->c->majorant > 0; }
+static long long def_majorant_skip(const DefineInput *in) { return vpt_majorant_skips(in->c->majorant); }
+static long long def_sparse(const DefineInput *in) { return in->c->sparse; }
+static long long def_roofline(const DefineInput *in) { return in->roofline; }
+static long long def_inject(const DefineInput *in) { (void)in; return inject_code; }
+static long long def_path_size(const DefineInput *in) { (void)in; return (long long)sizeof(VptPath); }
+static long long def_launch_size(const DefineInput *in) { (void)in; return (long long)sizeof(VptLaunch); }
+
+/* The #defines that open every kernel source, in this order: kernels.cu.in
+ * reads the config from them, and the source's text is part of the cubin
+ * cache's key (harness/cubin_cache.h), so a new row, or a new order, changes
+ * every key. A row marked only_when_set is left out when its value is 0
+ * (the template tests it with #ifdef). */
+static const struct {
+    const char *name;
+    long long (*value)(const DefineInput *in);
+    int only_when_set;
+} kernel_defines[] = {
+    {"VPT_REGEN", def_regen, 0},
+    {"VPT_REORDER", def_reorder, 0},
+    {"VPT_MULTI", def_multi, 0},
+    {"VPT_PPT", def_ppt, 0},
+    {"VPT_BLOCK", def_block, 0},
+    {"VPT_THRESHOLD", def_threshold, 0},
+    {"VPT_FLIGHTS_ASYNC", def_flights_async, 0},
+    {"VPT_PATHS_PIXEL", def_paths_pixel, 0},
+    {"VPT_SORTKEY", def_sortkey, 0},
+    {"VPT_MAXRREG", def_maxrreg, 0},
+    {"VPT_LOOKAHEAD", def_lookahead, 0},
+    {"VPT_COOP", def_coop, 0},
+    {"VPT_MAJORANT_GRID", def_majorant_grid, 0},
+    {"VPT_MAJORANT_SKIP", def_majorant_skip, 0},
+    {"VPT_SPARSE", def_sparse, 1},
+    {"VPT_ROOFLINE", def_roofline, 0},
+    {"VPT_INJECT", def_inject, 0},
+    {"VPT_HOST_PATH_SIZE", def_path_size, 0},
+    {"VPT_HOST_LAUNCH_SIZE", def_launch_size, 0},
+};
+
+/* The source's first lines: the config's canonical text as a comment, the
+ * #defines, and the #line that makes NVRTC's messages name the template's
+ * lines. Returns the length written, or -1 with the message. */
+static int write_defines(const VptConfig *c, int roofline, char *buf, size_t size)
+{
+    char canon[VPT_CONFIG_STR_MAX];
+    vpt_config_format(c, canon, sizeof canon);
+    const DefineInput in = {c, roofline};
+    size_t n = (size_t)snprintf(buf, size, "// vptune kernel: %s\n", canon);
+    for (size_t i = 0; i < sizeof kernel_defines / sizeof kernel_defines[0] && n < size; i++) {
+        long long v = kernel_defines[i].value(&in);
+        if (kernel_defines[i].only_when_set && v == 0) continue;
+        n += (size_t)snprintf(buf + n, size - n, "#define %s %lld\n", kernel_defines[i].name, v);
+    }
+    if (n < size) n += (size_t)snprintf(buf + n, size - n, "#line 1 \"kernels.cu.in\"\n");
+    if (n >= size) return vpt_fail("internal error: kernel defines too long");
+    return (int)n;
+}
 
 static int build(const VptConfig *c, int roofline, VptKernelSource *out)
 {
@@ -41,21 +115,9 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
     if (!tmpl || !phys || !medium || !tracer || !abi || !sparse || !pnano)
         return vpt_fail("internal error: kernel sources are not embedded in this build");
 
-    char canon[VPT_CONFIG_STR_MAX];
-    vpt_config_format(c, canon, sizeof canon);
     char defs[1024];
-    int n = snprintf(defs, sizeof defs,
-                     "// vptune kernel: %s\n"
-                     "#define VPT_REGEN %d\n#define VPT_REORDER %d\n#define VPT_MULTI %d\n"
-                     "#define VPT_PPT %d\n#define VPT_BLOCK %d\n#define VPT_THRESHOLD %d\n"
-                     "#define VPT_FLIGHTS_ASYNC %d\n#define VPT_PATHS_PIXEL %d\n#define VPT_SORTKEY %d\n#define VPT_MAXRREG %d\n#define VPT_LOOKAHEAD %d\n#define VPT_COOP %d\n#define VPT_MAJORANT_GRID %d\n#define VPT_MAJORANT_SKIP %d\n%s#define VPT_ROOFLINE %d\n#define VPT_INJECT %d\n#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n"
-                     "#line 1 \"kernels.cu.in\"\n",
-                     canon, regen_code(c->regen), reorder_code(c->reorder), c->kernels == VPT_KERNELS_MULTI ? 1 : 0,
-                     c->ppt, c->block, c->threshold, c->flights == VPT_FLIGHTS_ASYNC ? 1 : 0, c->paths == VPT_PATHS_PIXEL ? 1 : 0, c->sortkey == VPT_SORTKEY_TERMINATION ? 1 : 0, c->maxrregcount, c->lookahead, c->coop, c->majorant > 0 ? 1 : 0,
-                     vpt_majorant_skips(c->majorant),
-                     c->sparse ? "#define VPT_SPARSE 1\n" : "", roofline, inject_code, sizeof(VptPath),
-                     sizeof(VptLaunch));
-    if (n < 0 || (size_t)n >= sizeof defs) return vpt_fail("internal error: kernel defines too long");
+    int n = write_defines(c, roofline, defs, sizeof defs);
+    if (n < 0) return -1;
     out->source = vpt_malloc((size_t)n + tmpl->size + 1);
     if (!out->source) return -1;
     memcpy(out->source, defs, (size_t)n);

@@ -26,11 +26,12 @@ FUZZ_LDLIBS  := -ljansson -lpng16 -lexpat -lcrypto -lz -lm -pthread
 
 # The parsers the targets reach (and what those call). Sources of modules
 # that are not there yet are simply absent from the wildcards.
-FUZZ_LIB_SRCS := $(wildcard base/*.c) $(wildcard scenes/volume*.c) $(wildcard scenes/mitsuba_xml.c scenes/mitsuba_tree.c \
-                 scenes/mitsuba_props.c) \
+FUZZ_LIB_SRCS := $(wildcard base/*.c) $(wildcard scenes/volume*.c scenes/formats/volume*.c) \
+                 $(wildcard scenes/mitsuba/mitsuba_xml.c scenes/mitsuba/mitsuba_tree.c scenes/mitsuba/mitsuba_props.c) \
                  image/image.c codegen/config.c physics/density_format.c physics/sparse_grid.c tuner/estimators.c \
                  harness/results.c $(wildcard $(addprefix tuner/,cache.c rows.c eval.c replay.c space.c sequences.c pool.c lanes.c)) \
-                 $(wildcard cli/scene_args.c cli/gpus_arg.c) $(wildcard scenes/scene*.c scenes/phantom*.c scenes/mitsuba_scene.c)
+                 $(wildcard cli/scene_args.c cli/gpus_arg.c) $(wildcard scenes/scene*.c scenes/phantoms/phantom*.c \
+                 scenes/mitsuba/mitsuba_scene.c)
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB      := $(FUZZ_BUILD)/libvptune-fuzz.a
 FUZZ_SRCS     := $(wildcard fuzz/fuzz_*.c)

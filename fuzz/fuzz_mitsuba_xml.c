@@ -4,7 +4,7 @@
  * coefficients in range, a volume for sigma_t and albedo), and parsing must
  * be deterministic. */
 #include "fuzz/fuzz_common.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 
 #include <math.h>
 

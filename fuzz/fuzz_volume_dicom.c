@@ -9,7 +9,7 @@
  * out unless FUZZ_TARGETS names it (fuzz/fuzz.mk). $VPT_DICOM_SHIM names
  * the shim; default bin/libvptune-dicom.so (run from the repository root). */
 #include "fuzz/fuzz_volume_check.h"
-#include "scenes/volume_dicom.h"
+#include "scenes/formats/volume_dicom.h"
 
 #include <stdlib.h>
 

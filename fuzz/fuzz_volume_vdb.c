@@ -8,7 +8,7 @@
  * names the shim; default bin/libvptune-openvdb.so (run from the repository
  * root). */
 #include "fuzz/fuzz_volume_check.h"
-#include "scenes/volume_vdb.h"
+#include "scenes/formats/volume_vdb.h"
 
 #include <stdlib.h>
 

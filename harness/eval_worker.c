@@ -64,6 +64,14 @@ typedef struct {
     char msg[1024];
 } WireError;
 
+/* A MSG_ERROR reply's payload p (freed here) as *e, its message ended. */
+static void take_error(void *p, WireError *e)
+{
+    memcpy(e, p, sizeof *e);
+    free(p);
+    e->msg[sizeof e->msg - 1] = '\0';
+}
+
 typedef struct {
     int32_t phase;    /* VptEvalPhase or PHASE_ACCEPTED */
     int32_t cu_error; /* the child's last CUresult (0: none) */
@@ -635,9 +643,7 @@ static int spawn(VptEvalWorker *w, int *no_gpu)
     if (exchange(w, 0, NULL, 0, REPLY_MAX, &t, &p, &len, &timed_out)) return -1;
     if (t == MSG_ERROR && len == sizeof(WireError)) {
         WireError e;
-        memcpy(&e, p, sizeof e);
-        free(p);
-        e.msg[sizeof e.msg - 1] = '\0';
+        take_error(p, &e);
         reap(w, 30.0);
         *no_gpu = e.no_gpu != 0;
         return vpt_fail("%s", e.msg);
@@ -884,9 +890,7 @@ float *vpt_eval_worker_render(VptEvalWorker *w, const VptConfig *c, VptEvalResul
     }
     if (t == MSG_ERROR && len == sizeof(WireError)) {
         WireError e;
-        memcpy(&e, p, sizeof e);
-        free(p);
-        e.msg[sizeof e.msg - 1] = '\0';
+        take_error(p, &e);
         if (e.restart) retire(w);
         vpt_fail("%s", e.msg);
         return NULL;
@@ -919,9 +923,7 @@ int vpt_eval_worker_roofline(VptEvalWorker *w, int coherent, VptDensityFormat de
     }
     if (t == MSG_ERROR && len == sizeof(WireError)) {
         WireError e;
-        memcpy(&e, p, sizeof e);
-        free(p);
-        e.msg[sizeof e.msg - 1] = '\0';
+        take_error(p, &e);
         if (e.restart) retire(w);
         return vpt_fail("%s", e.msg);
     }
@@ -952,9 +954,7 @@ int vpt_eval_worker_test(VptEvalWorker *w, VptWorkerTestOp op, int arg, VptWorke
     }
     if (t == MSG_ERROR && len == sizeof(WireError)) {
         WireError e;
-        memcpy(&e, p, sizeof e);
-        free(p);
-        e.msg[sizeof e.msg - 1] = '\0';
+        take_error(p, &e);
         return vpt_fail("%s", e.msg);
     }
     free(p);

@@ -24,18 +24,15 @@ void vpt_parse_spills(const char *log, int *stores, int *loads)
 
 VptCompileRequest vpt_compile_request_of(const VptKernelSource *ks, int arch_major, int arch_minor)
 {
-    VptCompileRequest r;
-    memset(&r, 0, sizeof r);
-    r.name = ks->name;
-    r.source = ks->source;
-    r.nheaders = ks->nheaders;
-    r.headers = ks->headers;
-    r.include_names = ks->include_names;
-    r.noptions = ks->noptions;
-    r.options = ks->options;
-    r.arch_major = arch_major;
-    r.arch_minor = arch_minor;
-    return r;
+    return (VptCompileRequest){.name = ks->name,
+                               .source = ks->source,
+                               .nheaders = ks->nheaders,
+                               .headers = ks->headers,
+                               .include_names = ks->include_names,
+                               .noptions = ks->noptions,
+                               .options = ks->options,
+                               .arch_major = arch_major,
+                               .arch_minor = arch_minor};
 }
 
 static int attr(CUfunction f, CUfunction_attribute a, int *out)

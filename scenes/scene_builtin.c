@@ -23,7 +23,7 @@
 #include "base/error.h"
 #include "base/memory.h"
 #include "base/progress.h"
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * formats and their shared helpers (volume_format.h) never call back into
  * this file. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"

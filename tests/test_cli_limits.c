@@ -7,7 +7,7 @@
 
 #include "base/error.h"
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include <dirent.h>
 #include <stdint.h>

@@ -5,10 +5,12 @@
 
 #include "base/error.h"
 #include "codegen/config.h"
+#include "codegen/kernel_abi.h"
 #include "codegen/kernel_source.h"
 #include "harness/nvrtc_compile.h"
 #include "harness/variant.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +187,47 @@ TEST(codegen_source_carries_the_config)
     REQUIRE(vpt_config_parse("regen=warp,reorder=compact", &c) == 0);
     CHECK(vpt_kernel_source_build(&c, &ks) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "reorder=compact needs regen=block");
+}
+
+/* The exact text before the template, for two configs: the cubin cache's
+ * keys hash the whole source (harness/cubin_cache.h), so a change to the
+ * defines' table (a row, its order, its format) must show here, not as
+ * every cached kernel silently compiling again. The struct sizes come from
+ * kernel_abi.h, which the template checks on its side. */
+TEST(codegen_defines_text_is_pinned)
+{
+    static const struct {
+        const char *config, *defines;
+    } pins[] = {
+        {"regenerationSK-thread",
+         "// vptune kernel: regen=thread,reorder=none,kernels=single,maxrregcount=0,ppt=1,block=256,grid=0,"
+         "threshold=0,sortkey=position,lookahead=1\n"
+         "#define VPT_REGEN 1\n#define VPT_REORDER 0\n#define VPT_MULTI 0\n#define VPT_PPT 1\n#define VPT_BLOCK 256\n"
+         "#define VPT_THRESHOLD 0\n#define VPT_FLIGHTS_ASYNC 0\n#define VPT_PATHS_PIXEL 0\n#define VPT_SORTKEY 0\n"
+         "#define VPT_MAXRREG 0\n#define VPT_LOOKAHEAD 1\n#define VPT_COOP 0\n#define VPT_MAJORANT_GRID 0\n"
+         "#define VPT_MAJORANT_SKIP 0\n#define VPT_ROOFLINE 0\n#define VPT_INJECT 0\n"},
+        {"streamingMK,ppt=2,paths=pixel,volume=sparse,majorant=grid16,density=u8,lookahead=4,maxrregcount=64",
+         "// vptune kernel: regen=device,reorder=compact,kernels=multi,maxrregcount=64,ppt=2,block=256,grid=0,"
+         "threshold=0,sortkey=position,lookahead=4,paths=pixel,majorant=grid16,density=u8,volume=sparse\n"
+         "#define VPT_REGEN 4\n#define VPT_REORDER 1\n#define VPT_MULTI 1\n#define VPT_PPT 2\n#define VPT_BLOCK 256\n"
+         "#define VPT_THRESHOLD 0\n#define VPT_FLIGHTS_ASYNC 0\n#define VPT_PATHS_PIXEL 1\n#define VPT_SORTKEY 0\n"
+         "#define VPT_MAXRREG 64\n#define VPT_LOOKAHEAD 4\n#define VPT_COOP 0\n#define VPT_MAJORANT_GRID 1\n"
+         "#define VPT_MAJORANT_SKIP 0\n#define VPT_SPARSE 1\n#define VPT_ROOFLINE 0\n#define VPT_INJECT 0\n"},
+    };
+    for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
+        VptConfig c;
+        REQUIRE_MSG(vpt_config_parse(pins[i].config, &c) == 0, "%s", vpt_errmsg());
+        VptKernelSource ks;
+        REQUIRE_MSG(vpt_kernel_source_build(&c, &ks) == 0, "%s", vpt_errmsg());
+        char want[2048];
+        snprintf(want, sizeof want,
+                 "%s#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n#line 1 \"kernels.cu.in\"\n",
+                 pins[i].defines, sizeof(VptPath), sizeof(VptLaunch));
+        const size_t n = strlen(want);
+        CHECK_MSG(strncmp(ks.source, want, n) == 0, "%s: the source starts\n%.*s\nnot\n%s", pins[i].config, (int)n,
+                  ks.source, want);
+        vpt_kernel_source_free(&ks);
+    }
 }
 
 /* The roofline probe, against the global majorant or walking a majorant

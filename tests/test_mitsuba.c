@@ -1,4 +1,4 @@
-/* Mitsuba interoperability, the export side (scenes/mitsuba_xml.h): export
+/* Mitsuba interoperability, the export side (scenes/mitsuba/mitsuba_xml.h): export
  * then import gives back the same scene, field for field, for every built-in
  * scene, loaded volumes and edited scenes; the exported XML says the right
  * things, read back with expat directly (not through the parser under test),
@@ -9,7 +9,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
 

@@ -1,4 +1,4 @@
-/* Mitsuba interoperability, the import side (scenes/mitsuba_xml.h): scene
+/* Mitsuba interoperability, the import side (scenes/mitsuba/mitsuba_xml.h): scene
  * files not written by vptune -- constant media, <default>s, the Mitsuba 0.5
  * dialect of the thesis' own files -- load; malformed files, missing files and
  * unsupported plugins or properties fail with messages naming the element and
@@ -10,7 +10,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
 

@@ -219,7 +219,7 @@ TEST(render_cli_cpu_takes_the_configs_estimator)
     for (int i = 0; i < N; i++) vpt_image_destroy(img[i]);
 }
 
-/* --export-mitsuba and --scene-file (scenes/mitsuba_xml.h): an exported
+/* --export-mitsuba and --scene-file (scenes/mitsuba/mitsuba_xml.h): an exported
  * scene renders on the CPU to the very bytes of the built-in one (the same
  * grids and parameters trace the same paths); the depths of the file apply;
  * bad uses are usage errors, bad files runtime errors, and neither leaves a

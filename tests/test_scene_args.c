@@ -10,7 +10,7 @@
 #include "base/error.h"
 #include "cli/config_best.h"
 #include "cli/scene_args.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 
 #include <stdio.h>

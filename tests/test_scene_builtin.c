@@ -1,7 +1,7 @@
 #include "tests/harness/test.h"
 
 #include "base/error.h"
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 #include "scenes/scene.h"
 
 #include <math.h>

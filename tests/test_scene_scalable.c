@@ -1,4 +1,4 @@
-/* The scalable built-in scenes head<N> and cloud<N> (scenes/phantom_head.c,
+/* The scalable built-in scenes head<N> and cloud<N> (scenes/phantoms/phantom_head.c,
  * phantom_cloud.c), tested at small sizes only (a 1024^3 grid is 8 GB):
  * names, parameters without building, determinism and independence of the
  * thread count, the same content at two sizes with detail only the finer
@@ -10,7 +10,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
 

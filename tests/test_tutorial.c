@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 #include "harness/cuda_driver.h"
-#include "scenes/volume_dicom.h"
+#include "scenes/formats/volume_dicom.h"
 
 #include <stdio.h>
 #include <stdlib.h>

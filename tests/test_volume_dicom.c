@@ -1,4 +1,4 @@
-/* DICOM through GDCM (scenes/volume_dicom.c, volume_dicom_gdcm.cc) on the
+/* DICOM through GDCM (scenes/formats/volume_dicom.c, volume_dicom_gdcm.cc) on the
  * committed fixtures of tests/fixtures/dicom (make_fixtures.py says what they
  * hold): values in Hounsfield units (2 v - 1024), slices ordered by position
  * although the file names are not, spacing from PixelSpacing (x: between
@@ -13,7 +13,7 @@
 #include "base/file.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
-#include "scenes/volume_dicom.h"
+#include "scenes/formats/volume_dicom.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The streaming loaders (scenes/volume_stream.c): a file loaded from disk,
+/* The streaming loaders (scenes/formats/volume_stream.c): a file loaded from disk,
  * its data streamed in chunks through the reading thread (chunks made tiny
  * here, so that small files cross many chunk boundaries), gives the very
  * floats the in-memory parser gives for the same bytes, in every format,
@@ -12,7 +12,7 @@
 
 #include "base/error.h"
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include <openssl/evp.h>
 #include <stdint.h>

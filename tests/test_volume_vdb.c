@@ -1,4 +1,4 @@
-/* OpenVDB .vdb volumes through the shim (scenes/volume_vdb.c,
+/* OpenVDB .vdb volumes through the shim (scenes/formats/volume_vdb.c,
  * volume_vdb_openvdb.cc): the committed fixtures (tests/fixtures/vdb,
  * written by make_fixtures.cc: which grid is the density, its values, voxel
  * size and origin, the albedo grid, files without a float grid or with a bad
@@ -17,8 +17,8 @@
 #include "reference/cpu_render.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
-#include "scenes/volume_vdb.h"
-#include "scenes/volume_vdb_shim.h"
+#include "scenes/formats/volume_vdb.h"
+#include "scenes/formats/volume_vdb_shim.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *   bench --scene manix --config "streamingSK,block=128"
  *   bench --scene manix --roofline              the divergence-free step loop
  *                                               (per estimator of the configs)
- *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba_xml.h)
+ *   bench --scene-file scene.xml --config C     a Mitsuba scene (scenes/mitsuba/mitsuba_xml.h)
  *   bench --precompile --arch sm_90 --configs FILE   fill the cubin cache, no GPU
  *
  * Every evaluation becomes one JSON line (results/<gpu>/bench.jsonl unless -o)
@@ -35,12 +35,13 @@
 #include "harness/results.h"
 #include "harness/variant.h"
 #include "image/image.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/lanes.h"
 #include "tuner/mpi.h"
 #include "tuner/pool.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,423 +494,533 @@ static void print_row(const VptEvalResult *r)
     fflush(stdout);
 }
 
+/* ---- the command line ---------------------------------------------------- */
+
+typedef struct {
+    VptSceneArgs sa;
+    int best; /* --config best */
+    int thesis, roofline, quiet, precompile_only, arch_major, arch_minor;
+    const char *out_path, *cache;
+    int has_max_depth, has_rr;
+    VptConfig configs[MAX_CONFIGS];
+    int nconfigs;
+    VptRenderSettings rs;
+    VptEvaluatorOptions eo;
+    VptGpuSelection gpus;
+    VptGpuCheck gpu_check; /* what sa.admit asks, while scenes are loaded */
+} Options;
+
+static void options_init(Options *o)
+{
+    memset(o, 0, sizeof *o);
+    vpt_scene_args_init(&o->sa);
+    o->rs = (VptRenderSettings){0, 0, 0, 1, 0, -1, 1};
+    o->eo = vpt_evaluator_options_default();
+}
+
+static int opt_arch(Options *o, const char *v) { return parse_arch(v, &o->arch_major, &o->arch_minor); }
+
+static int opt_configs(Options *o, const char *v)
+{
+    if (read_configs(v, o->configs, &o->nconfigs, MAX_CONFIGS)) {
+        vpt_error_prefix("--configs");
+        return -1;
+    }
+    return 0;
+}
+
+static int opt_config(Options *o, const char *v)
+{
+    if (vpt_config_is_best(v)) {
+        o->best = 1;
+        return 0;
+    }
+    if (o->nconfigs == MAX_CONFIGS) return vpt_fail("--config: more than %d configs", MAX_CONFIGS);
+    if (vpt_config_parse(v, &o->configs[o->nconfigs])) {
+        vpt_error_prefix("--config");
+        return -1;
+    }
+    o->nconfigs++;
+    return 0;
+}
+
+static int opt_seed(Options *o, const char *v)
+{
+    uint64_t s;
+    if (vpt_parse_u64(v, 0xffffffffu, "--seed", &s)) return -1;
+    o->rs.seed = (uint32_t)s;
+    return 0;
+}
+
+/* --max-depth and --rr, given, override a --scene-file's integrator. */
+static int opt_max_depth(Options *o, const char *v)
+{
+    o->has_max_depth = 1;
+    return vpt_parse_int(v, 0, 1 << 20, "--max-depth", &o->rs.max_depth);
+}
+
+static int opt_rr(Options *o, const char *v)
+{
+    o->has_rr = 1;
+    return vpt_parse_int(v, -1, 1 << 20, "--rr", &o->rs.rr_depth);
+}
+
+static int opt_max_reps(Options *o, const char *v)
+{
+    if (vpt_parse_int(v, 1, 1000, "--max-reps", &o->eo.policy.max_reps)) return -1;
+    if (o->eo.policy.min_reps > o->eo.policy.max_reps) o->eo.policy.min_reps = o->eo.policy.max_reps;
+    return 0;
+}
+
+static int opt_gpus(Options *o, const char *v) { return vpt_gpus_parse(v, &o->gpus); }
+
+/* How an option's value reaches Options: SET stores `lo` and takes no
+ * value; INT and DOUBLE parse within [lo, hi]; STRING keeps the argument;
+ * CALL hands it to its function. */
+typedef enum { OPT_SET, OPT_INT, OPT_DOUBLE, OPT_STRING, OPT_CALL } BenchOptionKind;
+
+typedef struct {
+    const char *name;
+    BenchOptionKind kind;
+    size_t field; /* offsetof(Options, ...) of an int, double or const char * */
+    double lo, hi;
+    int (*call)(Options *o, const char *v);
+} BenchOption;
+
+#define FIELD(member) offsetof(Options, member)
+
+/* Every option of bench but --help and the scene options (cli/scene_args.h). */
+static const BenchOption bench_options[] = {
+    {"--thesis", OPT_SET, FIELD(thesis), 1, 0, NULL},
+    {"--roofline", OPT_SET, FIELD(roofline), 1, 0, NULL},
+    {"--precompile", OPT_SET, FIELD(precompile_only), 1, 0, NULL},
+    {"--no-gate", OPT_SET, FIELD(eo.gate), 0, 0, NULL},
+    {"--quiet", OPT_SET, FIELD(quiet), 1, 0, NULL},
+    {"--arch", OPT_CALL, 0, 0, 0, opt_arch},
+    {"--configs", OPT_CALL, 0, 0, 0, opt_configs},
+    {"--config", OPT_CALL, 0, 0, 0, opt_config},
+    {"--width", OPT_INT, FIELD(rs.width), 1, 16384, NULL},
+    {"--height", OPT_INT, FIELD(rs.height), 1, 16384, NULL},
+    {"--spp", OPT_INT, FIELD(rs.spp), 1, 1 << 20, NULL},
+    {"--seed", OPT_CALL, 0, 0, 0, opt_seed},
+    {"--max-depth", OPT_CALL, 0, 0, 0, opt_max_depth},
+    {"--rr", OPT_CALL, 0, 0, 0, opt_rr},
+    {"--tiles", OPT_INT, FIELD(rs.tiles), 1, VPT_MAX_TILES, NULL},
+    {"-o", OPT_STRING, FIELD(out_path), 0, 0, NULL},
+    {"--timeout", OPT_DOUBLE, FIELD(eo.timeout_s), 0.1, 86400, NULL},
+    {"--max-reps", OPT_CALL, 0, 0, 0, opt_max_reps},
+    {"--max-time", OPT_DOUBLE, FIELD(eo.policy.max_seconds), 0.0, 86400, NULL},
+    {"--target-ci", OPT_DOUBLE, FIELD(eo.policy.target_rel), 1e-4, 1.0, NULL},
+    {"--cache", OPT_STRING, FIELD(cache), 0, 0, NULL},
+    {"--jobs", OPT_INT, FIELD(eo.compile_threads), 1, 256, NULL},
+    {"--gpus", OPT_CALL, 0, 0, 0, opt_gpus},
+};
+
+#undef FIELD
+
+static int set_option(Options *o, const BenchOption *opt, const char *v)
+{
+    char *field = (char *)o + opt->field;
+    switch (opt->kind) {
+    case OPT_SET: *(int *)field = (int)opt->lo; return 0;
+    case OPT_INT: return vpt_parse_int(v, (int)opt->lo, (int)opt->hi, opt->name, (int *)field);
+    case OPT_DOUBLE: return vpt_parse_double(v, opt->lo, opt->hi, opt->name, (double *)field);
+    case OPT_STRING: *(const char **)field = v; return 0;
+    case OPT_CALL: return opt->call(o, v);
+    }
+    return vpt_fail("internal error: option %s has no kind", opt->name);
+}
+
+/* 0: parsed; 1: --help printed; -1: bad usage, with the message. */
+static int parse_args(int argc, char **argv, Options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        int taken = vpt_scene_args_take(&o->sa, argc, argv, &i, 1);
+        if (taken < 0) return -1;
+        if (taken) continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        }
+        const BenchOption *opt = NULL;
+        for (size_t k = 0; k < sizeof bench_options / sizeof bench_options[0] && !opt; k++)
+            if (!strcmp(a, bench_options[k].name)) opt = &bench_options[k];
+        if (!opt) return vpt_fail("unknown argument '%s' (see --help)", a);
+        const char *v = NULL;
+        if (opt->kind != OPT_SET) {
+            if (i + 1 >= argc) return vpt_fail("%s needs a value", a);
+            v = argv[++i];
+        }
+        if (set_option(o, opt, v)) return -1;
+    }
+    return 0;
+}
+
+/* The rules between options, once all are read (the thesis' variants join
+ * the configs first). -1 with the message: bad usage. */
+static int check_options(Options *o)
+{
+    if (o->thesis) o->nconfigs += vpt_config_thesis_set(o->configs + o->nconfigs, MAX_CONFIGS - o->nconfigs);
+    if (vpt_scene_args_check(&o->sa, 0, 1)) return -1;
+    if (o->arch_major && !o->precompile_only)
+        return vpt_fail("--arch is for --precompile (a measurement compiles for its GPU)");
+    if (o->precompile_only) {
+        if (!o->arch_major) return vpt_fail("--precompile needs --arch sm_XY (no GPU is opened to ask)");
+        if (o->best)
+            return vpt_fail("--config best is the winner of a tune on a GPU; --precompile opens none "
+                            "(give the config itself)");
+        if (o->nconfigs == 0 && !o->roofline)
+            return vpt_fail("nothing to precompile: give --thesis, --configs FILE, --config STR or --roofline");
+        return 0;
+    }
+    if (o->nconfigs == 0 && !o->roofline && !o->best && !o->sa.print_scene)
+        return vpt_fail("nothing to measure: give --thesis, --configs FILE, --config STR or --roofline");
+    return 0;
+}
+
+static int run_precompile(const Options *o)
+{
+    if (vpt_scene_args_given(&o->sa) || o->out_path)
+        fprintf(stderr, "%s: note: --precompile measures nothing: --scene, --volume, --scene-file and -o are ignored "
+                        "(kernels do not depend on the scene)\n", prog);
+    return precompile(o->configs, o->nconfigs, o->roofline, o->arch_major, o->arch_minor, o->cache,
+                      o->eo.compile_threads);
+}
+
+/* ---- the scenes ------------------------------------------------------------ */
+
+typedef struct {
+    VptScene *built[MAX_SCENES + 2]; /* the scenes, a --volume and a --scene-file */
+    int which[MAX_SCENES + 2];       /* each one's options (vpt_scene_args_only) */
+    int n;
+} Scenes;
+
+/* Rule breakers are measured too (each a result saying which rule); the
+ * scenes default to the built-in ones with --thesis, else manix; a large
+ * scene that cannot fit on the GPU with the configs' estimators (and the
+ * roofline probe's formats) is refused before it is built or loaded
+ * (cli/gpu_check.h); --config best's are known only later. */
+static void prepare_scenes(Options *o)
+{
+    for (int i = 0; i < o->nconfigs; i++)
+        if (vpt_config_check(&o->configs[i])) {
+            char c[VPT_CONFIG_STR_MAX];
+            vpt_config_format(&o->configs[i], c, sizeof c);
+            fprintf(stderr, "%s: note: %s breaks a rule and will be recorded as such: %s\n", prog, c, vpt_errmsg());
+        }
+    if (!vpt_scene_args_given(&o->sa)) {
+        if (o->thesis) {
+            for (const char *const *n = vpt_scene_names(); *n && o->sa.nscenes < MAX_SCENES; n++)
+                o->sa.scenes[o->sa.nscenes++] = *n;
+        } else {
+            o->sa.scenes[o->sa.nscenes++] = "manix";
+        }
+    }
+    o->gpu_check.device = o->eo.device;
+    vpt_gpu_estimators_add(&o->gpu_check.estimators, VPT_DENSITY_F32, 0);
+    for (int i = 0; i < o->nconfigs; i++)
+        vpt_gpu_estimators_add(&o->gpu_check.estimators, o->configs[i].density, o->configs[i].majorant);
+    if (!o->sa.print_scene) {
+        o->sa.admit = vpt_gpu_check_admit;
+        o->sa.admit_ctx = &o->gpu_check;
+    }
+}
+
+/* A --scene-file's integrator depths apply unless --max-depth or --rr say
+ * otherwise; one setting serves every scene. -1 with the message: bad usage. */
+static int take_file_depths(Options *o, const VptMitsubaIntegrator *in, int nbuilt)
+{
+    if ((o->has_max_depth || in->max_depth == o->rs.max_depth) && (o->has_rr || in->rr_depth == o->rs.rr_depth))
+        return 0;
+    if (nbuilt > 1)
+        return vpt_fail("--scene-file %s sets max_depth %d and rr_depth %d, which would apply to the other scenes "
+                        "too: give --max-depth and --rr",
+                        o->sa.scene_file, in->max_depth, in->rr_depth);
+    if (!o->has_max_depth) o->rs.max_depth = in->max_depth;
+    if (!o->has_rr) o->rs.rr_depth = in->rr_depth;
+    return 0;
+}
+
+/* Builds every scene before the GPU is touched: bad names fail fast. 0, or
+ * the exit status with the message reported (a file that cannot be read
+ * is not bad usage). */
+static int build_scenes(Options *o, Scenes *sc)
+{
+    for (int i = 0; i < o->sa.nscenes; i++) {
+        if (!(sc->built[sc->n] = vpt_scene_args_load(&o->sa, o->sa.scenes[i], NULL))) goto usage_error;
+        sc->which[sc->n++] = i;
+    }
+    VptSceneArgs one;
+    if (o->sa.volume) {
+        vpt_scene_args_only(&o->sa, VPT_SCENE_ARGS_VOLUME, &one);
+        if (!(sc->built[sc->n] = vpt_scene_args_load(&one, NULL, NULL))) goto runtime_error;
+        sc->which[sc->n++] = VPT_SCENE_ARGS_VOLUME;
+    }
+    if (o->sa.scene_file) {
+        VptMitsubaIntegrator in;
+        vpt_scene_args_only(&o->sa, VPT_SCENE_ARGS_FILE, &one);
+        if (!(sc->built[sc->n] = vpt_scene_args_load(&one, NULL, &in))) goto runtime_error;
+        sc->which[sc->n++] = VPT_SCENE_ARGS_FILE;
+        if (take_file_depths(o, &in, sc->n)) goto usage_error;
+    }
+    return 0;
+usage_error:
+    vpt_report_error(prog);
+    return 2;
+runtime_error:
+    vpt_report_error(prog);
+    return 1;
+}
+
+static void destroy_scenes(Scenes *sc)
+{
+    for (int i = 0; i < sc->n; i++) vpt_scene_destroy(sc->built[i]);
+}
+
+/* --print-scene: each scene described, nothing measured. */
+static int print_scenes(const Scenes *sc)
+{
+    int rc = 0;
+    for (int i = 0; i < sc->n && rc == 0; i++) rc = vpt_scene_args_print(stdout, sc->built[i]);
+    if (rc) vpt_report_error(prog);
+    return rc ? 1 : 0;
+}
+
+/* The image each scene's workload asks for must be one the harness can
+ * hold (--width and --height are bounded, their product too). */
+static int check_image_sizes(const Options *o, const Scenes *sc)
+{
+    for (int i = 0; i < sc->n; i++) {
+        const VptScene *s = sc->built[i];
+        long long w = o->rs.width ? o->rs.width : s->width, h = o->rs.height ? o->rs.height : s->height;
+        if (w * h > (long long)VPT_IMAGE_MAX_PIXELS)
+            return vpt_fail("--width/--height: %s at %lldx%lld has more than the %zu pixels allowed", s->name, w, h,
+                            (size_t)VPT_IMAGE_MAX_PIXELS);
+    }
+    return 0;
+}
+
+/* ---- the GPUs and the measurements --------------------------------------- */
+
+/* Starts a worker on each GPU bench measures on, holding `first`; 0, or the
+ * exit status (the message set; *lanes what was started). */
+static int start_gpus(const Options *o, VptScene *first, BenchGpus *g, VptLanes **lanes)
+{
+    memset(g, 0, sizeof *g);
+    g->spec = vpt_worker_spec_default();
+    g->spec.eval = o->eo;
+    g->spec.eval.cache_dir = o->cache;
+    g->spec.eval.quiet = o->quiet;
+    g->spec.scene = first;
+    g->spec.settings = o->rs;
+    *lanes = NULL;
+    int no_gpu = 0;
+    if (!o->gpus.given) { /* GPU 0, as bench always measured */
+        g->n = 1;
+    } else {
+        VptGpuBrief list[VPT_GPU_LIST_MAX];
+        int count = vpt_gpu_list(list, VPT_GPU_LIST_MAX, &no_gpu);
+        g->n = count < 0 ? -1 : vpt_gpus_resolve(&o->gpus, count, g->device);
+        if (g->n < 0) return count >= 0 ? 2 : no_gpu ? VPT_EXIT_NO_GPU : 1;
+        for (int i = 0; g->n > 1 && i < g->n; i++)
+            if (vpt_gpu_visible_value(g->device[i], g->visible[i], (int)sizeof g->visible[i])) return 1;
+        if (g->n == 1) g->spec.eval.device = g->device[0];
+    }
+    VptLaneOps ops = {bench_lane_open, bench_lane_evaluate, bench_lane_prefetch, bench_lane_close, g};
+    if (!(*lanes = vpt_lanes_start(&ops, g->n, -1, NULL, &no_gpu))) return no_gpu ? VPT_EXIT_NO_GPU : 1;
+    if (g->n > 1) {
+        VptLaneInfo info[VPT_GPUS_MAX];
+        for (int i = 0; i < g->n; i++) info[i] = *vpt_lanes_info(*lanes, i);
+        if (vpt_lanes_check_identical(info, g->n)) return 1;
+    }
+    return 0;
+}
+
+static void print_gpus(const VptProvenance *pv, const BenchGpus *g, VptLanes *lanes)
+{
+    printf("GPU %s (%d SMs, cc %s), driver %s, NVRTC %s, commit %s\n", pv->gpu_name, pv->sm_count, pv->cc,
+           pv->driver_release, pv->nvrtc, pv->commit);
+    if (g->n < 2) return;
+    printf("measuring on %d GPUs side by side (rows in config order):", g->n);
+    for (int i = 0; i < g->n; i++) {
+        char who[256];
+        vpt_lane_describe(vpt_lanes_info(lanes, i), who, sizeof who);
+        printf("%s %s", i ? "," : "", who);
+    }
+    printf("\n");
+}
+
+/* What a bench session measures on, and where its rows go. */
+typedef struct {
+    Options *o;
+    BenchGpus *g;
+    VptLanes *lanes;
+    const VptProvenance *pv;
+    VptResultsFile *rf;
+} Session;
+
+/* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
+static const char *const rays_names[] = {"random", "coherent", "camera"};
+
+static json_t *roofline_row(const Session *s, const VptScene *sc, const Roofline *probe)
+{
+    const VptParams *P = &s->g->lane[0]->params;
+    json_t *row = vpt_provenance_json(s->pv);
+    char when[64];
+    vpt_iso8601_now(when, sizeof when);
+    json_object_set_new(row, "kind", json_string("roofline"));
+    json_object_set_new(row, "schema", json_string("vptune.result/1"));
+    json_object_set_new(row, "time", json_string(when));
+    json_object_set_new(row, "scene", json_string(sc->name));
+    json_object_set_new(row, "volume", vpt_scene_volume_json(sc));
+    json_object_set_new(row, "workload", vpt_workload_json(P, &s->o->rs));
+    json_object_set_new(row, "rays", json_string(rays_names[probe->coherent]));
+    if (probe->density != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
+        json_object_set_new(row, "density", json_string(vpt_density_format_name(probe->density)));
+    /* "global" or "gridC"; rows from before the grid probes have none and are global */
+    json_object_set_new(row, "majorant", json_string(vpt_majorant_name(probe->majorant)));
+    json_object_set_new(row, "metrics",
+                        json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", probe->ms.median, "time_ms_ci95",
+                                  probe->ms.ci95_half, "time_ms_spread", probe->ms.rel_spread, "reps", probe->ms.n,
+                                  "steps", (json_int_t)probe->steps, "gsteps_per_s", probe->gsteps_per_s));
+    return row;
+}
+
+/* The probes of the configs' estimators on the first GPU, so that each
+ * config's percent of roofline is against the probe of its own majorant
+ * and density format: against the global majorant once per format the
+ * configs use (f32 always), then each majorant grid the configs use with
+ * the formats they use it with. -1 with the message. */
+static int measure_rooflines(const Session *s, const VptScene *sc, int nrun)
+{
+    const int *cells;
+    const int ncells = vpt_majorant_cells(&cells);
+    for (int m = 0; m < ncells; m++)
+        for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT; k++) {
+            const int coh = k % 3, den = k / 3;
+            /* cells[0] is 0: the global probe of f32 and of every format a config uses */
+            const int want = cells[m] == 0 ? den == VPT_DENSITY_F32 || configs_use(s->o->configs, nrun, -2, den)
+                                           : configs_use(s->o->configs, nrun, cells[m], den);
+            if (!want) continue;
+            Roofline probe = {.coherent = coh, .density = (VptDensityFormat)den, .majorant = cells[m]};
+            if (call_lanes(s->lanes, 0, lane_roofline, &probe)) return -1;
+            printf("  roofline %-9s %-4s %-7s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh],
+                   vpt_density_format_name(probe.density), vpt_majorant_name(cells[m]), probe.ms.median,
+                   probe.gsteps_per_s);
+            json_t *row = roofline_row(s, sc, &probe);
+            int rc = vpt_results_append(s->rf, row);
+            json_decref(row);
+            if (rc) return -1;
+        }
+    return 0;
+}
+
+/* --config best: scene `i`'s winner on this GPU joins the configs, last. */
+static int add_best_config(const Session *s, const Scenes *sc, int i, int *nrun)
+{
+    VptSceneArgs one;
+    vpt_scene_args_only(&s->o->sa, sc->which[i], &one);
+    char path[1024];
+    if (*nrun == MAX_CONFIGS) return vpt_fail("--config best: more than %d configs", MAX_CONFIGS);
+    if (vpt_config_best_load(&one, s->pv->gpu_name, sc->built[i], &s->o->configs[*nrun], path, sizeof path))
+        return -1;
+    printf("config best for %s: %s\n", sc->built[i]->name, path);
+    (*nrun)++;
+    return 0;
+}
+
+/* Scene `i`: the GPUs' workers take it (the first scene's were started
+ * with it), then its roofline probes and its configs. -1 with the message. */
+static int measure_scene(Session *s, const Scenes *sc, int i)
+{
+    VptScene *scene = sc->built[i];
+    s->g->spec.scene = scene;
+    if (i > 0 && call_lanes(s->lanes, -1, lane_set_scene, &s->g->spec)) return -1;
+    int nrun = s->o->nconfigs;
+    if (s->o->best && add_best_config(s, sc, i, &nrun)) return -1;
+    const VptParams *P = &s->g->lane[0]->params;
+    printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", scene->name, P->width, P->height, P->spp, P->seed, scene->source);
+    if (s->o->roofline && measure_rooflines(s, scene, nrun)) return -1;
+    return measure_configs(s->lanes, s->g, s->o->configs, nrun, s->rf);
+}
+
+/* Every scene on the GPUs, each row to -o (default
+ * results/<gpu>/bench.jsonl); the exit status. */
+static int measure(Options *o, const Scenes *sc)
+{
+    if (check_image_sizes(o, sc)) {
+        vpt_report_error(prog);
+        return 2;
+    }
+    /* A results file named with -o is opened before the GPU is touched: an
+     * unwritable path fails at once, not after the first measurement. */
+    VptResultsFile *rf = NULL;
+    int created = o->out_path && access(o->out_path, F_OK) != 0;
+    if (o->out_path && !(rf = vpt_results_open(o->out_path))) {
+        vpt_report_error(prog);
+        return 1;
+    }
+    BenchGpus g;
+    VptLanes *lanes;
+    int rc = start_gpus(o, sc->built[0], &g, &lanes);
+    if (rc) {
+        vpt_report_error(prog);
+        vpt_lanes_stop(lanes);
+        vpt_results_close(rf);
+        /* Nothing was measured: leave no empty results file behind. */
+        if (created && vpt_file_size(o->out_path) == 0) unlink(o->out_path);
+        return rc;
+    }
+    VptProvenance prov = *vpt_eval_worker_provenance(g.lane[0]->w);
+    char default_out[512];
+    const char *out_path = o->out_path;
+    if (!out_path) {
+        char dir[128];
+        vpt_gpu_dirname(prov.gpu_name, dir, sizeof dir);
+        snprintf(default_out, sizeof default_out, "results/%s/bench.jsonl", dir);
+        out_path = default_out;
+    }
+    if (!rf && !(rf = vpt_results_open(out_path))) {
+        vpt_report_error(prog);
+        vpt_lanes_stop(lanes);
+        return 1;
+    }
+    print_gpus(&prov, &g, lanes);
+    Session s = {o, &g, lanes, &prov, rf};
+    for (int i = 0; i < sc->n && rc == 0; i++)
+        if (measure_scene(&s, sc, i)) {
+            vpt_report_error(prog);
+            rc = 1;
+        }
+    printf("\nresults: %s\n", out_path);
+    vpt_results_close(rf);
+    vpt_lanes_stop(lanes);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    VptSceneArgs sa;
-    vpt_scene_args_init(&sa);
-    int best = 0; /* --config best */
-    int thesis = 0, roofline = 0, quiet = 0, precompile_only = 0, arch_major = 0, arch_minor = 0;
-    const char *out_path = NULL, *cache = NULL;
-    int has_max_depth = 0, has_rr = 0;
-    static VptConfig configs[MAX_CONFIGS];
-    int nconfigs = 0;
-    VptRenderSettings rs = {0, 0, 0, 1, 0, -1, 1};
-    VptEvaluatorOptions eo = vpt_evaluator_options_default();
-    VptGpuSelection gpus;
-    memset(&gpus, 0, sizeof gpus);
-
+    static Options o;
     if (vpt_handle_version(argc, argv, prog)) return 0;
     if (vpt_mpi_launched_size() > 1 || vpt_mpi_launched_size() < 0) {
         fprintf(stderr, "%s: error: bench runs as one process, not under an MPI launcher: measure on every GPU of "
                         "this host with --gpus all (tune spreads over MPI ranks)\n", prog);
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
-        int taken = vpt_scene_args_take(&sa, argc, argv, &i, 1);
-        if (taken < 0) goto usage_error;
-        if (taken) continue;
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                    \
-    do {                                                                \
-        if (!v) {                                                       \
-            fprintf(stderr, "%s: error: %s needs a value\n", prog, a);  \
-            return 2;                                                   \
-        }                                                               \
-        i++;                                                            \
-    } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--thesis")) {
-            thesis = 1;
-        } else if (!strcmp(a, "--roofline")) {
-            roofline = 1;
-        } else if (!strcmp(a, "--precompile")) {
-            precompile_only = 1;
-        } else if (!strcmp(a, "--arch")) {
-            NEED_VALUE();
-            if (parse_arch(v, &arch_major, &arch_minor)) goto usage_error;
-        } else if (!strcmp(a, "--configs")) {
-            NEED_VALUE();
-            if (read_configs(v, configs, &nconfigs, MAX_CONFIGS)) {
-                vpt_error_prefix("--configs");
-                goto usage_error;
-            }
-        } else if (!strcmp(a, "--config")) {
-            NEED_VALUE();
-            if (vpt_config_is_best(v)) {
-                best = 1;
-                continue;
-            }
-            if (nconfigs == MAX_CONFIGS) {
-                vpt_fail("--config: more than %d configs", MAX_CONFIGS);
-                goto usage_error;
-            }
-            if (vpt_config_parse(v, &configs[nconfigs])) {
-                vpt_error_prefix("--config");
-                goto usage_error;
-            }
-            nconfigs++;
-        } else if (!strcmp(a, "--width")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 1, 16384, "--width", &rs.width)) goto usage_error;
-        } else if (!strcmp(a, "--height")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 1, 16384, "--height", &rs.height)) goto usage_error;
-        } else if (!strcmp(a, "--spp")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 1, 1 << 20, "--spp", &rs.spp)) goto usage_error;
-        } else if (!strcmp(a, "--seed")) {
-            NEED_VALUE();
-            uint64_t s;
-            if (vpt_parse_u64(v, 0xffffffffu, "--seed", &s)) goto usage_error;
-            rs.seed = (uint32_t)s;
-        } else if (!strcmp(a, "--max-depth")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 0, 1 << 20, "--max-depth", &rs.max_depth)) goto usage_error;
-            has_max_depth = 1;
-        } else if (!strcmp(a, "--rr")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, -1, 1 << 20, "--rr", &rs.rr_depth)) goto usage_error;
-            has_rr = 1;
-        } else if (!strcmp(a, "--tiles")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 1, VPT_MAX_TILES, "--tiles", &rs.tiles)) goto usage_error;
-        } else if (!strcmp(a, "-o")) {
-            NEED_VALUE();
-            out_path = v;
-        } else if (!strcmp(a, "--timeout")) {
-            NEED_VALUE();
-            if (vpt_parse_double(v, 0.1, 86400, "--timeout", &eo.timeout_s)) goto usage_error;
-        } else if (!strcmp(a, "--max-reps")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 1, 1000, "--max-reps", &eo.policy.max_reps)) goto usage_error;
-            if (eo.policy.min_reps > eo.policy.max_reps) eo.policy.min_reps = eo.policy.max_reps;
-        } else if (!strcmp(a, "--max-time")) {
-            NEED_VALUE();
-            if (vpt_parse_double(v, 0.0, 86400, "--max-time", &eo.policy.max_seconds)) goto usage_error;
-        } else if (!strcmp(a, "--target-ci")) {
-            NEED_VALUE();
-            if (vpt_parse_double(v, 1e-4, 1.0, "--target-ci", &eo.policy.target_rel)) goto usage_error;
-        } else if (!strcmp(a, "--no-gate")) {
-            eo.gate = 0;
-        } else if (!strcmp(a, "--cache")) {
-            NEED_VALUE();
-            cache = v;
-        } else if (!strcmp(a, "--jobs")) {
-            NEED_VALUE();
-            if (vpt_parse_int(v, 1, 256, "--jobs", &eo.compile_threads)) goto usage_error;
-        } else if (!strcmp(a, "--gpus")) {
-            NEED_VALUE();
-            if (vpt_gpus_parse(v, &gpus)) goto usage_error;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else {
-            fprintf(stderr, "%s: error: unknown argument '%s' (see --help)\n", prog, a);
-            return 2;
-        }
-#undef NEED_VALUE
-    }
-    if (thesis) nconfigs += vpt_config_thesis_set(configs + nconfigs, MAX_CONFIGS - nconfigs);
-    if (vpt_scene_args_check(&sa, 0, 1)) goto usage_error;
-    if (arch_major && !precompile_only) {
-        fprintf(stderr, "%s: error: --arch is for --precompile (a measurement compiles for its GPU)\n", prog);
+    options_init(&o);
+    int pr = parse_args(argc, argv, &o);
+    if (pr == 1) return 0;
+    if (pr < 0 || check_options(&o)) {
+        vpt_report_error(prog);
         return 2;
     }
-    if (precompile_only) {
-        if (!arch_major) {
-            fprintf(stderr, "%s: error: --precompile needs --arch sm_XY (no GPU is opened to ask)\n", prog);
-            return 2;
-        }
-        if (best) {
-            fprintf(stderr, "%s: error: --config best is the winner of a tune on a GPU; --precompile opens none "
-                            "(give the config itself)\n", prog);
-            return 2;
-        }
-        if (nconfigs == 0 && !roofline) {
-            fprintf(stderr, "%s: error: nothing to precompile: give --thesis, --configs FILE, --config STR or --roofline\n",
-                    prog);
-            return 2;
-        }
-        if (vpt_scene_args_given(&sa) || out_path)
-            fprintf(stderr, "%s: note: --precompile measures nothing: --scene, --volume, --scene-file and -o are ignored "
-                            "(kernels do not depend on the scene)\n", prog);
-        return precompile(configs, nconfigs, roofline, arch_major, arch_minor, cache, eo.compile_threads);
-    }
-    if (nconfigs == 0 && !roofline && !best && !sa.print_scene) {
-        fprintf(stderr, "%s: error: nothing to measure: give --thesis, --configs FILE, --config STR or --roofline\n", prog);
-        return 2;
-    }
-    for (int i = 0; i < nconfigs; i++)
-        if (vpt_config_check(&configs[i])) {
-            char c[VPT_CONFIG_STR_MAX];
-            vpt_config_format(&configs[i], c, sizeof c);
-            fprintf(stderr, "%s: note: %s breaks a rule and will be recorded as such: %s\n", prog, c, vpt_errmsg());
-        }
-    if (!vpt_scene_args_given(&sa)) {
-        if (thesis) {
-            for (const char *const *n = vpt_scene_names(); *n && sa.nscenes < MAX_SCENES; n++)
-                sa.scenes[sa.nscenes++] = *n;
-        } else {
-            sa.scenes[sa.nscenes++] = "manix";
-        }
-    }
-    /* A large scene that cannot fit on the GPU with the configs' estimators
-     * (and the roofline probe's formats) is refused before it is built or
-     * loaded (cli/gpu_check.h); --config best's are known only later. */
-    VptGpuCheck gpu_check;
-    memset(&gpu_check, 0, sizeof gpu_check);
-    gpu_check.device = eo.device;
-    vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
-    for (int i = 0; i < nconfigs; i++)
-        vpt_gpu_estimators_add(&gpu_check.estimators, configs[i].density, configs[i].majorant);
-    if (!sa.print_scene) {
-        sa.admit = vpt_gpu_check_admit;
-        sa.admit_ctx = &gpu_check;
-    }
-    /* Build the scenes before touching the GPU: bad names fail fast. Each
-     * scene's own options (which[]) name it in --config best's messages. */
-    VptScene *built[MAX_SCENES + 2]; /* the scenes, a --volume and a --scene-file */
-    int which[MAX_SCENES + 2];
-    int nbuilt = 0;
-    for (int i = 0; i < sa.nscenes; i++) {
-        built[nbuilt] = vpt_scene_args_load(&sa, sa.scenes[i], NULL);
-        if (!built[nbuilt]) goto usage_error_scenes;
-        which[nbuilt++] = i;
-    }
-    if (sa.volume) {
-        VptSceneArgs one;
-        vpt_scene_args_only(&sa, VPT_SCENE_ARGS_VOLUME, &one);
-        built[nbuilt] = vpt_scene_args_load(&one, NULL, NULL);
-        if (!built[nbuilt]) goto runtime_error_scenes;
-        which[nbuilt++] = VPT_SCENE_ARGS_VOLUME;
-    }
-    if (sa.scene_file) {
-        VptMitsubaIntegrator in;
-        VptSceneArgs one;
-        vpt_scene_args_only(&sa, VPT_SCENE_ARGS_FILE, &one);
-        built[nbuilt] = vpt_scene_args_load(&one, NULL, &in);
-        if (!built[nbuilt]) goto runtime_error_scenes;
-        which[nbuilt++] = VPT_SCENE_ARGS_FILE;
-        const char *scene_file = sa.scene_file;
-        /* the file's depths, unless given; one setting serves every scene */
-        if ((!has_max_depth && in.max_depth != rs.max_depth) || (!has_rr && in.rr_depth != rs.rr_depth)) {
-            if (nbuilt > 1) {
-                vpt_fail("--scene-file %s sets max_depth %d and rr_depth %d, which would apply to the other scenes "
-                         "too: give --max-depth and --rr",
-                         scene_file, in.max_depth, in.rr_depth);
-                goto usage_error_scenes;
-            }
-            if (!has_max_depth) rs.max_depth = in.max_depth;
-            if (!has_rr) rs.rr_depth = in.rr_depth;
-        }
-    }
-    if (sa.print_scene) {
-        int rc = 0;
-        for (int i = 0; i < nbuilt && rc == 0; i++) rc = vpt_scene_args_print(stdout, built[i]);
-        if (rc) vpt_report_error(prog);
-        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-        return rc ? 1 : 0;
-    }
-    /* The image each scene's workload asks for must be one the harness can
-     * hold (--width and --height are bounded, their product too). */
-    for (int i = 0; i < nbuilt; i++) {
-        long long w = rs.width ? rs.width : built[i]->width, h = rs.height ? rs.height : built[i]->height;
-        if (w * h > (long long)VPT_IMAGE_MAX_PIXELS) {
-            vpt_fail("--width/--height: %s at %lldx%lld has more than the %zu pixels allowed", built[i]->name, w, h,
-                     (size_t)VPT_IMAGE_MAX_PIXELS);
-            goto usage_error_scenes;
-        }
-    }
-    /* A results file named with -o is opened before the GPU is touched: an
-     * unwritable path fails at once, not after the first measurement. */
-    VptResultsFile *rf = NULL;
-    int created = out_path && access(out_path, F_OK) != 0;
-    if (out_path && !(rf = vpt_results_open(out_path))) {
-        vpt_report_error(prog);
-        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-        return 1;
-    }
-
-    eo.cache_dir = cache;
-    eo.quiet = quiet;
-    BenchGpus g;
-    memset(&g, 0, sizeof g);
-    g.spec = vpt_worker_spec_default();
-    g.spec.eval = eo;
-    g.spec.scene = built[0];
-    g.spec.settings = rs;
-    int no_gpu = 0, rc = 0;
-    VptLanes *lanes = NULL;
-    if (!gpus.given) { /* GPU 0, as bench always measured */
-        g.n = 1;
-    } else {
-        VptGpuBrief list[VPT_GPU_LIST_MAX];
-        int count = vpt_gpu_list(list, VPT_GPU_LIST_MAX, &no_gpu);
-        g.n = count < 0 ? -1 : vpt_gpus_resolve(&gpus, count, g.device);
-        if (g.n < 0) rc = count >= 0 ? 2 : no_gpu ? VPT_EXIT_NO_GPU : 1;
-        for (int i = 0; g.n > 1 && i < g.n && rc == 0; i++)
-            if (vpt_gpu_visible_value(g.device[i], g.visible[i], (int)sizeof g.visible[i])) rc = 1;
-        if (g.n == 1) g.spec.eval.device = g.device[0];
-    }
-    VptLaneOps ops = {bench_lane_open, bench_lane_evaluate, bench_lane_prefetch, bench_lane_close, &g};
-    if (rc == 0 && !(lanes = vpt_lanes_start(&ops, g.n, -1, NULL, &no_gpu))) rc = no_gpu ? VPT_EXIT_NO_GPU : 1;
-    if (rc == 0 && g.n > 1) {
-        VptLaneInfo info[VPT_GPUS_MAX];
-        for (int i = 0; i < g.n; i++) info[i] = *vpt_lanes_info(lanes, i);
-        if (vpt_lanes_check_identical(info, g.n)) rc = 1;
-    }
-    if (rc) {
-        vpt_report_error(prog);
-        vpt_lanes_stop(lanes);
-        vpt_results_close(rf);
-        /* Nothing was measured: leave no empty results file behind. */
-        if (created && vpt_file_size(out_path) == 0) unlink(out_path);
-        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-        return rc;
-    }
-    VptProvenance prov = *vpt_eval_worker_provenance(g.lane[0]->w);
-    const VptProvenance *pv = &prov;
-    char default_out[512];
-    if (!out_path) {
-        char dir[128];
-        vpt_gpu_dirname(pv->gpu_name, dir, sizeof dir);
-        snprintf(default_out, sizeof default_out, "results/%s/bench.jsonl", dir);
-        out_path = default_out;
-    }
-    if (!rf) rf = vpt_results_open(out_path);
-    if (!rf) {
-        vpt_report_error(prog);
-        vpt_lanes_stop(lanes);
-        for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-        return 1;
-    }
-    printf("GPU %s (%d SMs, cc %s), driver %s, NVRTC %s, commit %s\n", pv->gpu_name, pv->sm_count, pv->cc,
-           pv->driver_release, pv->nvrtc, pv->commit);
-    if (g.n > 1) {
-        printf("measuring on %d GPUs side by side (rows in config order):", g.n);
-        for (int i = 0; i < g.n; i++) {
-            char who[256];
-            vpt_lane_describe(vpt_lanes_info(lanes, i), who, sizeof who);
-            printf("%s %s", i ? "," : "", who);
-        }
-        printf("\n");
-    }
-    for (int s = 0; s < nbuilt && rc == 0; s++) {
-        VptScene *sc = built[s];
-        /* the first scene's workers were started with it */
-        g.spec.scene = sc;
-        if (s > 0 && call_lanes(lanes, -1, lane_set_scene, &g.spec)) {
-            vpt_report_error(prog);
-            rc = 1;
-            break;
-        }
-        /* --config best: this scene's winner on this GPU, measured last. */
-        int nrun = nconfigs;
-        if (best) {
-            VptSceneArgs one;
-            vpt_scene_args_only(&sa, which[s], &one);
-            char path[1024];
-            if (nrun == MAX_CONFIGS) {
-                vpt_fail("--config best: more than %d configs", MAX_CONFIGS);
-                vpt_report_error(prog);
-                rc = 1;
-                break;
-            }
-            if (vpt_config_best_load(&one, pv->gpu_name, sc, &configs[nrun], path, sizeof path)) {
-                vpt_report_error(prog);
-                rc = 1;
-                break;
-            }
-            printf("config best for %s: %s\n", sc->name, path);
-            nrun++;
-        }
-        const VptParams *P = &g.lane[0]->params;
-        printf("\n%s: %ux%u, %u spp, seed %u (%s)\n", sc->name, P->width, P->height, P->spp, P->seed, sc->source);
-        if (roofline) {
-            /* random, the one-voxel bundle, the camera's 8x4 pixel tiles (kernels.cu.in, vpt_roofline) */
-            static const char *const rays_names[] = {"random", "coherent", "camera"};
-            /* the probes of the configs' estimators, so that each config's
-             * percent of roofline is against the probe of its own majorant
-             * and density format: against the global majorant once per
-             * format the configs use (f32 always), then each majorant grid
-             * the configs use with the formats they use it with; on the
-             * first GPU */
-            const int *cells;
-            const int ncells = vpt_majorant_cells(&cells);
-            for (int m = 0; m < ncells && rc == 0; m++)
-                for (int k = 0; k < 3 * VPT_DENSITY_FORMAT_COUNT && rc == 0; k++) {
-                    const int coh = k % 3, den = k / 3;
-                    /* cells[0] is 0: the global probe of f32 and of every format a config uses */
-                    const int want = cells[m] == 0 ? den == VPT_DENSITY_F32 || configs_use(configs, nrun, -2, den)
-                                                   : configs_use(configs, nrun, cells[m], den);
-                    if (!want) continue;
-                    Roofline probe = {.coherent = coh, .density = (VptDensityFormat)den, .majorant = cells[m]};
-                    if (call_lanes(lanes, 0, lane_roofline, &probe)) {
-                        vpt_report_error(prog);
-                        rc = 1;
-                        break;
-                    }
-                    const char *mname = vpt_majorant_name(cells[m]);
-                    printf("  roofline %-9s %-4s %-7s %9.3f ms %7.2f Gsteps/s\n", rays_names[coh],
-                           vpt_density_format_name((VptDensityFormat)den), mname, probe.ms.median, probe.gsteps_per_s);
-                    json_t *row = vpt_provenance_json(pv);
-                    char when[64];
-                    vpt_iso8601_now(when, sizeof when);
-                    json_object_set_new(row, "kind", json_string("roofline"));
-                    json_object_set_new(row, "schema", json_string("vptune.result/1"));
-                    json_object_set_new(row, "time", json_string(when));
-                    json_object_set_new(row, "scene", json_string(sc->name));
-                    json_object_set_new(row, "volume", vpt_scene_volume_json(sc));
-                    json_object_set_new(row, "workload", vpt_workload_json(P, &rs));
-                    json_object_set_new(row, "rays", json_string(rays_names[coh]));
-                    if (den != VPT_DENSITY_F32) /* rows of f32 probes read as before the formats existed */
-                        json_object_set_new(row, "density", json_string(vpt_density_format_name((VptDensityFormat)den)));
-                    /* "global" or "gridC"; rows from before the grid probes have none and are global */
-                    json_object_set_new(row, "majorant", json_string(mname));
-                    json_object_set_new(row, "metrics",
-                                        json_pack("{s:f, s:f, s:f, s:i, s:I, s:f}", "time_ms", probe.ms.median,
-                                                  "time_ms_ci95", probe.ms.ci95_half, "time_ms_spread",
-                                                  probe.ms.rel_spread, "reps", probe.ms.n, "steps",
-                                                  (json_int_t)probe.steps, "gsteps_per_s", probe.gsteps_per_s));
-                    if (vpt_results_append(rf, row)) {
-                        vpt_report_error(prog);
-                        rc = 1;
-                    }
-                    json_decref(row);
-                }
-        }
-        if (rc == 0 && measure_configs(lanes, &g, configs, nrun, rf)) {
-            vpt_report_error(prog);
-            rc = 1;
-        }
-    }
-    printf("\nresults: %s\n", out_path);
-    vpt_results_close(rf);
-    vpt_lanes_stop(lanes);
-    for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
+    if (o.precompile_only) return run_precompile(&o);
+    prepare_scenes(&o);
+    Scenes sc;
+    memset(&sc, 0, sizeof sc);
+    int rc = build_scenes(&o, &sc);
+    if (rc == 0) rc = o.sa.print_scene ? print_scenes(&sc) : measure(&o, &sc);
+    destroy_scenes(&sc);
     return rc;
-
-usage_error_scenes:
-    vpt_report_error(prog);
-    for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-    return 2;
-runtime_error_scenes: /* a file that cannot be read is not bad usage */
-    vpt_report_error(prog);
-    for (int i = 0; i < nbuilt; i++) vpt_scene_destroy(built[i]);
-    return 1;
-usage_error:
-    vpt_report_error(prog);
-    return 2;
 }

@@ -10,7 +10,7 @@
  *
  * The scene is a built-in one (--scene), a volume file turned into one
  * (--volume, with --like taking camera, boundary and scale from a built-in
- * scene) or a Mitsuba scene file (--scene-file, scenes/mitsuba_xml.h; its
+ * scene) or a Mitsuba scene file (--scene-file, scenes/mitsuba/mitsuba_xml.h; its
  * integrator's max_depth and rr_depth apply unless --max-depth or --rr say
  * otherwise). --export-mitsuba writes the scene, with the workload and
  * depths of this command, as a Mitsuba 3 scene; --export-nvdb writes a .vdb
@@ -34,9 +34,9 @@
 #include "codegen/config.h"
 #include "harness/evaluator.h"
 #include "image/image.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
-#include "scenes/volume_vdb.h"
+#include "scenes/formats/volume_vdb.h"
 
 #include <stdint.h>
 #include <stdio.h>

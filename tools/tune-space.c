@@ -159,6 +159,13 @@ static void print_config(const VptConfig *c)
     puts(text);
 }
 
+/* The configs of out that exclude did not record, one a line. */
+static void print_list(const ConfigList *out, const Recordings *exclude)
+{
+    for (size_t i = 0; i < out->n; i++)
+        if (!recorded(exclude, &out->c[i])) print_config(&out->c[i]);
+}
+
 static VptConfig with_estimator(const VptConfig *c, int e)
 {
     VptConfig x = *c;
@@ -286,8 +293,7 @@ static int cmd_sample(size_t n, uint64_t seed, const SpaceSpecs *sp, const Recor
         out.c[i - 1] = out.c[j];
         out.c[j] = t;
     }
-    for (size_t i = 0; i < out.n; i++)
-        if (!recorded(exclude, &out.c[i])) print_config(&out.c[i]);
+    print_list(&out, exclude);
     rc = 0;
 done:
     free(out.c);
@@ -374,12 +380,12 @@ static int cmd_neighbours(const Recordings *rs, size_t top, const SpaceSpecs *sp
             if (push_new(&out, rs, exclude, &x)) goto done;
         }
     }
-    for (size_t i = 0; i < out.n; i++) print_config(&out.c[i]);
+    print_list(&out, exclude); /* push_new kept none that exclude recorded */
     rc = 0;
-done:
+done: /* in the reverse order of acquisition */
     free(out.c);
-    free(ok);
     vpt_space_destroy(s);
+    free(ok);
     return rc;
 }
 

@@ -30,7 +30,7 @@
 #include "cli/gpus_arg.h"
 #include "cli/scene_args.h"
 #include "cli/version.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "tuner/best.h"
 #include "tuner/cache.h"
@@ -728,20 +728,81 @@ static int run_replay(Options *o, VptMpi *m)
     return rc ? 1 : 0;
 }
 
-static int run_gpu(Options *o, VptMpi *m)
+/* A large scene that cannot fit on the GPU with the estimators the tune
+ * may choose is refused before it is built or loaded (cli/gpu_check.h):
+ * *check says what it asks, for as long as scenes are loaded. */
+static void admit_by_gpu(Options *o, VptGpuCheck *check)
 {
-    /* A large scene that cannot fit on the GPU with the estimators the tune
-     * may choose is refused before it is built or loaded (cli/gpu_check.h). */
-    VptGpuCheck gpu_check;
-    memset(&gpu_check, 0, sizeof gpu_check);
-    vpt_gpu_estimators_add(&gpu_check.estimators, VPT_DENSITY_F32, 0);
-    if (o->n_estimators < 0) vpt_gpu_estimators_all(&gpu_check.estimators);
+    memset(check, 0, sizeof *check);
+    vpt_gpu_estimators_add(&check->estimators, VPT_DENSITY_F32, 0);
+    if (o->n_estimators < 0) vpt_gpu_estimators_all(&check->estimators);
     for (int i = 0; i < o->n_estimators; i++)
-        vpt_gpu_estimators_add(&gpu_check.estimators, o->estimators[i].density, o->estimators[i].majorant);
+        vpt_gpu_estimators_add(&check->estimators, o->estimators[i].density, o->estimators[i].majorant);
     if (!o->scene.print_scene) {
         o->scene.admit = vpt_gpu_check_admit;
-        o->scene.admit_ctx = &gpu_check;
+        o->scene.admit_ctx = check;
     }
+}
+
+/* Without a GPU: what can still be done, as commands (`words`: the scene
+ * as options). */
+static void print_no_gpu_hints(const VptScene *scene, const char *words)
+{
+    /* A recorded space of this scene when the repository has one. */
+    char fixture[256];
+    snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/%s_exhaustive.jsonl", scene->name);
+    if (access(fixture, R_OK) != 0) snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/manix_exhaustive.jsonl");
+    fprintf(stderr,
+            "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
+            "  tune --replay %s   search a recorded space (in the source tree)\n"
+            "  render --cpu %s --spp 1 -o out.png   a one-sample preview with the CPU reference\n",
+            prog, fixture, words);
+}
+
+/* The tune's cache: --cache, else results/<gpu>/tune/<scene>.jsonl (its
+ * folder made); NULL with the message reported and the --fresh hint. */
+static VptCache *open_gpu_cache(const Options *o, const VptTuneProvenance *prov, const VptScene *scene,
+                                const char *words, char *path, size_t size)
+{
+    char gpu_dir[128];
+    vpt_gpu_dirname(prov->gpu_name, gpu_dir, sizeof gpu_dir);
+    if (o->cache) snprintf(path, size, "%s", o->cache);
+    else snprintf(path, size, "results/%s/tune/%s.jsonl", gpu_dir, scene->name);
+    char dir[1024];
+    vpt_dirname(path, dir, sizeof dir);
+    VptCache *cache = NULL;
+    if (vpt_mkdirs(dir) == 0) cache = vpt_cache_open(path, prov, o->fresh ? VPT_CACHE_FRESH : 0);
+    if (!cache) {
+        vpt_report_error(prog);
+        fprintf(stderr, "%s: to start a new cache (the old file is kept): tune %s --fresh\n", prog, words);
+    }
+    return cache;
+}
+
+/* The winner to results/<gpu>/best/ unless --no-save; -1 with the message
+ * reported. */
+static int save_winner(const Options *o, const VptTuneProvenance *prov, const VptScene *scene,
+                       const VptTuneResult *res, const char *words)
+{
+    if (!res->have_winner) {
+        printf("no configuration passed: nothing saved\n");
+        return 0;
+    }
+    if (!o->save) return 0;
+    char best[1024];
+    if (vpt_best_path("results", prov->gpu_name, scene->name, best, sizeof best) ||
+        vpt_best_save(best, prov, &res->winner, o->strategy)) {
+        vpt_report_error(prog);
+        return -1;
+    }
+    printf("winner saved to %s (render %s --config best -o out.png)\n", best, words);
+    return 0;
+}
+
+static int run_gpu(Options *o, VptMpi *m)
+{
+    VptGpuCheck gpu_check;
+    admit_by_gpu(o, &gpu_check);
     Backend b = {.m = m, .rank0 = !m || vpt_mpi_rank(m) == 0};
     VptMitsubaIntegrator in;
     VptScene *scene = vpt_scene_args_load(&o->scene, NULL, &in);
@@ -802,21 +863,8 @@ static int run_gpu(Options *o, VptMpi *m)
     }
     if (!g && !b.lanes) {
         vpt_report_error(prog);
-        if (no_gpu) {
-            /* A recorded space of this scene when the repository has one. */
-            char fixture[256];
-            snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/%s_exhaustive.jsonl", scene->name);
-            if (access(fixture, R_OK) != 0)
-                snprintf(fixture, sizeof fixture, "tests/fixtures/tuner/manix_exhaustive.jsonl");
-            fprintf(stderr,
-                    "%s: tuning measures kernels on a CUDA GPU. Without one you can still:\n"
-                    "  tune --replay %s   search a recorded space (in the source tree)\n"
-                    "  render --cpu %s --spp 1 -o out.png   a one-sample preview with the CPU reference\n",
-                    prog, fixture, words);
-            rc = VPT_EXIT_NO_GPU;
-        } else {
-            rc = selected == -2 ? 2 : 1;
-        }
+        if (no_gpu) print_no_gpu_hints(scene, words);
+        rc = no_gpu ? VPT_EXIT_NO_GPU : selected == -2 ? 2 : 1;
         goto out;
     }
     VptTuneProvenance prov;
@@ -825,18 +873,8 @@ static int run_gpu(Options *o, VptMpi *m)
         vpt_report_error(prog);
         goto out;
     }
-    char cache_path[1024], gpu_dir[128];
-    vpt_gpu_dirname(prov.gpu_name, gpu_dir, sizeof gpu_dir);
-    if (o->cache) snprintf(cache_path, sizeof cache_path, "%s", o->cache);
-    else snprintf(cache_path, sizeof cache_path, "results/%s/tune/%s.jsonl", gpu_dir, scene->name);
-    char dir[1024];
-    vpt_dirname(cache_path, dir, sizeof dir);
-    if (vpt_mkdirs(dir) == 0) cache = vpt_cache_open(cache_path, &prov, o->fresh ? VPT_CACHE_FRESH : 0);
-    if (!cache) {
-        vpt_report_error(prog);
-        fprintf(stderr, "%s: to start a new cache (the old file is kept): tune %s --fresh\n", prog, words);
-        goto out;
-    }
+    char cache_path[1024];
+    if (!(cache = open_gpu_cache(o, &prov, scene, words, cache_path, sizeof cache_path))) goto out;
     if (g) {
         b.pool = vpt_eval_pool_direct(vpt_gpu_eval_evaluate, g, cache, vpt_gpu_eval_prefetch, g);
         if (!b.pool) {
@@ -879,19 +917,7 @@ static int run_gpu(Options *o, VptMpi *m)
     }
     if (interrupted) printf("interrupted: the cache keeps every evaluation; run the same command to resume\n");
     else if (res.have_winner) print_against_references(b.pool, &res);
-    rc = 0;
-    if (res.have_winner && o->save) {
-        char best[1024];
-        if (vpt_best_path("results", prov.gpu_name, scene->name, best, sizeof best) ||
-            vpt_best_save(best, &prov, &res.winner, o->strategy)) {
-            vpt_report_error(prog);
-            rc = 1;
-        } else {
-            printf("winner saved to %s (render %s --config best -o out.png)\n", best, words);
-        }
-    } else if (!res.have_winner) {
-        printf("no configuration passed: nothing saved\n");
-    }
+    rc = save_winner(o, &prov, scene, &res, words) ? 1 : 0;
     if (finish(o, &res, cache)) {
         vpt_report_error(prog);
         rc = 1;

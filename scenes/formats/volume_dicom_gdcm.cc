@@ -8,7 +8,7 @@
 // orientation, one frame each, at distinct positions along the slice normal
 // spaced evenly (a gap wider than the others is a missing slice: refused,
 // since resampling would hide it). No exception leaves this file.
-#include "scenes/volume_dicom_shim.h"
+#include "scenes/formats/volume_dicom_shim.h"
 
 #include <gdcmDirectory.h>
 #include <gdcmImage.h>

@@ -7,13 +7,13 @@
  * and Imath out of the programs, which must run on GPU machines without
  * them; there only a .vdb volume fails, saying what to install and how to
  * convert the file to .nvdb on a machine that has them. */
-#include "scenes/volume_vdb.h"
+#include "scenes/formats/volume_vdb.h"
 
 #include "base/error.h"
 #include "base/file.h"
 #include "base/plugin.h"
-#include "scenes/volume_format.h"
-#include "scenes/volume_vdb_shim.h"
+#include "scenes/formats/volume_format.h"
+#include "scenes/formats/volume_vdb_shim.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * varies the density inside (up to 1, the cores' densest parts).
  * A voxel no puff reaches (farther than 1.6 radii from every centre) is
  * exactly 0. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include "base/error.h"
 
@@ -34,16 +34,6 @@ typedef struct {
     size_t n, cap;
 } Puffs;
 
-typedef struct {
-    uint32_t state;
-} Rng;
-
-static float rnd(Rng *g)
-{
-    g->state = vpt_hash32(g->state + 0x9E3779B9u);
-    return (float)(g->state >> 8) * (1.0f / 16777216.0f);
-}
-
 static int add(Puffs *P, float x, float y, float z, float r)
 {
     if (P->n == P->cap) {
@@ -58,13 +48,15 @@ static int add(Puffs *P, float x, float y, float z, float r)
 }
 
 /* A tower at (x, z) of height `height` and base radius r0. */
-static int tower(Puffs *P, Rng *g, float x, float z, float height, float r0)
+static int tower(Puffs *P, VptPhantomRng *g, float x, float z, float height, float r0)
 {
     int rc = 0;
     /* the base: a ring of flattened puffs */
     for (int i = 0; i < 7 && !rc; i++) {
-        const float a = 6.2831853f * ((float)i + rnd(g)) / 7.0f, d = r0 * (0.5f + 0.35f * rnd(g));
-        rc = add(P, x + d * cosf(a), BASE_Y + 0.6f * r0 * 0.5f, z + d * sinf(a), r0 * (0.55f + 0.2f * rnd(g)));
+        const float a = 6.2831853f * ((float)i + vpt_phantom_rnd(g)) / 7.0f;
+        const float d = r0 * (0.5f + 0.35f * vpt_phantom_rnd(g));
+        rc = add(P, x + d * cosf(a), BASE_Y + 0.6f * r0 * 0.5f, z + d * sinf(a),
+                 r0 * (0.55f + 0.2f * vpt_phantom_rnd(g)));
     }
     /* the column, narrowing and leaning as it rises */
     float y = BASE_Y + 0.5f * r0, r = r0, cx = x, cz = z;
@@ -72,14 +64,15 @@ static int tower(Puffs *P, Rng *g, float x, float z, float height, float r0)
         rc = add(P, cx, y, cz, r);
         /* cauliflower: smaller puffs on the upper side of each */
         for (int i = 0; i < 4 && !rc; i++) {
-            const float a = 6.2831853f * rnd(g), el = 0.25f + 0.9f * rnd(g), d = r * (0.75f + 0.15f * rnd(g));
+            const float a = 6.2831853f * vpt_phantom_rnd(g), el = 0.25f + 0.9f * vpt_phantom_rnd(g);
+            const float d = r * (0.75f + 0.15f * vpt_phantom_rnd(g));
             rc = add(P, cx + d * cosf(a) * cosf(el), y + d * sinf(el), cz + d * sinf(a) * cosf(el),
-                     r * (0.35f + 0.2f * rnd(g)));
+                     r * (0.35f + 0.2f * vpt_phantom_rnd(g)));
         }
-        y += r * (0.45f + 0.2f * rnd(g));
-        r *= 0.82f + 0.08f * rnd(g);
-        cx += (rnd(g) - 0.4f) * 0.3f * r;
-        cz += (rnd(g) - 0.5f) * 0.3f * r;
+        y += r * (0.45f + 0.2f * vpt_phantom_rnd(g));
+        r *= 0.82f + 0.08f * vpt_phantom_rnd(g);
+        cx += (vpt_phantom_rnd(g) - 0.4f) * 0.3f * r;
+        cz += (vpt_phantom_rnd(g) - 0.5f) * 0.3f * r;
     }
     return rc;
 }
@@ -125,7 +118,7 @@ static void voxel(void *arg, const uint32_t *ids, size_t nids, float x, float y,
 int vpt_phantom_cloud_scaled(VptScene *s, int threads)
 {
     Puffs P = {NULL, 0, 0};
-    Rng g = {0xC10D5EEDu};
+    VptPhantomRng g = {0xC10D5EEDu};
     if (tower(&P, &g, -0.20f, 0.06f, 0.32f, 0.12f) || tower(&P, &g, 0.04f, -0.08f, 0.45f, 0.145f) ||
         tower(&P, &g, 0.26f, 0.10f, 0.26f, 0.105f)) {
         free(P.p);

@@ -10,8 +10,8 @@
  * normalization and smoothstep it is exactly 0 density. A few voxels of
  * metal (3071, the top of a 12-bit scanner's range) fix the maximum, as
  * dental fillings and implants do in real scans. */
-#include "scenes/phantom.h"
-#include "scenes/phantom_shapes.h"
+#include "scenes/phantoms/phantom.h"
+#include "scenes/phantoms/phantom_shapes.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * density of C60 on a 32^3 grid, built from the true atom positions as
  * gaussian blobs plus weaker density along the 90 bonds and a faint halo
  * around the cage, so the box is full of density holes as in the original. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include "base/error.h"
 

@@ -24,6 +24,12 @@
 
 /* A well-mixed 32-bit hash (lowbias32). */
 uint32_t vpt_hash32(uint32_t x);
+/* A seeded stream of numbers in [0, 1) (24 bits each, from vpt_hash32):
+ * where the scalable scenes place their towers of puffs and vessels. */
+typedef struct {
+    uint32_t state;
+} VptPhantomRng;
+float vpt_phantom_rnd(VptPhantomRng *g);
 /* Hash of a lattice point and a seed, mapped to [0, 1). */
 float vpt_hash01(int x, int y, int z, uint32_t seed);
 /* Value noise in [0, 1] with quintic interpolation (C2 between lattice

@@ -13,11 +13,11 @@
  *
  * Nothing here opens a file; mitsuba_scene.c loads what the description
  * names. */
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 
 #include "base/error.h"
-#include "scenes/mitsuba_props.h"
-#include "scenes/mitsuba_tree.h"
+#include "scenes/mitsuba/mitsuba_props.h"
+#include "scenes/mitsuba/mitsuba_tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,6 +226,22 @@ static int do_phase(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
 }
 
 /* A medium volume property `name`: a value, or a <volume> (inline or ref). */
+/* n's "filename" property into buf[size]: -1 with a message naming the
+ * node (`kind` "gridvolume", `node` "the gridvolume") when it is missing,
+ * empty or too long. */
+static int get_filename(VptMitsubaReader *c, VptMitsubaNode *n, const char *kind, const char *node, char *buf,
+                        size_t size)
+{
+    const char *fn;
+    int r = vpt_mitsuba_get_string(c, n, "filename", &fn, NULL);
+    if (r < 0) return -1;
+    if (r > 0) return vpt_fail("%s:%d: %s has no filename", c->file, n->line, node);
+    if (strlen(fn) >= size || !*fn)
+        return vpt_fail("%s:%d: %s filename '%.60s' is empty or too long", c->file, n->line, kind, fn);
+    snprintf(buf, size, "%s", fn);
+    return 0;
+}
+
 static int medium_volume(VptMitsubaReader *c, VptMitsubaNode *med, const char *name, VptMitsubaVolume *v)
 {
     int err = 0;
@@ -254,14 +270,8 @@ static int medium_volume(VptMitsubaReader *c, VptMitsubaNode *med, const char *n
     if (!vpt_mitsuba_type_is(vol, "gridvolume") && !vpt_mitsuba_type_is(vol, "grid"))
         return vpt_mitsuba_unsupported(c, vol, "gridvolume, constvolume");
     v->kind = VPT_MTS_VOLUME_GRID;
-    const char *fn;
-    int r = vpt_mitsuba_get_string(c, vol, "filename", &fn, NULL);
-    if (r < 0) return -1;
-    if (r > 0) return vpt_fail("%s:%d: the gridvolume has no filename", c->file, vol->line);
-    if (strlen(fn) >= sizeof v->filename || !*fn)
-        return vpt_fail("%s:%d: gridvolume filename '%.60s' is empty or too long", c->file, vol->line, fn);
-    snprintf(v->filename, sizeof v->filename, "%s", fn);
-    r = vpt_mitsuba_get_transform(c, vol, "to_world", v->to_world, NULL, NULL);
+    if (get_filename(c, vol, "gridvolume", "the gridvolume", v->filename, sizeof v->filename)) return -1;
+    int r = vpt_mitsuba_get_transform(c, vol, "to_world", v->to_world, NULL, NULL);
     if (r < 0) return -1;
     if (r > 0) vpt_mitsuba_mat_identity(v->to_world);
     v->use_grid_bbox = c->legacy;
@@ -386,13 +396,7 @@ static int do_shape(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
         d->shape = VPT_MTS_SHAPE_CUBE;
     } else if (vpt_mitsuba_type_is(n, "obj")) {
         d->shape = VPT_MTS_SHAPE_OBJ;
-        const char *fn;
-        int r = vpt_mitsuba_get_string(c, n, "filename", &fn, NULL);
-        if (r < 0) return -1;
-        if (r > 0) return vpt_fail("%s:%d: the obj shape has no filename", c->file, n->line);
-        if (strlen(fn) >= sizeof d->shape_filename || !*fn)
-            return vpt_fail("%s:%d: obj filename '%.60s' is empty or too long", c->file, n->line, fn);
-        snprintf(d->shape_filename, sizeof d->shape_filename, "%s", fn);
+        if (get_filename(c, n, "obj", "the obj shape", d->shape_filename, sizeof d->shape_filename)) return -1;
         int b;
         if (vpt_mitsuba_get_bool(c, n, "face_normals", &b) < 0 || vpt_mitsuba_get_bool(c, n, "flip_tex_coords",
                                                                                        &b) < 0) return -1;

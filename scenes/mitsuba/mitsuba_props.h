@@ -14,7 +14,7 @@
 #ifndef VPT_SCENES_MITSUBA_PROPS_H
 #define VPT_SCENES_MITSUBA_PROPS_H
 
-#include "scenes/mitsuba_tree.h"
+#include "scenes/mitsuba/mitsuba_tree.h"
 
 #include <stddef.h>
 

@@ -8,7 +8,7 @@
  * with one channel into a VptVolume, with one or three channels into a
  * VptVolGrid (albedo grids), and write float32 with one or three channels. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"

@@ -12,7 +12,7 @@
 // max_bytes is refused before its tree is read. From memory (the fuzzer)
 // OpenVDB's stream reads every tree at once; the same limits are checked
 // after reading, on the trees themselves.
-#include "scenes/volume_vdb_shim.h"
+#include "scenes/formats/volume_vdb_shim.h"
 
 // NanoVDB's writer compresses with zlib only when this is defined (Debian's
 // headers leave the codecs to the user); BLOSC is not used: the .nvdb parser

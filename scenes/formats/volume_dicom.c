@@ -6,12 +6,12 @@
  * `make install` puts it). Loading it late keeps GDCM's shared libraries out
  * of the programs, which must run on GPU machines without GDCM; there only a
  * DICOM volume fails, saying so. */
-#include "scenes/volume_dicom.h"
+#include "scenes/formats/volume_dicom.h"
 
 #include "base/error.h"
 #include "base/plugin.h"
-#include "scenes/volume_dicom_shim.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_dicom_shim.h"
+#include "scenes/formats/volume_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * Not supported (clear errors): ASCII data (BinaryData = False), more than
  * one channel, LIST and file-pattern data files, vector element types. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -74,38 +74,33 @@ static int parse_bool(const Header *h, int key, int dflt, int *out)
     return 0;
 }
 
-/* Exactly n numbers from key's value (a copy is tokenized). */
-static int parse_numbers(const Header *h, int key, int n, double lo, double hi, double *out)
+/* Exactly n numbers from key's value (a copy is tokenized): integers into
+ * ints when it is given, else numbers in [lo, hi] into reals. */
+static int parse_values(const Header *h, int key, int n, double lo, double hi, double *reals, int64_t *ints)
 {
     char buf[VPTV_LINE_MAX], *tok[16], q[64];
     snprintf(buf, sizeof buf, "%s", h->val[key]);
     int got = vptv_split(buf, tok, 16);
     if (got != n)
-        return vpt_fail("%s: %s = '%s': expected %d numbers", h->name, key_names[key], vptv_quote(h->val[key], q),
-                        n);
-    for (int i = 0; i < n; i++)
-        if (vpt_parse_double(tok[i], lo, hi, key_names[key], &out[i])) {
+        return vpt_fail("%s: %s = '%s': expected %d %s", h->name, key_names[key], vptv_quote(h->val[key], q), n,
+                        ints ? "integers" : "numbers");
+    for (int i = 0; i < n; i++) {
+        int rc = ints ? vpt_parse_i64(tok[i], -((int64_t)1 << 62), (int64_t)1 << 62, key_names[key], &ints[i])
+                      : vpt_parse_double(tok[i], lo, hi, key_names[key], &reals[i]);
+        if (rc) {
             vpt_error_prefix("%s", h->name);
             return -1;
         }
+    }
     return 0;
 }
 
-static int parse_ints(const Header *h, int key, int n, int64_t *out)
+static int parse_numbers(const Header *h, int key, int n, double lo, double hi, double *out)
 {
-    char buf[VPTV_LINE_MAX], *tok[16], q[64];
-    snprintf(buf, sizeof buf, "%s", h->val[key]);
-    int got = vptv_split(buf, tok, 16);
-    if (got != n)
-        return vpt_fail("%s: %s = '%s': expected %d integers", h->name, key_names[key], vptv_quote(h->val[key], q),
-                        n);
-    for (int i = 0; i < n; i++)
-        if (vpt_parse_i64(tok[i], -((int64_t)1 << 62), (int64_t)1 << 62, key_names[key], &out[i])) {
-            vpt_error_prefix("%s", h->name);
-            return -1;
-        }
-    return 0;
+    return parse_values(h, key, n, lo, hi, out, NULL);
 }
+
+static int parse_ints(const Header *h, int key, int n, int64_t *out) { return parse_values(h, key, n, 0, 0, NULL, out); }
 
 /* Reads keys up to and including ElementDataFile; *data_off is the offset
  * just past that line. */
@@ -249,17 +244,8 @@ int vptv_read_metaimage(VptvInput *in, VptVolume *out)
         vptv_input_range(in, data_off, &r);
         snprintf(where, sizeof where, "%s", name);
     } else {
-        if (!strncasecmp(df, "LIST", 4) && (df[4] == '\0' || df[4] == ' ' || df[4] == '\t')) {
-            vpt_fail("%s: ElementDataFile = LIST (one file per slice) is not supported", name);
+        if (vptv_input_named_file(in, "ElementDataFile =", "one file per slice", df, &r, where, sizeof where))
             goto done;
-        }
-        if (strchr(df, '%')) {
-            vpt_fail("%s: ElementDataFile = '%s': file-name patterns are not supported", name, vptv_quote(df, q));
-            goto done;
-        }
-        char path[4096];
-        if (vptv_data_path(name, in->dir, df, path, sizeof path) || vptv_input_data_file(in, path, &r)) goto done;
-        snprintf(where, sizeof where, "%s: data file %s", name, path);
         const uint64_t fs = r.end;
         /* The data is the file after HeaderSize bytes, or with HeaderSize =
          * -1 its last (compressed) data size bytes. */
@@ -307,12 +293,7 @@ int vptv_read_metaimage(VptvInput *in, VptVolume *out)
     const uint64_t avail = vptv_range_left(&r);
     VptvEncoding enc = {0, 0, msb2, 1.0f};
     if (!compressed) {
-        if (avail != sh.nbytes) {
-            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %llu"
-                                       : "%s: wrong size: expected %zu data bytes, file has %llu",
-                     where, sh.nbytes, (unsigned long long)avail);
-            goto done;
-        }
+        if (vptv_check_raw_size(where, avail, sh.nbytes)) goto done;
     } else {
         if (has_csize && csize != avail) {
             vpt_fail("%s: CompressedDataSize = %llu, but the data has %llu bytes", where, (unsigned long long)csize,
@@ -327,12 +308,7 @@ int vptv_read_metaimage(VptvInput *in, VptVolume *out)
             goto done;
         enc.window_bits = 32 + 15;
     }
-    if (vptv_read_voxels(in, where, &r, &sh, t, &enc, out)) goto done;
-    for (int k = 0; k < nd; k++) {
-        out->spacing[k] = (float)sp[k];
-        out->origin[k] = (float)org[k];
-    }
-    rc = 0;
+    rc = vptv_read_voxels_placed(in, where, &r, &sh, t, &enc, sp, org, nd, out);
 done:
     header_free(&h);
     return rc;

@@ -1,6 +1,6 @@
 /* Solids binned into bricks of a grid, so that the scalable scenes' voxels
  * evaluate only the solids that can reach them: see phantom.h. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include "base/error.h"
 #include "base/progress.h"

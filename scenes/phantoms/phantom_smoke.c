@@ -4,7 +4,7 @@
  * and the edges break into thin wisps (what makes its paths so unequal in
  * length, the point of the scene in the thesis). Domain warping bends the
  * column so it does not look like a cone. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include <math.h>
 

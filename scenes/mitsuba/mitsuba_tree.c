@@ -6,10 +6,10 @@
  * `<default>` values are then substituted for `$name` in every attribute.
  * Knows XML, not Mitsuba's plugins: mitsuba_props.c reads the tree as
  * Mitsuba's objects and properties, mitsuba_xml.c maps those to vptune. */
-#include "scenes/mitsuba_tree.h"
+#include "scenes/mitsuba/mitsuba_tree.h"
 
 #include "base/error.h"
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 
 #include <ctype.h>
 #include <expat.h>

@@ -2,7 +2,7 @@
  * (the .vol grids, an .obj box mesh) into a scene, and exporting a scene as
  * a Mitsuba 3 XML file with its .vol grids. The conventions are listed in
  * mitsuba_xml.h. */
-#include "scenes/mitsuba_xml.h"
+#include "scenes/mitsuba/mitsuba_xml.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -483,7 +483,7 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
     xml_comment(fp, s->name);
     fputs("' (", fp);
     xml_comment(fp, s->source);
-    fputs("), exported for Mitsuba 3 (scenes/mitsuba_xml.h lists the conventions).\n"
+    fputs("), exported for Mitsuba 3 (scenes/mitsuba/mitsuba_xml.h lists the conventions).\n"
           "     Render: mitsuba.load_file(this file, spp=..., resx=..., resy=...) with a *_rgb variant. -->\n",
           fp);
     fprintf(fp, "<scene version=\"3.0.0\">\n");

@@ -190,6 +190,13 @@ typedef struct {
  * an error naming `where`. */
 int vptv_read_voxels(VptvInput *in, const char *where, VptvRange *r, const VptvShape *shape, VptScalarType t,
                      const VptvEncoding *enc, VptVolume *out);
+/* Uncompressed data of `avail` bytes must be the shape's nbytes exactly:
+ * -1 with a message naming `where` (truncated, or the wrong size). */
+int vptv_check_raw_size(const char *where, uint64_t avail, size_t nbytes);
+/* vptv_read_voxels, then the spacing and origin of the first nd axes from
+ * a header's sp[] and org[] (the detached-header formats'). */
+int vptv_read_voxels_placed(VptvInput *in, const char *where, VptvRange *r, const VptvShape *shape, VptScalarType t,
+                            const VptvEncoding *enc, const double *sp, const double *org, int nd, VptVolume *out);
 
 /* ---------- the format readers ---------- */
 
@@ -226,6 +233,13 @@ void vptv_set_chunk_bytes(size_t n);
 /* Resolves a data file named in a header: absolute, or relative to dir.
  * dir NULL (in-memory parsing) is an error. */
 int vptv_data_path(const char *name, const char *dir, const char *file, char *out, size_t outsz);
+/* Opens the data file a detached header names (`file`, the value of its
+ * `field`, e.g. "ElementDataFile =") as vptv_input_data_file does, and
+ * sets `where` to "<header>: data file <path>" for the messages about the
+ * data. A LIST of files (`list_what` says what the format means by one)
+ * and file-name patterns (a '%') are refused with a message. */
+int vptv_input_named_file(VptvInput *in, const char *field, const char *list_what, const char *file, VptvRange *r,
+                          char *where, size_t wsize);
 
 /* a + b, saturating at SIZE_MAX. */
 size_t vptv_sat_add(size_t a, size_t b);

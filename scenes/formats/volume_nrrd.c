@@ -13,7 +13,7 @@
  * directions themselves are not applied) or "spacings"; the origin from
  * "space origin". */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -341,17 +341,7 @@ int vptv_read_nrrd(VptvInput *in, VptVolume *out)
     char where[4200];
     const char *df = h.val[F_DATAFILE];
     if (df) {
-        if (!strncasecmp(df, "LIST", 4) && (df[4] == '\0' || df[4] == ' ' || df[4] == '\t')) {
-            vpt_fail("%s: data file LIST (multiple data files) is not supported", name);
-            goto done;
-        }
-        if (strchr(df, '%')) {
-            vpt_fail("%s: data file '%s': file-name patterns are not supported", name, vptv_quote(df, q));
-            goto done;
-        }
-        char path[4096];
-        if (vptv_data_path(name, in->dir, df, path, sizeof path) || vptv_input_data_file(in, path, &r)) goto done;
-        snprintf(where, sizeof where, "%s: data file %s", name, path);
+        if (vptv_input_named_file(in, "data file", "multiple data files", df, &r, where, sizeof where)) goto done;
     } else {
         snprintf(where, sizeof where, "%s", name);
         vptv_input_range(in, data_off, &r);
@@ -376,12 +366,7 @@ int vptv_read_nrrd(VptvInput *in, VptVolume *out)
             if (vptv_range_skip(&r, (uint64_t)byte_skip)) goto done;
         }
         avail = vptv_range_left(&r);
-        if (avail != sh.nbytes) {
-            vpt_fail(avail < sh.nbytes ? "%s: truncated: expected %zu data bytes, file has %llu"
-                                       : "%s: wrong size: expected %zu data bytes, file has %llu",
-                     where, sh.nbytes, (unsigned long long)avail);
-            goto done;
-        }
+        if (vptv_check_raw_size(where, avail, sh.nbytes)) goto done;
     } else {
         if (avail == 0) {
             vpt_fail("%s: truncated: no gzip data", where);
@@ -398,12 +383,7 @@ int vptv_read_nrrd(VptvInput *in, VptVolume *out)
         coding.window_bits = 16 + 15;
         coding.skip = (uint64_t)byte_skip;
     }
-    if (vptv_read_voxels(in, where, &r, &sh, t, &coding, out)) goto done;
-    for (int k = 0; k < nd; k++) {
-        out->spacing[k] = (float)sp[k];
-        out->origin[k] = (float)org[k];
-    }
-    rc = 0;
+    rc = vptv_read_voxels_placed(in, where, &r, &sh, t, &coding, sp, org, nd, out);
 done:
     header_free(&h);
     return rc;

@@ -6,7 +6,7 @@
  * Memory: the float grid, plus two chunks of stored data (CHUNK bytes each)
  * and the reader's buffers: a multi-GB file never has its data held whole,
  * compressed or not. */
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"

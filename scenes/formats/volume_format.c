@@ -2,7 +2,7 @@
  * shape and size checks, conversion to float, zlib/gzip inflation, data
  * files and header text. The formats call these, never volume.c. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -260,6 +260,38 @@ int vptv_data_path(const char *name, const char *dir, const char *file, char *ou
                         vptv_quote(file, q));
     if ((size_t)snprintf(out, outsz, "%s/%s", dir, file) >= outsz)
         return vpt_fail("%s: data file path '%s' is too long", name, vptv_quote(file, q));
+    return 0;
+}
+
+int vptv_check_raw_size(const char *where, uint64_t avail, size_t nbytes)
+{
+    if (avail == nbytes) return 0;
+    return vpt_fail(avail < nbytes ? "%s: truncated: expected %zu data bytes, file has %llu"
+                                   : "%s: wrong size: expected %zu data bytes, file has %llu",
+                    where, nbytes, (unsigned long long)avail);
+}
+
+int vptv_read_voxels_placed(VptvInput *in, const char *where, VptvRange *r, const VptvShape *shape, VptScalarType t,
+                            const VptvEncoding *enc, const double *sp, const double *org, int nd, VptVolume *out)
+{
+    if (vptv_read_voxels(in, where, r, shape, t, enc, out)) return -1;
+    for (int k = 0; k < nd; k++) {
+        out->spacing[k] = (float)sp[k];
+        out->origin[k] = (float)org[k];
+    }
+    return 0;
+}
+
+int vptv_input_named_file(VptvInput *in, const char *field, const char *list_what, const char *file, VptvRange *r,
+                          char *where, size_t wsize)
+{
+    char q[64], path[4096];
+    if (!strncasecmp(file, "LIST", 4) && (file[4] == '\0' || file[4] == ' ' || file[4] == '\t'))
+        return vpt_fail("%s: %s LIST (%s) is not supported", in->name, field, list_what);
+    if (strchr(file, '%'))
+        return vpt_fail("%s: %s '%s': file-name patterns are not supported", in->name, field, vptv_quote(file, q));
+    if (vptv_data_path(in->name, in->dir, file, path, sizeof path) || vptv_input_data_file(in, path, r)) return -1;
+    snprintf(where, wsize, "%s: data file %s", in->name, path);
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* Hash-based value noise for the procedural scenes: deterministic, seeded by
  * constants, no tables. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -14,6 +14,12 @@ uint32_t vpt_hash32(uint32_t x)
     x *= 0x846ca68bU;
     x ^= x >> 16;
     return x;
+}
+
+float vpt_phantom_rnd(VptPhantomRng *g)
+{
+    g->state = vpt_hash32(g->state + 0x9E3779B9u);
+    return (float)(g->state >> 8) * (1.0f / 16777216.0f);
 }
 
 float vpt_hash01(int x, int y, int z, uint32_t seed)

@@ -2,7 +2,7 @@
  * whose outer layer facing the camera carries a printed picture. The thesis'
  * logo and advertisement images are not available, so the pictures are drawn
  * here from shapes and a built-in 5x7 bitmap font. Colours are linear RGB. */
-#include "scenes/phantom.h"
+#include "scenes/phantoms/phantom.h"
 
 #include "base/error.h"
 

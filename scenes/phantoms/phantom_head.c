@@ -19,8 +19,8 @@
  * values (HU, rounded to integers as a scanner stores them) go through the
  * thesis' CT transfer normalized over the scanner's range, -1024 .. 3071,
  * so no pass over the whole grid is needed to find it. */
-#include "scenes/phantom.h"
-#include "scenes/phantom_shapes.h"
+#include "scenes/phantoms/phantom.h"
+#include "scenes/phantoms/phantom_shapes.h"
 
 #include "base/error.h"
 
@@ -228,16 +228,6 @@ static void anatomy(Solids *L)
 #define VESSEL_HU 350.0f
 #define VESSEL_R_MIN 0.0005f /* half a voxel at 1024^3 */
 
-typedef struct {
-    uint32_t state;
-} Rng;
-
-static float rnd(Rng *g)
-{
-    g->state = vpt_hash32(g->state + 0x9E3779B9u);
-    return (float)(g->state >> 8) * (1.0f / 16777216.0f);
-}
-
 /* Inside the brain, a little within the inner table of the skull. */
 static int in_brain(const float p[3])
 {
@@ -253,34 +243,34 @@ static void normalize3(float v[3])
 
 /* One vessel from a along d, as two capsules bent at a jittered middle,
  * then its two children; stops where it would leave the brain. */
-static void branch(Solids *L, Rng *g, const float a[3], const float d[3], float len, float r, int depth)
+static void branch(Solids *L, VptPhantomRng *g, const float a[3], const float d[3], float len, float r, int depth)
 {
     float m[3], b[3];
     for (int k = 0; k < 3; k++) {
-        m[k] = a[k] + 0.5f * len * d[k] + (rnd(g) - 0.5f) * 0.25f * len;
-        b[k] = a[k] + len * d[k] + (rnd(g) - 0.5f) * 0.2f * len;
+        m[k] = a[k] + 0.5f * len * d[k] + (vpt_phantom_rnd(g) - 0.5f) * 0.25f * len;
+        b[k] = a[k] + len * d[k] + (vpt_phantom_rnd(g) - 0.5f) * 0.2f * len;
     }
     if (!in_brain(b)) return;
     tube(L, MAT_VESSEL, a, m, r, VESSEL_HU);
     tube(L, MAT_VESSEL, m, b, 0.93f * r, VESSEL_HU);
     if (depth == 0 || 0.7f * r < VESSEL_R_MIN) return;
     /* a direction across d, then the two children at either side of it */
-    float t[3] = {rnd(g) - 0.5f, rnd(g) - 0.5f, rnd(g) - 0.5f}, u[3], nd[3];
+    float t[3] = {vpt_phantom_rnd(g) - 0.5f, vpt_phantom_rnd(g) - 0.5f, vpt_phantom_rnd(g) - 0.5f}, u[3], nd[3];
     u[0] = d[1] * t[2] - d[2] * t[1];
     u[1] = d[2] * t[0] - d[0] * t[2];
     u[2] = d[0] * t[1] - d[1] * t[0];
     normalize3(u);
     for (int side = -1; side <= 1; side += 2) {
-        const float ang = (0.35f + 0.35f * rnd(g)) * (float)side, c = cosf(ang), s = sinf(ang);
+        const float ang = (0.35f + 0.35f * vpt_phantom_rnd(g)) * (float)side, c = cosf(ang), s = sinf(ang);
         for (int k = 0; k < 3; k++) nd[k] = c * d[k] + s * u[k];
         normalize3(nd);
-        branch(L, g, b, nd, len * (0.78f + 0.1f * rnd(g)), r * (side > 0 ? 0.74f : 0.66f), depth - 1);
+        branch(L, g, b, nd, len * (0.78f + 0.1f * vpt_phantom_rnd(g)), r * (side > 0 ? 0.74f : 0.66f), depth - 1);
     }
 }
 
 static void arteries(Solids *L)
 {
-    Rng g = {0xA27E21E5u};
+    VptPhantomRng g = {0xA27E21E5u};
     for (int side = -1; side <= 1; side += 2) {
         const float sd = (float)side;
         /* the internal carotid's last stretch, from the neck into the skull base */

@@ -19,7 +19,7 @@
  * leaves out read its background); it must share the density's voxel size
  * and translation (one index space), and its values must lie in [0, 1]. */
 #include "scenes/volume.h"
-#include "scenes/volume_format.h"
+#include "scenes/formats/volume_format.h"
 
 #include "base/error.h"
 #include "physics/sparse_grid.h"

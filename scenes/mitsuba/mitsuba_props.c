@@ -6,7 +6,7 @@
  * -- so that, when a plugin is done, any child or attribute left unused is
  * an error naming it and its line. Knows no plugin: mitsuba_xml.c says which
  * plugins and properties vptune takes. */
-#include "scenes/mitsuba_props.h"
+#include "scenes/mitsuba/mitsuba_props.h"
 
 #include "base/error.h"
 
@@ -153,15 +153,27 @@ static int parse_list(VptMitsubaReader *c, int line, const char *what, const cha
 }
 
 /* Property getters: 0 found and set, 1 absent (out untouched), -1 error. */
-int vpt_mitsuba_get_float(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, double *out)
+
+/* obj's property `name` (*p) and its value's text (*v), which must be given
+ * with one of tags[] (NULL-terminated): 0, 1 absent, -1 with the message. */
+static int prop_text(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, const char *const *tags,
+                     VptMitsubaNode **p, const char **v)
 {
     int err = 0;
-    VptMitsubaNode *p = vpt_mitsuba_find_prop(c, obj, name, &err);
+    *p = vpt_mitsuba_find_prop(c, obj, name, &err);
     if (err) return -1;
-    if (!p) return 1;
+    if (!*p) return 1;
+    *v = prop_value(c, *p, name, tags);
+    return *v ? 0 : -1;
+}
+
+int vpt_mitsuba_get_float(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, double *out)
+{
     static const char *const tags[] = {"float", "integer", NULL};
-    const char *v = prop_value(c, p, name, tags);
-    if (!v) return -1;
+    VptMitsubaNode *p;
+    const char *v;
+    int r = prop_text(c, obj, name, tags, &p, &v);
+    if (r) return r;
     char what[96];
     snprintf(what, sizeof what, "property '%s'", name);
     return parse_double(c, p->line, what, v, out) ? -1 : 0;
@@ -169,13 +181,11 @@ int vpt_mitsuba_get_float(VptMitsubaReader *c, VptMitsubaNode *obj, const char *
 
 int vpt_mitsuba_get_int(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, long long *out)
 {
-    int err = 0;
-    VptMitsubaNode *p = vpt_mitsuba_find_prop(c, obj, name, &err);
-    if (err) return -1;
-    if (!p) return 1;
     static const char *const tags[] = {"integer", NULL};
-    const char *v = prop_value(c, p, name, tags);
-    if (!v) return -1;
+    VptMitsubaNode *p;
+    const char *v;
+    int r = prop_text(c, obj, name, tags, &p, &v);
+    if (r) return r;
     char *end;
     errno = 0;
     long long x = strtoll(v, &end, 10);
@@ -188,13 +198,11 @@ int vpt_mitsuba_get_int(VptMitsubaReader *c, VptMitsubaNode *obj, const char *na
 
 int vpt_mitsuba_get_bool(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, int *out)
 {
-    int err = 0;
-    VptMitsubaNode *p = vpt_mitsuba_find_prop(c, obj, name, &err);
-    if (err) return -1;
-    if (!p) return 1;
     static const char *const tags[] = {"boolean", NULL};
-    const char *v = prop_value(c, p, name, tags);
-    if (!v) return -1;
+    VptMitsubaNode *p;
+    const char *v;
+    int r = prop_text(c, obj, name, tags, &p, &v);
+    if (r) return r;
     if (!strcmp(v, "true") || !strcmp(v, "1")) *out = 1;
     else if (!strcmp(v, "false") || !strcmp(v, "0")) *out = 0;
     else return vpt_fail("%s:%d: property '%s': '%.60s' is not true or false", c->file, p->line, name, v);
@@ -203,13 +211,11 @@ int vpt_mitsuba_get_bool(VptMitsubaReader *c, VptMitsubaNode *obj, const char *n
 
 int vpt_mitsuba_get_string(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, const char **out, int *line)
 {
-    int err = 0;
-    VptMitsubaNode *p = vpt_mitsuba_find_prop(c, obj, name, &err);
-    if (err) return -1;
-    if (!p) return 1;
     static const char *const tags[] = {"string", NULL};
-    const char *v = prop_value(c, p, name, tags);
-    if (!v) return -1;
+    VptMitsubaNode *p;
+    const char *v;
+    int r = prop_text(c, obj, name, tags, &p, &v);
+    if (r) return r;
     *out = v;
     if (line) *line = p->line;
     return 0;
