@@ -42,8 +42,8 @@ def seed_rows(path):
 
 
 def spread_text(scene, rows):
-    """The spread as every float shows it: 'manix 7.747--7.753 ms over 5
-    seeds (0.1\\%)'."""
+    """The spread as every float shows it: '<scene> <min>--<max> ms over <n>
+    seeds (<spread>%)'."""
     t = [r["time_ms"] for r in rows]
     return "%s %.3f--%.3f\\,ms over %d seeds (%.1f\\%%)" % (tex(scene), min(t), max(t), len(t),
                                                           100.0 * (max(t) / min(t) - 1.0))

@@ -239,10 +239,10 @@ static long status_kb(const char *key)
 /* Host memory of a transfer-function load (issue 36): a 512x512x320 int16
  * CT (160 MiB of data, a 320 MiB float grid) loads in a child process
  * whose peak resident set (VmHWM, reset through /proc/self/clear_refs first)
- * grows by at most 1.2x the float grid: the scene is that grid, the albedo a
+ * grows by at most 120% of the float grid: the scene is that grid, the albedo a
  * table; what the load holds beside it (the reader's chunks, threads) does
  * not grow with the grid. With a per-voxel RGBA8 albedo it would grow by
- * 2x. */
+ * twice the float grid. */
 TEST_TIMEOUT(albedo_transfer_load_peak_memory_is_its_float_grid, 300)
 {
     const int nx = 512, ny = 512, nz = 320;
