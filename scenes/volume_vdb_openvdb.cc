@@ -106,12 +106,16 @@ bool check_size(const char *name, const std::string &grid, const openvdb::CoordB
 // The chosen grids, converted by NanoVDB, as one NanoVDB file in memory.
 bool convert(const char *name, const Choice &c, nanovdb::io::Codec codec, VptVdbResult *out)
 {
+    // with the full checksum (every node, not only the headers): the .nvdb
+    // parser verifies it, in memory and in an exported file
     std::vector<nanovdb::GridHandle<nanovdb::HostBuffer>> handles;
     handles.push_back(nanovdb::openToNanoVDB<nanovdb::HostBuffer, openvdb::FloatTree>(
-        *openvdb::gridConstPtrCast<openvdb::FloatGrid>(c.density)));
+        *openvdb::gridConstPtrCast<openvdb::FloatGrid>(c.density), nanovdb::StatsMode::Default,
+        nanovdb::ChecksumMode::Full));
     if (c.albedo)
         handles.push_back(nanovdb::openToNanoVDB<nanovdb::HostBuffer, openvdb::Vec3STree>(
-            *openvdb::gridConstPtrCast<openvdb::Vec3SGrid>(c.albedo)));
+            *openvdb::gridConstPtrCast<openvdb::Vec3SGrid>(c.albedo), nanovdb::StatsMode::Default,
+            nanovdb::ChecksumMode::Full));
     // writeGrids seeks past the segment header before writing the grids,
     // which a string stream refuses beyond its end: the header's bytes are
     // put there first, and overwritten.
