@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +67,12 @@ int vpt_isolate_limits(uint64_t input_bytes, VptIsolateLimits *out)
 
 /* ---------- the child ---------- */
 
+/* In a sanitizer build (the fuzz targets), the sanitizer runtime calls back
+ * into libFuzzer when it reports an error, and libFuzzer then records its
+ * current input as a crash: a child the boundary exists to let die must not
+ * do that in the parent's name. Weak: absent (NULL) in other builds. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 static int write_all(int fd, const void *buf, size_t n)
 {
     const unsigned char *p = buf;
@@ -100,13 +107,15 @@ typedef struct {
     uint64_t head_size, body_size;
 } Header;
 
-_Noreturn static void child(int out, int err_fd, const VptIsolateLimits *lim, VptIsolateFn fn, void *ctx,
-                            pid_t parent)
+/* The child's setup: output to the parent's pipe, the limits, default
+ * signal handling; 0, or -1 with the reason in err. */
+static int child_setup(int err_fd, const VptIsolateLimits *lim, pid_t parent, char *err, size_t err_size)
 {
     dup2(err_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(125);
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
     sigset_t all;
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
@@ -115,6 +124,7 @@ _Noreturn static void child(int out, int err_fd, const VptIsolateLimits *lim, Vp
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     const size_t base = vm_data();
+    if (!base) return snprintf(err, err_size, "cannot read /proc/self/status to set the memory limit"), -1;
     struct rlimit data;
     if (getrlimit(RLIMIT_DATA, &data) == 0) {
         rlim_t want = base > (size_t)RLIM_INFINITY - lim->memory ? RLIM_INFINITY : (rlim_t)(base + lim->memory);
@@ -122,29 +132,79 @@ _Noreturn static void child(int out, int err_fd, const VptIsolateLimits *lim, Vp
         else data.rlim_cur = data.rlim_max;
         setrlimit(RLIMIT_DATA, &data);
     }
+    return 0;
+}
+
+/* Sends one reply: the head and body of r, or (status -1) the text err. */
+static int child_send(int out, int status, const VptIsolateReply *r, char *err, size_t err_size)
+{
+    Header h = {REPLY_MAGIC, status ? -1 : 0, 0, 0};
+    if (status) {
+        err[err_size - 1] = '\0';
+        h.body_size = strlen(err);
+        return write_all(out, &h, sizeof h) == 0 && write_all(out, err, h.body_size) == 0 ? 0 : -1;
+    }
+    h.head_size = r->head_size;
+    h.body_size = r->body_size;
+    return write_all(out, &h, sizeof h) == 0 && write_all(out, r->head, r->head_size) == 0 &&
+                   write_all(out, r->body, r->body_size) == 0
+               ? 0
+               : -1;
+}
+
+_Noreturn static void child(int out, int err_fd, const VptIsolateLimits *lim, VptIsolateFn fn, void *ctx,
+                            pid_t parent)
+{
     char err[ERR_MAX];
     err[0] = '\0';
     VptIsolateReply r;
     memset(&r, 0, sizeof r);
-    Header h = {REPLY_MAGIC, 0, 0, 0};
-    if (!base) {
-        snprintf(err, sizeof err, "cannot read /proc/self/status to set the memory limit");
-        h.status = -1;
-    } else if (fn(ctx, &r, err, sizeof err)) {
-        h.status = -1;
+    int status = child_setup(err_fd, lim, parent, err, sizeof err);
+    if (status == 0) status = fn(ctx, &r, err, sizeof err);
+    _exit(child_send(out, status, &r, err, sizeof err) == 0 ? 0 : 124);
+}
+
+#define REQUEST_MAGIC 0x7670747265713031ULL
+
+static int read_full(int fd, void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
     }
-    int ok;
-    if (h.status) {
-        err[sizeof err - 1] = '\0';
-        h.body_size = strlen(err);
-        ok = write_all(out, &h, sizeof h) == 0 && write_all(out, err, h.body_size) == 0;
-    } else {
-        h.head_size = r.head_size;
-        h.body_size = r.body_size;
-        ok = write_all(out, &h, sizeof h) == 0 && write_all(out, r.head, r.head_size) == 0 &&
-             write_all(out, r.body, r.body_size) == 0;
+    return 0;
+}
+
+/* A worker: serves requests from `in` until it closes. */
+_Noreturn static void worker(int in, int out, int err_fd, const VptIsolateLimits *lim, VptIsolateServeFn fn,
+                             pid_t parent)
+{
+    char err[ERR_MAX];
+    err[0] = '\0';
+    VptIsolateReply none;
+    memset(&none, 0, sizeof none);
+    if (child_setup(err_fd, lim, parent, err, sizeof err)) {
+        uint64_t hdr[2];
+        if (read_full(in, hdr, sizeof hdr) == 0) child_send(out, -1, &none, err, sizeof err);
+        _exit(124);
     }
-    _exit(ok ? 0 : 124);
+    for (;;) {
+        uint64_t hdr[2];
+        if (read_full(in, hdr, sizeof hdr)) _exit(0);
+        unsigned char *req = hdr[0] == REQUEST_MAGIC ? malloc(hdr[1] ? hdr[1] : 1) : NULL;
+        if (!req || read_full(in, req, hdr[1])) _exit(124);
+        VptIsolateReply r;
+        memset(&r, 0, sizeof r);
+        err[0] = '\0';
+        const int status = fn(req, hdr[1], &r, err, sizeof err);
+        free(req);
+        if (child_send(out, status, &r, err, sizeof err)) _exit(124);
+        free(r.owned);
+    }
 }
 
 /* ---------- the parent ---------- */
@@ -243,6 +303,117 @@ static int looks_like_memory(const char *s)
            strstr(s, "memory exhausted");
 }
 
+/* Reads the child's reply into rd and its output into rd's tail, until the
+ * reply is complete (worker: the pipes stay open) or both pipes close
+ * (one-shot), the time limit passes (*timed_out) or the reply is refused
+ * (rd->bad). 0 when the reply is complete. */
+static int await_reply(int out_fd, int err_fd, int until_eof, double seconds, Reader *rd, int *timed_out)
+{
+    struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    const double deadline = now() + seconds;
+    char chunk[1 << 16];
+    *timed_out = 0;
+    for (;;) {
+        const int complete = rd->got >= sizeof rd->h && rd->got == sizeof rd->h + rd->h.head_size + rd->h.body_size;
+        if (rd->bad || (complete && !until_eof) || (fds[0].fd < 0 && fds[1].fd < 0)) return complete ? 0 : -1;
+        if (fds[0].fd < 0 && !until_eof) return -1; /* the worker died: its output is read by the caller's wait */
+        const double left = deadline - now();
+        if (left <= 0) return *timed_out = 1, -1;
+        const int ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+        const int n = poll(fds, 2, ms);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return rd->bad = 3, -1;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const ssize_t got = read(fds[i].fd, chunk, sizeof chunk);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) fds[i].fd = -1; /* the caller closes it */
+            else if (i == 1) keep_tail(rd, chunk, (size_t)got);
+            else if (!rd->bad) take(rd, (const unsigned char *)chunk, (size_t)got);
+        }
+    }
+}
+
+/* Drains what a dead child printed (its pipe is at EOF once it is reaped). */
+static void drain_tail(int err_fd, Reader *rd)
+{
+    char chunk[4096];
+    struct pollfd p = {err_fd, POLLIN, 0};
+    while (poll(&p, 1, 0) > 0) {
+        const ssize_t got = read(err_fd, chunk, sizeof chunk);
+        if (got <= 0) break;
+        keep_tail(rd, chunk, (size_t)got);
+    }
+}
+
+/* The outcome as the caller's result: 0, or -1 with the message. st: the
+ * child's wait status (have_status 0: still running, a worker). */
+static int verdict(const char *name, const char *parser, const VptIsolateLimits *lim, Reader *rd, int timed_out,
+                   int have_status, int st)
+{
+    char words[320], mem[32];
+    last_words(rd, words, sizeof words);
+    vpt_memory_text((double)lim->memory, mem);
+    const int complete = rd->got >= sizeof rd->h && rd->got == sizeof rd->h + rd->h.head_size + rd->h.body_size;
+    if (timed_out)
+        return vpt_fail("%s: %s took longer than the parser time limit of %g s (VPT_PARSER_SECONDS) and was stopped; "
+                        "nothing was loaded",
+                        name, parser, lim->seconds);
+    if (rd->bad == 1)
+        return vpt_fail("%s: %s's reply has a head of %llu bytes, not %zu (a mismatched shim?)", name, parser,
+                        (unsigned long long)rd->h.head_size, rd->head_size);
+    if (rd->bad == 2)
+        return vpt_fail("%s: %s's result of %llu bytes is more than the %zu allowed", name, parser,
+                        (unsigned long long)rd->h.body_size, rd->max_body);
+    if (rd->bad == 4)
+        return vpt_fail("%s: out of memory for %s's result of %llu bytes", name, parser,
+                        (unsigned long long)rd->h.body_size);
+    if (rd->bad == 3) return vpt_fail("%s: %s's reply is malformed", name, parser);
+    if (have_status && WIFSIGNALED(st)) {
+        const int sig = WTERMSIG(st);
+        return vpt_fail("%s: %s crashed (signal %d, %s) reading the file, which was not loaded (the parser runs in a "
+                        "process of its own under a memory limit of %s, VPT_PARSER_MEMORY)%s%s",
+                        name, parser, sig, strsignal(sig), mem, *words ? "; it said: " : "", words);
+    }
+    if (complete && rd->h.status) {
+        rd->err[rd->h.body_size] = '\0';
+        if (looks_like_memory(rd->err))
+            return vpt_fail("%s: %s ran out of memory under the parser limit of %s (VPT_PARSER_MEMORY raises it): %s",
+                            name, parser, mem, rd->err);
+        return vpt_fail("%s", rd->err);
+    }
+    if (!complete || (have_status && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)))
+        return vpt_fail("%s: %s exited (status %d) without a complete reply; the file was not loaded%s%s", name,
+                        parser, have_status && WIFEXITED(st) ? WEXITSTATUS(st) : -1, *words ? "; it said: " : "",
+                        words);
+    return 0;
+}
+
+static void reader_init(Reader *rd, void *head, size_t head_size, size_t max_body)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->head = head;
+    rd->head_size = head_size;
+    rd->max_body = max_body;
+}
+
+/* Hands the body to the caller on success, frees it otherwise. */
+static int deliver(int rc, Reader *rd, unsigned char **body, size_t *body_size)
+{
+    if (rc == 0) {
+        *body = rd->body;
+        *body_size = rd->h.body_size;
+    } else {
+        free(rd->body);
+    }
+    return rc;
+}
+
+static void reap(pid_t pid, int *st)
+{
+    while (waitpid(pid, st, 0) < 0 && errno == EINTR) {}
+}
+
 int vpt_isolate_run(const char *name, const char *parser, const VptIsolateLimits *lim, VptIsolateFn fn, void *ctx,
                     void *head, size_t head_size, size_t max_body, unsigned char **body, size_t *body_size)
 {
@@ -275,90 +446,125 @@ int vpt_isolate_run(const char *name, const char *parser, const VptIsolateLimits
         return VPT_SYS_FAIL("fork()");
     }
     Reader rd;
-    memset(&rd, 0, sizeof rd);
-    rd.head = head;
-    rd.head_size = head_size;
-    rd.max_body = max_body;
-    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    const double deadline = now() + lim->seconds;
-    int timed_out = 0, open_fds = 2;
-    char chunk[1 << 16];
-    while (open_fds) {
-        const double left = deadline - now();
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        const int ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
-        const int n = poll(fds, 2, ms);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            rd.bad = 3;
-            break;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            const ssize_t got = read(fds[i].fd, chunk, sizeof chunk);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_fds--;
-            } else if (i == 1) {
-                keep_tail(&rd, chunk, (size_t)got);
-            } else if (!rd.bad && take(&rd, (const unsigned char *)chunk, (size_t)got)) {
-                /* an unacceptable reply: nothing more of it is wanted */
-                kill(pid, SIGKILL);
-            }
-        }
-    }
+    reader_init(&rd, head, head_size, max_body);
+    int timed_out;
+    await_reply(out[0], err[0], 1, lim->seconds, &rd, &timed_out);
     if (timed_out || rd.bad) kill(pid, SIGKILL);
-    for (int i = 0; i < 2; i++)
-        if (fds[i].fd >= 0) close(fds[i].fd);
+    close(out[0]);
+    close(err[0]);
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    char words[320], mem[32];
-    last_words(&rd, words, sizeof words);
-    vpt_memory_text((double)lim->memory, mem);
-    const int complete = rd.got >= sizeof rd.h && rd.got == sizeof rd.h + rd.h.head_size + rd.h.body_size;
-    int rc = -1;
-    if (timed_out) {
-        vpt_fail("%s: %s took longer than the parser time limit of %g s (VPT_PARSER_SECONDS) and was stopped; "
-                 "nothing was loaded",
-                 name, parser, lim->seconds);
-    } else if (rd.bad == 1) {
-        vpt_fail("%s: %s's reply has a head of %llu bytes, not %zu (a mismatched shim?)", name, parser,
-                 (unsigned long long)rd.h.head_size, head_size);
-    } else if (rd.bad == 2) {
-        vpt_fail("%s: %s's result of %llu bytes is more than the %zu allowed", name, parser,
-                 (unsigned long long)rd.h.body_size, max_body);
-    } else if (rd.bad == 4) {
-        vpt_fail("%s: out of memory for %s's result of %llu bytes", name, parser, (unsigned long long)rd.h.body_size);
-    } else if (rd.bad == 3) {
-        vpt_fail("%s: %s's reply is malformed", name, parser);
-    } else if (WIFSIGNALED(st)) {
-        const int sig = WTERMSIG(st);
-        vpt_fail("%s: %s crashed (signal %d, %s) reading the file, which was not loaded (the parser runs in a "
-                 "process of its own under a memory limit of %s, VPT_PARSER_MEMORY)%s%s",
-                 name, parser, sig, strsignal(sig), mem, *words ? "; it said: " : "", words);
-    } else if (complete && rd.h.status) {
-        rd.err[rd.h.body_size] = '\0';
-        if (looks_like_memory(rd.err))
-            vpt_fail("%s: %s ran out of memory under the parser limit of %s (VPT_PARSER_MEMORY raises it): %s", name,
-                     parser, mem, rd.err);
-        else
-            vpt_fail("%s", rd.err);
-    } else if (!complete || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        vpt_fail("%s: %s exited (status %d) without a complete reply; the file was not loaded%s%s", name, parser,
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1, *words ? "; it said: " : "", words);
-    } else {
-        rc = 0;
+    reap(pid, &st);
+    return deliver(verdict(name, parser, lim, &rd, timed_out, 1, st), &rd, body, body_size);
+}
+
+/* ---------- workers ---------- */
+
+struct VptIsolateWorker {
+    pid_t pid;
+    int req, out, err;
+    unsigned served;
+    VptIsolateServeFn fn;
+    VptIsolateLimits lim;
+};
+
+#define WORKER_REQUESTS 1000
+
+void vpt_isolate_worker_stop(VptIsolateWorker **w)
+{
+    if (!*w) return;
+    close((*w)->req); /* the worker ends at the end of its requests */
+    close((*w)->out);
+    kill((*w)->pid, SIGKILL);
+    int st;
+    reap((*w)->pid, &st);
+    close((*w)->err);
+    free(*w);
+    *w = NULL;
+}
+
+static VptIsolateWorker *worker_start(const VptIsolateLimits *lim, VptIsolateServeFn fn)
+{
+    int req[2], out[2], err[2];
+    if (VPT_SYS_TRY(socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, req)) return NULL;
+    if (VPT_SYS_TRY(pipe2, out, O_CLOEXEC)) {
+        close(req[0]), close(req[1]);
+        return NULL;
     }
-    if (rc == 0) {
-        *body = rd.body;
-        *body_size = rd.h.body_size;
-    } else {
-        free(rd.body);
+    if (VPT_SYS_TRY(pipe2, err, O_CLOEXEC)) {
+        close(req[0]), close(req[1]), close(out[0]), close(out[1]);
+        return NULL;
     }
-    return rc;
+    VptIsolateWorker *w = vpt_calloc(1, sizeof *w);
+    if (!w) {
+        close(req[0]), close(req[1]), close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+        return NULL;
+    }
+    fflush(NULL);
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(req[0]), close(out[0]), close(err[0]);
+        worker(req[1], out[1], err[1], lim, fn, parent);
+    }
+    const int fork_errno = errno;
+    close(req[1]), close(out[1]), close(err[1]);
+    if (pid < 0) {
+        close(req[0]), close(out[0]), close(err[0]);
+        free(w);
+        errno = fork_errno;
+        VPT_SYS_FAIL("fork()");
+        return NULL;
+    }
+    w->pid = pid;
+    w->req = req[0];
+    w->out = out[0];
+    w->err = err[0];
+    w->fn = fn;
+    w->lim = *lim;
+    return w;
+}
+
+static int send_all(int fd, const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int vpt_isolate_worker_call(VptIsolateWorker **w, const char *name, const char *parser, const VptIsolateLimits *lim,
+                            VptIsolateServeFn fn, const void *req, size_t req_size, void *head, size_t head_size,
+                            size_t max_body, unsigned char **body, size_t *body_size)
+{
+    *body = NULL;
+    *body_size = 0;
+    if (*w && ((*w)->served >= WORKER_REQUESTS || (*w)->fn != fn || (*w)->lim.memory != lim->memory))
+        vpt_isolate_worker_stop(w);
+    if (!*w && !(*w = worker_start(lim, fn))) return -1;
+    VptIsolateWorker *k = *w;
+    k->served++;
+    Reader rd;
+    reader_init(&rd, head, head_size, max_body);
+    const uint64_t hdr[2] = {REQUEST_MAGIC, req_size};
+    int timed_out = 0, rc = -1;
+    /* a worker that died before reading the request: its end is closed */
+    if (send_all(k->req, hdr, sizeof hdr) == 0 && send_all(k->req, req, req_size) == 0)
+        rc = await_reply(k->out, k->err, 0, lim->seconds, &rd, &timed_out);
+    if (rc == 0 && !rd.bad) return deliver(verdict(name, parser, lim, &rd, 0, 0, 0), &rd, body, body_size);
+    /* the worker is gone or of no further use: its status says why */
+    if (timed_out || rd.bad) kill(k->pid, SIGKILL);
+    close(k->req);
+    close(k->out);
+    int st = 0;
+    reap(k->pid, &st);
+    drain_tail(k->err, &rd);
+    close(k->err);
+    free(k);
+    *w = NULL;
+    return deliver(verdict(name, parser, lim, &rd, timed_out, 1, st), &rd, body, body_size);
 }

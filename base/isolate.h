@@ -43,12 +43,14 @@ typedef struct {
  * series folder: all its files). */
 int vpt_isolate_limits(uint64_t input_bytes, VptIsolateLimits *out);
 
-/* What the child sends back: head[0, head_size) and body[0, body_size). */
+/* What the child sends back: head[0, head_size) and body[0, body_size).
+ * owned: what a worker frees after sending (NULL: nothing). */
 typedef struct {
     const void *head;
     size_t head_size;
     const void *body;
     size_t body_size;
+    void *owned;
 } VptIsolateReply;
 
 /* The child's work: 0 with *reply filled (its pointers into the child's own
@@ -65,5 +67,27 @@ typedef int (*VptIsolateFn)(void *ctx, VptIsolateReply *reply, char *err, size_t
  * exit without a reply, the time limit, or a reply larger than max_body. */
 int vpt_isolate_run(const char *name, const char *parser, const VptIsolateLimits *lim, VptIsolateFn fn, void *ctx,
                     void *head, size_t head_size, size_t max_body, unsigned char **body, size_t *body_size);
+
+/* A worker: one child that serves many requests, for callers that parse
+ * many small inputs (the fuzz targets), where a fork per input would cost
+ * more than the parse. The same limits hold for its whole life: memory
+ * counts from its start, so it is replaced after 1000 requests (what a
+ * parser leaks stays bounded), and after any failure that ends it (a crash,
+ * the time limit, a refused reply), the next call starts a fresh one. The
+ * request crosses as bytes: fn gets a copy of req[0, req_size) and sets
+ * reply->owned to what is to be freed once sent. */
+typedef int (*VptIsolateServeFn)(const void *req, size_t req_size, VptIsolateReply *reply, char *err,
+                                 size_t err_size);
+typedef struct VptIsolateWorker VptIsolateWorker;
+
+/* As vpt_isolate_run, in the worker *w (NULL: none yet; a new one is
+ * started, as after a failure that ended the previous one). Not
+ * thread-safe for one *w. */
+int vpt_isolate_worker_call(VptIsolateWorker **w, const char *name, const char *parser, const VptIsolateLimits *lim,
+                            VptIsolateServeFn fn, const void *req, size_t req_size, void *head, size_t head_size,
+                            size_t max_body, unsigned char **body, size_t *body_size);
+
+/* Ends the worker (if any) and sets *w to NULL. */
+void vpt_isolate_worker_stop(VptIsolateWorker **w);
 
 #endif

@@ -22,6 +22,8 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,20 +69,17 @@ static int claims_folder(const char *path, const VptVolumeLoadOptions *opt)
 }
 
 /* One read through the shim, in the child of the fault boundary: a file or
- * folder at path, or (buf not NULL) a file held in memory. */
+ * folder at path. */
 typedef struct {
     const char *path;
-    const unsigned char *buf;
-    size_t size, max_bytes;
+    size_t max_bytes;
     VptDicomVolume d;
 } Read;
 
 static int read_in_child(void *ctx, VptIsolateReply *reply, char *err, size_t err_size)
 {
     Read *r = ctx;
-    const int rc = r->buf ? shim_read_memory(r->path, r->buf, r->size, r->max_bytes, &r->d)
-                          : shim_read(r->path, r->max_bytes, &r->d);
-    if (rc) {
+    if (shim_read(r->path, r->max_bytes, &r->d)) {
         snprintf(err, err_size, "%s", r->d.error);
         return -1;
     }
@@ -185,12 +184,66 @@ static int load_dicom(const char *path, const VptVolumeLoadOptions *opt, VptVolu
     return read_isolated(&r, input_bytes(path), out);
 }
 
+/* The in-memory parse, for callers of many small files (the fuzz target):
+ * in one worker process (base/isolate.h) rather than a fork per file. The
+ * request: max_bytes (8 bytes), the name's length (8), the name, the file. */
+static int serve_memory(const void *req, size_t n, VptIsolateReply *reply, char *err, size_t err_size)
+{
+    static VptDicomVolume d; /* sent after this returns; the worker is single-threaded */
+    uint64_t max_bytes, name_len;
+    const unsigned char *p = req;
+    if (n < 16) return snprintf(err, err_size, "a DICOM request of %zu bytes", n), -1;
+    memcpy(&max_bytes, p, 8);
+    memcpy(&name_len, p + 8, 8);
+    if (name_len > n - 16 || name_len > 4096) return snprintf(err, err_size, "a DICOM request's name is cut"), -1;
+    char name[4097];
+    memcpy(name, p + 16, name_len);
+    name[name_len] = '\0';
+    if (shim_read_memory(name, p + 16 + name_len, n - 16 - name_len, (size_t)max_bytes, &d)) {
+        snprintf(err, err_size, "%s", d.error);
+        return -1;
+    }
+    reply->head = &d;
+    reply->head_size = sizeof d;
+    reply->body = d.data;
+    reply->owned = d.data;
+    reply->body_size = d.nx > 0 && d.ny > 0 && d.nz > 0 ? (size_t)d.nx * (size_t)d.ny * (size_t)d.nz * sizeof(float) : 0;
+    return 0;
+}
+
+static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
+static VptIsolateWorker *worker;
+
 int vpt_volume_parse_dicom(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
     if (need_shim(name)) return -1;
-    Read r = {.path = name, .buf = buf, .size = size, .max_bytes = vptv_max_bytes(max_bytes)};
-    return read_isolated(&r, size, out);
+    max_bytes = vptv_max_bytes(max_bytes);
+    VptIsolateLimits lim;
+    if (vpt_isolate_limits(size, &lim)) return -1;
+    const size_t name_len = strnlen(name, 4096);
+    if (size > SIZE_MAX - 16 - name_len) return vpt_fail("%s: a file of %zu bytes", name, size);
+    unsigned char *req = vpt_malloc(16 + name_len + size);
+    if (!req) return -1;
+    const uint64_t head[2] = {max_bytes, name_len};
+    memcpy(req, head, 16);
+    memcpy(req + 16, name, name_len);
+    if (size) memcpy(req + 16 + name_len, buf, size);
+    VptDicomVolume d;
+    unsigned char *body;
+    size_t bytes;
+    pthread_mutex_lock(&worker_lock);
+    int rc = vpt_isolate_worker_call(&worker, name, "GDCM", &lim, serve_memory, req, 16 + name_len + size, &d,
+                                     sizeof d, max_bytes, &body, &bytes);
+    pthread_mutex_unlock(&worker_lock);
+    free(req);
+    if (rc) return -1;
+    if (to_volume(name, &d, (float *)body, bytes, max_bytes, out)) {
+        free(body);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    return 0;
 }
 
 const VptVolumeFormat vpt_volume_format_dicom = {"DICOM", "dcm dicom", claims_folder, load_dicom};

@@ -182,3 +182,64 @@ TEST(isolate_limits_from_the_environment)
     unsetenv("VPT_PARSER_MEMORY");
     unsetenv("VPT_PARSER_SECONDS");
 }
+
+/* A worker: requests cross as bytes, many per process; an abort ends it
+ * with the message, and the next call starts a fresh one. */
+static int serve(const void *req, size_t n, VptIsolateReply *reply, char *err, size_t err_size)
+{
+    static int head[4];
+    const unsigned char *p = req;
+    if (n && p[0] == 'A') abort();
+    if (n && p[0] == 'F') return snprintf(err, err_size, "w.bin: refused"), -1;
+    head[0] = (int)getpid();
+    head[1] = (int)n;
+    unsigned char *b = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)(p[i] + 1);
+    reply->head = head;
+    reply->head_size = sizeof head;
+    reply->body = b;
+    reply->body_size = n;
+    reply->owned = b;
+    return 0;
+}
+
+TEST(isolate_worker_serves_many_and_survives_a_crash)
+{
+    VptIsolateLimits lim = {(size_t)256 << 20, 30};
+    VptIsolateWorker *w = NULL;
+    int pid = 0;
+    for (int i = 0; i < 50; i++) {
+        unsigned char req[100], *b;
+        size_t n;
+        int head[4];
+        for (int k = 0; k < 100; k++) req[k] = (unsigned char)(i + k);
+        req[0] = 'x';
+        REQUIRE_MSG(vpt_isolate_worker_call(&w, "w.bin", "TestLib", &lim, serve, req, (size_t)i, head, sizeof head,
+                                            1000, &b, &n) == 0,
+                    "%s", vpt_errmsg());
+        CHECK_EQ_INT(n, i);
+        CHECK_EQ_INT(head[1], i);
+        if (i == 0) pid = head[0];
+        CHECK_EQ_INT(head[0], pid); /* one process served them all */
+        int bad = 0;
+        for (int k = 0; k < i; k++) bad += b[k] != (unsigned char)(req[k] + 1);
+        CHECK_EQ_INT(bad, 0);
+        free(b);
+    }
+    unsigned char *b;
+    size_t n;
+    int head[4];
+    CHECK(vpt_isolate_worker_call(&w, "w.bin", "TestLib", &lim, serve, "F", 1, head, sizeof head, 1000, &b, &n) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "w.bin: refused");
+    CHECK(w != NULL);
+    CHECK(vpt_isolate_worker_call(&w, "w.bin", "TestLib", &lim, serve, "A", 1, head, sizeof head, 1000, &b, &n) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "w.bin: TestLib crashed (signal 6");
+    CHECK(w == NULL);
+    REQUIRE_MSG(vpt_isolate_worker_call(&w, "w.bin", "TestLib", &lim, serve, "xy", 2, head, sizeof head, 1000, &b,
+                                        &n) == 0,
+                "%s", vpt_errmsg());
+    CHECK(head[0] != pid);
+    free(b);
+    vpt_isolate_worker_stop(&w);
+    CHECK(w == NULL);
+}
