@@ -18,6 +18,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     setenv("VPT_DICOM_SHIM", "bin/libvptune-dicom.so", 0);
+    setenv("VPT_PARSER_MEMORY", "1G", 0);
     return 0;
 }
 
