@@ -1,13 +1,16 @@
 /* libFuzzer target: one DICOM file in memory through the GDCM shim
  * (vpt_volume_parse_dicom -> vpt_dicom_read_memory in
  * bin/libvptune-dicom.so; build it first with `make`). GDCM itself is the
- * Debian build, not instrumented: this target has no coverage feedback inside
- * GDCM and checks the shim's glue (its checks, the ordering, the copy out)
- * and the result's properties on what GDCM accepts. Known: GDCM 3.0.21
- * asserts (aborts) on some malformed files within seconds of fuzzing
- * (gdcm::FileMetaInformation::ReadCompat), so `make fuzz` leaves this target
- * out unless FUZZ_TARGETS names it (fuzz/fuzz.mk). $VPT_DICOM_SHIM names
- * the shim; default bin/libvptune-dicom.so (run from the repository root). */
+ * Debian build, not instrumented (no coverage feedback inside it), and runs
+ * behind the fault boundary (base/isolate.h) in a worker process, as every
+ * in-memory DICOM parse does: its assertions (it aborts on some malformed
+ * files) end the worker and come back as an error. The target checks the
+ * boundary, the checks of what crosses it (scenes/volume_dicom.c) and the
+ * result's properties. The parser's memory limit is 1 GiB here, below
+ * libFuzzer's malloc limit (2 GiB), so that a large allocation fails in the
+ * worker before libFuzzer's malloc hook would count it against the input.
+ * $VPT_DICOM_SHIM names the shim; default bin/libvptune-dicom.so (run from
+ * the repository root). */
 #include "fuzz/fuzz_volume_check.h"
 #include "scenes/volume_dicom.h"
 
