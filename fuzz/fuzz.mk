@@ -22,7 +22,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SANS    := address,undefined
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -fno-omit-frame-pointer -pthread \
                 -fno-sanitize-recover=undefined
-FUZZ_CPPFLAGS := -D_GNU_SOURCE -I. -I$(CUDA_HOME)/include
+FUZZ_CPPFLAGS := -D_GNU_SOURCE -DVPT_FUZZ_BUILD -I. -I$(CUDA_HOME)/include
 FUZZ_LDLIBS  := -ljansson -lpng16 -lexpat -lcrypto -lz -lm -lstdc++ -pthread
 
 # The parsers the targets reach (and what those call). Sources of modules

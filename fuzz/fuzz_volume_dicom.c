@@ -22,10 +22,13 @@
 /* A failed allocation returns NULL (operator new throws), as in the
  * programs, instead of a sanitizer report: GDCM then refuses the file, and
  * the worker goes on, rather than dying and being replaced at every length
- * field beyond the limit. Read by the sanitizer runtime at start-up; unused
- * where this file is compiled without one (tests/test_fuzz_regressions.c). */
+ * field beyond the limit. Read by the sanitizer runtime at start-up; only in
+ * the fuzz build (fuzz/fuzz.mk defines VPT_FUZZ_BUILD), not where the unit
+ * tests replay this target (tests/test_fuzz_regressions.c). */
+#ifdef VPT_FUZZ_BUILD
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#endif
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
