@@ -73,18 +73,22 @@ int vpt_isolate_limits(uint64_t input_bytes, VptIsolateLimits *out)
  * do that in the parent's name. Weak: absent (NULL) in other builds. */
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
-static int write_all(int fd, const void *buf, size_t n)
+/* Moves all n bytes: read (way 'r'), write ('w') or send without SIGPIPE
+ * ('s', on the workers' request socket); -1 at an end or an error. */
+static int move_all(int fd, const void *buf, size_t n, char way)
 {
-    const unsigned char *p = buf;
+    unsigned char *p = (unsigned char *)buf;
     while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
+        const ssize_t k = way == 'r' ? read(fd, p, n) : way == 'w' ? write(fd, p, n) : send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
     }
     return 0;
 }
+
+static int write_all(int fd, const void *buf, size_t n) { return move_all(fd, buf, n, 'w'); }
 
 /* The private writable memory this process holds (VmData), what
  * RLIMIT_DATA counts; 0 when /proc cannot tell. */
@@ -166,18 +170,7 @@ _Noreturn static void child(int out, int err_fd, const VptIsolateLimits *lim, Vp
 
 #define REQUEST_MAGIC 0x7670747265713031ULL
 
-static int read_full(int fd, void *buf, size_t n)
-{
-    unsigned char *p = buf;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
+static int read_full(int fd, void *buf, size_t n) { return move_all(fd, buf, n, 'r'); }
 
 /* A worker: serves requests from `in` until it closes. */
 _Noreturn static void worker(int in, int out, int err_fd, const VptIsolateLimits *lim, VptIsolateServeFn fn,
@@ -524,18 +517,7 @@ static VptIsolateWorker *worker_start(const VptIsolateLimits *lim, VptIsolateSer
     return w;
 }
 
-static int send_all(int fd, const void *buf, size_t n)
-{
-    const unsigned char *p = buf;
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
+static int send_all(int fd, const void *buf, size_t n) { return move_all(fd, buf, n, 's'); }
 
 int vpt_isolate_worker_call(VptIsolateWorker **w, const char *name, const char *parser, const VptIsolateLimits *lim,
                             VptIsolateServeFn fn, const void *req, size_t req_size, void *head, size_t head_size,
