@@ -32,7 +32,7 @@ LDFLAGS  += -pthread $(SANFLAGS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/li
 # binaries then need only glibc, NVRTC and (at run time, through dlopen) the
 # CUDA driver, so the ones built here also run on a GPU machine that has no
 # -dev packages.
-LDLIBS   += -Wl,-Bstatic -lpng16 -ljansson -lexpat -lcrypto -lz -lstdc++ -Wl,-Bdynamic -lnvrtc -ldl -lm
+LDLIBS   += -static-libgcc -Wl,-Bstatic -lpng16 -ljansson -lexpat -lcrypto -lz -lstdc++ -Wl,-Bdynamic -lnvrtc -ldl -lm
 
 LIB_SRCS  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 # NanoVDB's checksum code is C++ (header-only, libnanovdb-dev): the one C++
