@@ -28,7 +28,7 @@ CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -MMD -MP -pthread \
             -ffp-contract=off $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
-# libpng, jansson, expat, libcrypto, zlib and libstdc++ are linked statically: the
+# libpng, jansson, expat, libcrypto, zlib, libstdc++ and libgcc are linked statically: the
 # binaries then need only glibc, NVRTC and (at run time, through dlopen) the
 # CUDA driver, so the ones built here also run on a GPU machine that has no
 # -dev packages.
