@@ -31,14 +31,18 @@ CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD)/gen -I$(CUDA_HOME)/include \
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -MMD -MP -pthread \
             -ffp-contract=off $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
-# libpng, jansson, expat, libcrypto and zlib are linked statically: the
+# libpng, jansson, expat, libcrypto, zlib, libstdc++ and libgcc are linked statically: the
 # binaries then need only glibc, NVRTC and (at run time, through dlopen) the
 # CUDA driver, so the ones built here also run on a GPU machine that has no
 # -dev packages.
-LDLIBS   += -Wl,-Bstatic -lpng16 -ljansson -lexpat -lcrypto -lz -Wl,-Bdynamic -lnvrtc -ldl -lm
+LDLIBS   += -static-libgcc -Wl,-Bstatic -lpng16 -ljansson -lexpat -lcrypto -lz -lstdc++ -Wl,-Bdynamic -lnvrtc -ldl -lm
 
 LIB_SRCS  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded.o $(BUILD)/obj/gen/version.o
+# NanoVDB's checksum code is C++ (header-only, libnanovdb-dev): the one C++
+# file of the library (scenes/formats/volume_nanovdb_checksum.h says why).
+LIB_CXX_SRCS := scenes/formats/volume_nanovdb_checksum.cc
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) \
+             $(BUILD)/obj/gen/embedded.o $(BUILD)/obj/gen/version.o
 LIB       := $(BUILD)/libvptune.a
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS     := $(TOOL_SRCS:tools/%.c=$(BIN)/%)
@@ -123,6 +127,10 @@ $(BUILD)/obj/gen/embedded.o: $(BUILD)/gen/embedded.c | $(DEPS_STAMP)
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/scenes/formats/volume_nanovdb_checksum.o: scenes/formats/volume_nanovdb_checksum.cc scenes/formats/volume_nanovdb_checksum.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread -fPIC $(SANFLAGS) -I. -c $< -o $@
 
 # Not instrumented under SANITIZE=1: GDCM itself is not, and the shim only
 # hands plain arrays back.

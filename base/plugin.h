@@ -1,6 +1,6 @@
 /* vptune's own shared libraries that a program loads only when a feature
- * asks for them: the DICOM reader's GDCM shim (scenes/volume_dicom.c), the
- * OpenVDB reader's shim (scenes/volume_vdb.c) and the MPI shim
+ * asks for them: the DICOM reader's GDCM shim (scenes/formats/volume_dicom.c), the
+ * OpenVDB reader's shim (scenes/formats/volume_vdb.c) and the MPI shim
  * (tuner/mpi.c). Loading them late keeps their dependencies (GDCM, OpenVDB,
  * OpenMPI) out of the programs, which must run on GPU machines that have
  * none of them: there, only the feature fails, saying what to install. */

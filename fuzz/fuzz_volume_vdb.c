@@ -1,10 +1,14 @@
 /* libFuzzer target: one .vdb file in memory through the OpenVDB shim
  * (vpt_volume_parse_vdb -> vpt_vdb_read_memory in bin/libvptune-openvdb.so;
  * build it first with `make`), then the .nvdb parser on NanoVDB's
- * conversion. OpenVDB and NanoVDB are Debian's builds, not instrumented: no
- * coverage feedback inside them; the target checks the shim's glue and the
- * result's properties on what OpenVDB accepts. `make fuzz` leaves it out
- * unless FUZZ_TARGETS names it (fuzz/fuzz.mk says why). $VPT_OPENVDB_SHIM
+ * conversion. OpenVDB and NanoVDB are Debian's builds, not instrumented, and
+ * run behind the fault boundary (base/isolate.h) in a child process per
+ * input, under a 1 GiB memory limit (below libFuzzer's 2 GiB malloc limit,
+ * so a large allocation fails in the child before libFuzzer's malloc hook
+ * would count it against the input): OpenVDB's allocations of the lengths a
+ * file states, and what it leaks when a read fails part way, end with the
+ * child. The target checks the boundary, the .nvdb parser on what crosses
+ * it, and the result's properties. $VPT_OPENVDB_SHIM
  * names the shim; default bin/libvptune-openvdb.so (run from the repository
  * root). */
 #include "fuzz/fuzz_volume_check.h"
@@ -17,6 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     setenv("VPT_OPENVDB_SHIM", "bin/libvptune-openvdb.so", 0);
+    setenv("VPT_PARSER_MEMORY", "1G", 0);
     return 0;
 }
 

@@ -38,15 +38,18 @@ static void segment(FILE *fp, const VptSparseGrid *g, uint32_t type, const char 
     memcpy(meta + 36, &cls, 4);
     memcpy(meta + 136, &nsz, 4);
     memcpy(meta + 168, &codec, 2);
+    uLongf n = compressBound(g->size);
+    unsigned char *z = NULL;
+    if (zip && (!(z = malloc(n)) || compress2(z, &n, (const Bytef *)g->data, g->size, 9) != Z_OK)) exit(1);
+    /* the grid's bytes in the file: itself, or the 8-byte count and the block */
+    const uint64_t in_file = zip ? 8 + (uint64_t)n : g->size;
+    memcpy(meta + 8, &in_file, 8);
     fwrite(meta, 1, sizeof meta, fp);
     fwrite(name, 1, nsz, fp);
     if (!zip) {
         fwrite(g->data, 1, g->size, fp);
         return;
     }
-    uLongf n = compressBound(g->size);
-    unsigned char *z = malloc(n);
-    if (!z || compress2(z, &n, (const Bytef *)g->data, g->size, 9) != Z_OK) exit(1);
     const uint64_t n64 = n;
     fwrite(&n64, 8, 1, fp);
     fwrite(z, 1, n, fp);

@@ -9,7 +9,7 @@
  * files, .nvdb and .vdb files alike) is dense on the host, so one small
  * builder over PNanoVDB's layout constants serves every scene and tool; the
  * NanoVDB library itself is used only to read .vdb files
- * (scenes/volume_vdb_openvdb.cc).
+ * (scenes/formats/volume_vdb_openvdb.cc).
  *
  * Checking: PNanoVDB follows the offsets it finds without bounds checks, so
  * vpt_sparse_grid_check validates a whole grid before a byte of it is

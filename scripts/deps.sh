@@ -13,10 +13,10 @@
 # statically into the programs (so the binaries run on GPU machines that have
 # no -dev packages and no package registry); GDCM reads DICOM series, through
 # a shim library loaded only when a DICOM volume is asked for
-# (scenes/volume_dicom.c); g++ compiles that shim. libnanovdb-dev's PNanoVDB.h
+# (scenes/formats/volume_dicom.c); g++ compiles that shim. libnanovdb-dev's PNanoVDB.h
 # (a header only) is compiled into the programs and embedded into the kernel
 # source (physics/vpt_sparse.h); libopenvdb-dev reads .vdb files, through a
-# shim of its own like GDCM's (scenes/volume_vdb.c); libboost-dev because
+# shim of its own like GDCM's (scenes/formats/volume_vdb.c); libboost-dev because
 # libopenvdb-dev's headers include Boost's (boost/numeric/conversion) without
 # Debian's package depending on it. VPT_DEPS_MPI=1 (what `make MPI=1` sets)
 # adds OpenMPI, for the MPI shim (tuner/mpi_shim.h) and mpirun: optional,

@@ -149,3 +149,188 @@ TEST(dicom_shim_found_where_make_install_puts_it)
     CHECK_MSG(rc == 0, "%s", out);
     CHECK_STR_CONTAINS(out, "grid 4x3x5");
 }
+
+/* ---------- hostile files: GDCM behind the fault boundary ---------- */
+
+/* A fixture slice's bytes (one 4x3 CT slice of the series, 768 bytes). */
+static unsigned char *slice_bytes(size_t *size)
+{
+    char *data;
+    REQUIRE(vpt_read_file(FIX "/series/IM1", 1 << 20, &data, size) == 0);
+    return (unsigned char *)data;
+}
+
+static void write_bytes(const char *path, const void *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f);
+    REQUIRE(fwrite(b, 1, n, f) == n);
+    REQUIRE(fclose(f) == 0);
+}
+
+/* The offset of a value in the fixture (the first occurrence of `text`). */
+static size_t find(const unsigned char *b, size_t n, const void *text, size_t len)
+{
+    for (size_t i = 0; i + len <= n; i++)
+        if (!memcmp(b + i, text, len)) return i;
+    REQUIRE_MSG(0, "'%.*s' not in the fixture", (int)len, (const char *)text);
+    return 0;
+}
+
+static int same_volume(const VptVolume *a, const VptVolume *b)
+{
+    if (a->nx != b->nx || a->ny != b->ny || a->nz != b->nz || a->stored != b->stored) return 0;
+    for (int k = 0; k < 3; k++)
+        if (a->spacing[k] != b->spacing[k] || a->origin[k] != b->origin[k]) return 0;
+    return !memcmp(a->data, b->data, (size_t)a->nx * a->ny * a->nz * sizeof(float));
+}
+
+/* Loads path expecting a refusal that names it and says `says`. */
+static void refused(const char *path, const char *says)
+{
+    VptVolume v;
+    CHECK_MSG(vpt_volume_load(path, NULL, &v) == -1, "%s was loaded", path);
+    CHECK_MSG(strstr(vpt_errmsg(), path), "'%s' should name %s", vpt_errmsg(), path);
+    CHECK_MSG(strstr(vpt_errmsg(), says), "%s: '%s' should say '%s'", path, vpt_errmsg(), says);
+    CHECK(v.data == NULL);
+}
+
+/* The file that made GDCM assert (128 zero bytes and "DICM"), then a good
+ * one in the same process: the caller survives and still loads. */
+TEST(dicom_gdcm_assertion_is_an_error_and_the_process_goes_on)
+{
+    need_shim();
+    char path[600];
+    snprintf(path, sizeof path, "%s/zeros.dcm", vpt_test_tmpdir());
+    unsigned char b[132] = {0};
+    memcpy(b + 128, "DICM", 4);
+    write_bytes(path, b, sizeof b);
+    VptVolume v;
+    CHECK(vpt_volume_load(path, NULL, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), path);
+    vpt_test_log("%s", vpt_errmsg());
+    CHECK(vpt_volume_parse_dicom("zeros.dcm", b, sizeof b, 0, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "zeros.dcm");
+    REQUIRE_MSG(vpt_volume_load(FIX "/multiframe.dcm", NULL, &v) == 0, "%s", vpt_errmsg());
+    check_fixture_volume(&v, "multiframe.dcm after a crash of GDCM");
+    vpt_volume_free(&v);
+}
+
+/* Every truncation of a valid slice, from disk and from memory: each either
+ * loads a volume identical to the whole file's or fails with a message
+ * naming the file; none aborts, none loads different data. The whole file
+ * loads (so the test can fail both ways). */
+TEST_TIMEOUT(dicom_every_truncation_fails_cleanly_or_loads_the_same, 300)
+{
+    need_shim();
+    size_t n;
+    unsigned char *b = slice_bytes(&n);
+    VptVolume whole;
+    REQUIRE_MSG(vpt_volume_parse_dicom("whole.dcm", b, n, 0, &whole) == 0, "%s", vpt_errmsg());
+    char path[600];
+    snprintf(path, sizeof path, "%s/cut.dcm", vpt_test_tmpdir());
+    int loaded = 0, refusals = 0, unnamed = 0, different = 0, crashes = 0;
+    for (size_t cut = 0; cut < n; cut++) {
+        write_bytes(path, b, cut);
+        for (int mem = 0; mem < 2; mem++) {
+            VptVolume v;
+            const int rc = mem ? vpt_volume_parse_dicom("cut.dcm", b, cut, 0, &v) : vpt_volume_load(path, NULL, &v);
+            if (rc == 0) {
+                loaded++;
+                if (!same_volume(&v, &whole)) {
+                    different++;
+                    vpt_test_log("cut at %zu (%s) loaded a different volume", cut, mem ? "memory" : "file");
+                }
+                vpt_volume_free(&v);
+                continue;
+            }
+            refusals++;
+            unnamed += !strstr(vpt_errmsg(), mem ? "cut.dcm" : path);
+            crashes += strstr(vpt_errmsg(), "crashed") != NULL;
+        }
+    }
+    vpt_test_log("%zu cuts, twice: %d loaded, %d refused (%d of them GDCM crashes, contained)", n, loaded, refusals,
+                 crashes);
+    CHECK_EQ_INT(different, 0);
+    CHECK_EQ_INT(unnamed, 0);
+    CHECK_EQ_INT(loaded + refusals, 2 * (int)n);
+    /* the pixel data is last: no proper prefix holds the whole slice */
+    CHECK_EQ_INT(loaded, 0);
+    vpt_volume_free(&whole);
+    free(b);
+}
+
+/* Pixel data shorter than rows x columns x bits says (with a length field
+ * that agrees, and with one that does not), and a length field of
+ * 0xFFFFFFF0 in a small file: refused before GDCM allocates it. */
+TEST(dicom_pixel_data_length_is_checked)
+{
+    need_shim();
+    size_t n;
+    unsigned char *b = slice_bytes(&n);
+    const unsigned char tag[] = {0xe0, 0x7f, 0x10, 0x00, 'O', 'W', 0, 0};
+    const size_t at = find(b, n, tag, sizeof tag), len_at = at + 8;
+    REQUIRE(n == len_at + 4 + 24); /* 4 x 3 values of 2 bytes, last in the file */
+    char path[600];
+    snprintf(path, sizeof path, "%s/short.dcm", vpt_test_tmpdir());
+    /* 12 of the 24 bytes, the length field saying 12 */
+    b[len_at] = 12;
+    write_bytes(path, b, n - 12);
+    refused(path, "the pixel data holds 12 bytes, but rows x columns x frames x bits allocated (3 x 4 x 1 x 16 bits) need 24");
+    /* the length field saying 24, the file holding 12 */
+    b[len_at] = 24;
+    write_bytes(path, b, n - 12);
+    refused(path, "the pixel data's length field says 24 bytes, but only 12 bytes follow it");
+    /* 0xFFFFFFF0 */
+    snprintf(path, sizeof path, "%s/huge.dcm", vpt_test_tmpdir());
+    const unsigned char huge[4] = {0xf0, 0xff, 0xff, 0xff};
+    memcpy(b + len_at, huge, 4);
+    write_bytes(path, b, n);
+    refused(path, "the pixel data's length field says 4294967280 bytes, but only 24 bytes follow it");
+    free(b);
+}
+
+/* PixelSpacing 0\0 and nan\nan (GDCM reads both as 1), a non-finite
+ * ImagePositionPatient (GDCM reads it as 0): refused with the value named,
+ * alone and in a series (where a 0 made it look like a duplicate slice). */
+TEST(dicom_spacing_and_position_are_checked)
+{
+    need_shim();
+    size_t n;
+    unsigned char *b = slice_bytes(&n);
+    const size_t ps = find(b, n, "0.5\\0.75", 8);
+    const char *tmp = vpt_test_tmpdir();
+    char path[600];
+    const struct {
+        const char *value, *says;
+    } spacing[] = {{"0\\0     ", "PixelSpacing (0028,0030) is '0\\0': expected 2 finite positive numbers"},
+                   {"nan\\nan ", "PixelSpacing (0028,0030) is 'nan\\nan': expected 2 finite positive numbers"},
+                   {"1\\-0.75 ", "PixelSpacing (0028,0030) is '1\\-0.75'"},
+                   {"1e999\\1 ", "PixelSpacing (0028,0030) is '1e999\\1'"}};
+    for (size_t i = 0; i < sizeof spacing / sizeof spacing[0]; i++) {
+        unsigned char *c = malloc(n);
+        memcpy(c, b, n);
+        memcpy(c + ps, spacing[i].value, 8);
+        snprintf(path, sizeof path, "%s/spacing%zu.dcm", tmp, i);
+        write_bytes(path, c, n);
+        refused(path, spacing[i].says);
+        free(c);
+    }
+    /* IM1 is slice 0 at z = 10: "-1.0\-2.0\10.0" */
+    const size_t ipp = find(b, n, "-1.0\\-2.0\\10.0", 14);
+    memcpy(b + ipp, "-1.0\\-2.0\\nan ", 14);
+    snprintf(path, sizeof path, "%s/position.dcm", tmp);
+    write_bytes(path, b, n);
+    refused(path, "ImagePositionPatient (0020,0032) is '-1.0\\-2.0\\nan': expected 3 finite numbers");
+    /* the same slice in a copy of the series */
+    char dir[600], cmd[1400], im1[700];
+    snprintf(dir, sizeof dir, "%s/series", tmp);
+    snprintf(cmd, sizeof cmd, "cp -r " FIX "/series %s", dir);
+    REQUIRE(system(cmd) == 0);
+    snprintf(im1, sizeof im1, "%s/IM1", dir);
+    write_bytes(im1, b, n);
+    VptVolume v;
+    CHECK(vpt_volume_load(dir, NULL, &v) == -1);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "IM1: ImagePositionPatient (0020,0032) is '-1.0\\-2.0\\nan'");
+    free(b);
+}

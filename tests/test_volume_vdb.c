@@ -13,6 +13,7 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/plugin.h"
 #include "reference/cpu_render.h"
 #include "scenes/scene.h"
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FIX "tests/fixtures/vdb"
@@ -326,4 +328,92 @@ TEST(plugin_load_checks_the_version_and_the_functions)
                          .symbols = {NULL}};
     CHECK(vpt_plugin_load(&nowhere) == -1);
     CHECK_STR_CONTAINS(nowhere.error, "libvptune-no-such-shim.so is not beside the program nor in ../lib/vptune");
+}
+
+/* ---------- hostile files: OpenVDB behind the fault boundary ---------- */
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* The 129-byte bomb: cloud.vdb's 57-byte header (magic, versions, UUID), a
+ * file metadata map of one entry whose name length is 0xFFFFFFFF, zeros.
+ * OpenVDB allocates the stated length before reading it: under the 2 GiB
+ * parser limit that fails at once. Refused within 2 s, from a file and from
+ * memory, naming the file and the limit; the process then loads a good
+ * file. */
+TEST(vdb_length_bomb_is_refused_under_the_memory_limit)
+{
+    need_shim();
+    char *good;
+    size_t n;
+    REQUIRE(vpt_read_file(FIX "/cloud.vdb", 1 << 20, &good, &n) == 0);
+    unsigned char bomb[129] = {0};
+    memcpy(bomb, good, 57);
+    const uint32_t one = 1, huge = 0xFFFFFFFFu;
+    memcpy(bomb + 57, &one, 4);
+    memcpy(bomb + 61, &huge, 4);
+    char path[600];
+    snprintf(path, sizeof path, "%s/bomb.vdb", vpt_test_tmpdir());
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f && fwrite(bomb, 1, sizeof bomb, f) == sizeof bomb && fclose(f) == 0);
+    setenv("VPT_PARSER_MEMORY", "2G", 1);
+    for (int mem = 0; mem < 2; mem++) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        VptVolume v;
+        const int rc = mem ? vpt_volume_parse_vdb("bomb.vdb", bomb, sizeof bomb, 0, &v) : vpt_volume_load(path, NULL, &v);
+        const double s = seconds_since(&t0);
+        CHECK(rc == -1);
+        CHECK_STR_CONTAINS(vpt_errmsg(), mem ? "bomb.vdb" : path);
+        CHECK_STR_CONTAINS(vpt_errmsg(), "2.00 GiB");
+        CHECK_STR_CONTAINS(vpt_errmsg(), "VPT_PARSER_MEMORY");
+        CHECK_MSG(s < 2.0, "refused after %.2f s", s);
+        vpt_test_log("%s in %.2f s: %s", mem ? "memory" : "file", s, vpt_errmsg());
+    }
+    unsetenv("VPT_PARSER_MEMORY");
+    free(good);
+    check_cloud(FIX "/cloud.vdb");
+}
+
+/* cloud.vdb's first 300 bytes, then random bytes (12 seeds): under the
+ * 2 GiB parser limit each is refused, naming the file, within 15 s (a few
+ * seconds alone: zero-filling what OpenVDB allocates, under the limit), or
+ * loads a sane grid. */
+TEST_TIMEOUT(vdb_valid_head_random_tail_is_bounded, 300)
+{
+    need_shim();
+    char *good;
+    size_t n;
+    REQUIRE(vpt_read_file(FIX "/cloud.vdb", 1 << 20, &good, &n) == 0);
+    const size_t size = 4096;
+    unsigned char *b = malloc(size);
+    memcpy(b, good, 300);
+    setenv("VPT_PARSER_MEMORY", "2G", 1);
+    double worst = 0;
+    for (unsigned seed = 1; seed <= 12; seed++) {
+        unsigned r = seed;
+        for (size_t i = 300; i < size; i++) b[i] = (unsigned char)(rand_r(&r) >> 7);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        VptVolume v;
+        const int rc = vpt_volume_parse_vdb("tail.vdb", b, size, 0, &v);
+        const double s = seconds_since(&t0);
+        worst = s > worst ? s : worst;
+        if (rc == 0) {
+            CHECK(v.nx >= 1 && v.ny >= 1 && v.nz >= 1);
+            vpt_volume_free(&v);
+        } else {
+            CHECK_STR_CONTAINS(vpt_errmsg(), "tail.vdb");
+        }
+        CHECK_MSG(s < 15.0, "seed %u took %.2f s", seed, s);
+        vpt_test_log("seed %u: %.2f s: %s", seed, s, rc ? vpt_errmsg() : "loaded");
+    }
+    vpt_test_log("slowest: %.2f s", worst);
+    unsetenv("VPT_PARSER_MEMORY");
+    free(b);
+    free(good);
 }

@@ -2,7 +2,7 @@
  *
  *   tune --scene manix                         defaults: see DEFAULT_* below
  *   tune --scene smoke --strategy genetic --budget 300evals --seed 7
- *   tune --scene-file scene.xml                 a Mitsuba scene (scenes/mitsuba_xml.h)
+ *   tune --scene-file scene.xml                 a Mitsuba scene (scenes/mitsuba/mitsuba_xml.h)
  *   tune --replay tests/fixtures/tuner/manix_exhaustive.jsonl --strategy local
  *
  * On a GPU, every evaluation is compiled (cached, in background threads),

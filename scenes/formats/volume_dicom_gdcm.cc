@@ -1,5 +1,5 @@
 // The GDCM shim: DICOM files and series to a float grid, through Debian's
-// GDCM (libgdcm-dev). Contract: scenes/volume_dicom_shim.h. GDCM does the
+// GDCM (libgdcm-dev). Contract: scenes/formats/volume_dicom_shim.h. GDCM does the
 // parsing and decoding (transfer syntaxes, compressed pixel data); this file
 // only checks that the files form one volume and orders them.
 //
@@ -13,6 +13,7 @@
 #include <gdcmDirectory.h>
 #include <gdcmImage.h>
 #include <gdcmImageReader.h>
+#include <gdcmReader.h>
 #include <gdcmPixelFormat.h>
 #include <gdcmStringFilter.h>
 #include <gdcmSystem.h>
@@ -24,10 +25,13 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <exception>
+#include <set>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace {
@@ -61,21 +65,104 @@ std::string trim(std::string s)
     return s;
 }
 
-// The numbers of a decimal-string tag ("0.5\\0.75"); empty when absent.
-std::vector<double> numbers(const gdcm::StringFilter &sf, const gdcm::File &f, uint16_t group, uint16_t elem)
+// The numbers of a decimal-string tag ("0.5\\0.75"); empty when absent or
+// when a part is not a number (blanks around a part are allowed; "nan" and
+// "inf" parse, for the caller to refuse with the text). *text: the value.
+std::vector<double> numbers(const gdcm::StringFilter &sf, const gdcm::File &f, uint16_t group, uint16_t elem,
+                            std::string *text = nullptr)
 {
     std::vector<double> v;
     if (!f.GetDataSet().FindDataElement(gdcm::Tag(group, elem))) return v;
-    std::string text = sf.ToString(gdcm::Tag(group, elem));
-    std::istringstream is(text);
+    std::string t = trim(sf.ToString(gdcm::Tag(group, elem)));
+    if (text) *text = t;
+    std::istringstream is(t);
     std::string part;
     while (std::getline(is, part, '\\')) {
         char *end;
         double x = std::strtod(part.c_str(), &end);
-        if (end == part.c_str()) return std::vector<double>();
+        while (*end == ' ') end++;
+        if (end == part.c_str() || *end) return std::vector<double>();
         v.push_back(x);
     }
     return v;
+}
+
+// A geometry tag, when present, must hold `count` finite numbers (positive
+// ones when `positive`): GDCM reads a "nan" as 0 and a zero spacing as 1,
+// which would place or size the volume silently wrong.
+bool check_geometry(const std::string &name, const gdcm::StringFilter &sf, const gdcm::File &f, uint16_t group,
+                    uint16_t elem, const char *tag, size_t count, bool positive, VptDicomVolume *out)
+{
+    if (!f.GetDataSet().FindDataElement(gdcm::Tag(group, elem))) return true;
+    std::string text;
+    std::vector<double> v = numbers(sf, f, group, elem, &text);
+    bool ok = v.size() == count;
+    for (double x : v) ok = ok && std::isfinite(x) && (!positive || x > 0);
+    if (ok) return true;
+    std::string shown;
+    for (char c : text.substr(0, 80)) shown += std::isprint((unsigned char)c) ? c : '?';
+    set_error(out, "%s: %s (%04x,%04x) is '%s': expected %zu finite%s numbers", name.c_str(), tag, group, elem,
+              shown.c_str(), count, positive ? " positive" : "");
+    return false;
+}
+
+// Bytes [pos, pos + n) of the file (or of the stream), false past its end.
+bool read_at(const std::string &name, std::istream *stream, uint64_t pos, char *buf, size_t n)
+{
+    if (stream) {
+        stream->clear();
+        stream->seekg((std::streamoff)pos);
+        bool ok = (bool)stream->read(buf, (std::streamsize)n);
+        stream->clear();
+        stream->seekg(0);
+        return ok;
+    }
+    FILE *f = std::fopen(name.c_str(), "rb");
+    if (!f) return false;
+    bool ok = fseeko(f, (off_t)pos, SEEK_SET) == 0 && std::fread(buf, 1, n, f) == n;
+    std::fclose(f);
+    return ok;
+}
+
+// Before GDCM reads the pixel data: the length its element states must fit
+// in the bytes that follow it (GDCM allocates the stated length first, and
+// reads a truncated value without complaint). GDCM reads the header up to
+// the pixel data element's own header (skipping its value: the stream then
+// stands at the value), then the element's 8 or 12 header bytes are read
+// here. *stated: the length (0xFFFFFFFF: encapsulated, left to the decoder).
+bool check_pixel_extent(const std::string &name, std::istream *stream, uint64_t total, uint32_t *stated,
+                        VptDicomVolume *out)
+{
+    *stated = 0xFFFFFFFFu;
+    gdcm::Reader r;
+    if (stream) r.SetStream(*stream);
+    else r.SetFileName(name.c_str());
+    const gdcm::Tag pixel_data(0x7fe0, 0x0010);
+    const bool read = r.ReadUpToTag(pixel_data, std::set<gdcm::Tag>{pixel_data});
+    const uint64_t pos = r.GetStreamCurrentPosition();
+    if (stream) stream->clear(), stream->seekg(0);
+    if (!read) {
+        set_error(out, "%s: not a DICOM image that GDCM can read (its header ends early or is corrupt)", name.c_str());
+        return false;
+    }
+    const gdcm::TransferSyntax &ts = r.GetFile().GetHeader().GetDataSetTransferSyntax();
+    const bool big = ts.GetSwapCode() == gdcm::SwapCode::BigEndian;
+    const size_t hdr = ts.IsExplicit() ? 12 : 8;
+    unsigned char h[12];
+    const unsigned char tag_le[4] = {0xe0, 0x7f, 0x10, 0x00}, tag_be[4] = {0x7f, 0xe0, 0x00, 0x10};
+    if (pos < hdr || pos > total || !read_at(name, stream, pos - hdr, (char *)h, hdr) ||
+        std::memcmp(h, big ? tag_be : tag_le, 4) != 0)
+        return true; /* no pixel data element: GDCM's image reader refuses the file */
+    const unsigned char *l = h + hdr - 4;
+    *stated = big ? (uint32_t)l[0] << 24 | (uint32_t)l[1] << 16 | (uint32_t)l[2] << 8 | l[3]
+                  : (uint32_t)l[3] << 24 | (uint32_t)l[2] << 16 | (uint32_t)l[1] << 8 | l[0];
+    if (*stated != 0xFFFFFFFFu && *stated > total - pos) {
+        set_error(out, "%s: the pixel data's length field says %u bytes, but only %llu bytes follow it in the file "
+                       "(truncated or corrupt)",
+                  name.c_str(), *stated, (unsigned long long)(total - pos));
+        return false;
+    }
+    return true;
 }
 
 template <typename T> void convert(const char *src, size_t n, double slope, double icpt, float *dst)
@@ -117,9 +204,20 @@ bool has_part10_magic(const std::string &name, std::istream *stream, VptDicomVol
 }
 
 // Reads one file (from disk, or from `stream` when not NULL) into *s.
-bool read_slice(const std::string &name, std::istream *stream, size_t max_bytes, Slice *s, VptDicomVolume *out)
+bool read_slice(const std::string &name, std::istream *stream, uint64_t total, size_t max_bytes, Slice *s,
+                VptDicomVolume *out)
 {
     if (!has_part10_magic(name, stream, out)) return false;
+    if (!stream) {
+        struct stat st;
+        if (stat(name.c_str(), &st) != 0) {
+            set_error(out, "cannot open '%s': %s", name.c_str(), std::strerror(errno));
+            return false;
+        }
+        total = (uint64_t)st.st_size;
+    }
+    uint32_t stated;
+    if (!check_pixel_extent(name, stream, total, &stated, out)) return false;
     gdcm::ImageReader r;
     if (stream) r.SetStream(*stream);
     else r.SetFileName(name.c_str());
@@ -132,6 +230,12 @@ bool read_slice(const std::string &name, std::istream *stream, size_t max_bytes,
     gdcm::StringFilter sf;
     sf.SetFile(r.GetFile());
     s->series = trim(sf.ToString(gdcm::Tag(0x0020, 0x000e)));
+    const gdcm::File &file = r.GetFile();
+    if (!check_geometry(name, sf, file, 0x0028, 0x0030, "PixelSpacing", 2, true, out) ||
+        !check_geometry(name, sf, file, 0x0020, 0x0032, "ImagePositionPatient", 3, false, out) ||
+        !check_geometry(name, sf, file, 0x0020, 0x0037, "ImageOrientationPatient", 6, false, out) ||
+        !check_geometry(name, sf, file, 0x0018, 0x0088, "SpacingBetweenSlices", 1, false, out))
+        return false;
     unsigned nd = img.GetNumberOfDimensions();
     const unsigned *d = img.GetDimensions();
     for (unsigned k = 0; k < 3; k++) s->dims[k] = k < nd ? d[k] : 1;
@@ -151,6 +255,11 @@ bool read_slice(const std::string &name, std::istream *stream, size_t max_bytes,
                             ipp = numbers(sf, f, 0x0020, 0x0032);
         if (ps.size() == 2) s->spacing[0] = ps[1], s->spacing[1] = ps[0];
         if (sbs.size() == 1) s->spacing[2] = std::fabs(sbs[0]);
+        if (!(s->spacing[2] > 0)) {
+            set_error(out, "%s: %u frames %g mm apart (SpacingBetweenSlices): not a positive distance", name.c_str(),
+                      s->dims[2], s->spacing[2]);
+            return false;
+        }
         if (ipp.size() == 3) std::copy(ipp.begin(), ipp.end(), s->origin);
     }
     s->slope = img.GetSlope();
@@ -176,6 +285,14 @@ bool read_slice(const std::string &name, std::istream *stream, size_t max_bytes,
     size_t bytes = s->pf.GetPixelSize();
     if (bytes == 0 || len != count * bytes) {
         set_error(out, "%s: pixel data of %zu bytes for %llu voxels of %zu bytes", name.c_str(), len, count, bytes);
+        return false;
+    }
+    // Native (not encapsulated) pixel data holds exactly rows x columns x
+    // frames x bits allocated / 8 bytes, padded to an even length.
+    if (stated != 0xFFFFFFFFu && stated != len && stated != len + (len & 1)) {
+        set_error(out, "%s: the pixel data holds %u bytes, but rows x columns x frames x bits allocated (%u x %u x %u x "
+                       "%u bits) need %zu",
+                  name.c_str(), stated, s->dims[1], s->dims[0], s->dims[2], (unsigned)s->pf.GetBitsAllocated(), len);
         return false;
     }
     std::vector<char> raw(len);
@@ -220,10 +337,10 @@ void finish(const Slice &first, unsigned nz, double dz, VptDicomVolume *out)
 }
 
 // One file: a single slice (nz 1) or a multi-frame volume.
-int read_one(const std::string &name, std::istream *stream, size_t max_bytes, VptDicomVolume *out)
+int read_one(const std::string &name, std::istream *stream, uint64_t total, size_t max_bytes, VptDicomVolume *out)
 {
     Slice s;
-    if (!read_slice(name, stream, max_bytes, &s, out)) return -1;
+    if (!read_slice(name, stream, total, max_bytes, &s, out)) return -1;
     out->data = (float *)std::malloc(s.values.size() * sizeof(float));
     if (!out->data) {
         set_error(out, "%s: out of memory", name.c_str());
@@ -252,7 +369,7 @@ int read_series(const std::string &dir, size_t max_bytes, VptDicomVolume *out)
     std::vector<Slice> slices(files.size());
     size_t total = 0;
     for (size_t i = 0; i < files.size(); i++) {
-        if (!read_slice(files[i], nullptr, max_bytes, &slices[i], out)) return -1;
+        if (!read_slice(files[i], nullptr, 0, max_bytes, &slices[i], out)) return -1;
         total += slices[i].values.size() * sizeof(float);
         if (total > max_bytes) {
             set_error(out, "%s: the series needs more than the limit of %zu bytes as floats", dir.c_str(), max_bytes);
@@ -345,7 +462,7 @@ extern "C" int vpt_dicom_read(const char *path, size_t max_bytes, VptDicomVolume
 {
     std::memset(out, 0, sizeof *out);
     try {
-        int rc = is_dir(path) ? read_series(path, max_bytes, out) : read_one(path, nullptr, max_bytes, out);
+        int rc = is_dir(path) ? read_series(path, max_bytes, out) : read_one(path, nullptr, 0, max_bytes, out);
         if (rc && out->data) std::free(out->data), out->data = nullptr;
         return rc;
     } catch (const std::exception &e) {
@@ -362,7 +479,7 @@ extern "C" int vpt_dicom_read_memory(const char *name, const unsigned char *buf,
     std::memset(out, 0, sizeof *out);
     try {
         std::istringstream is(std::string((const char *)buf, size));
-        int rc = read_one(name, &is, max_bytes, out);
+        int rc = read_one(name, &is, size, max_bytes, out);
         if (rc && out->data) std::free(out->data), out->data = nullptr;
         return rc;
     } catch (const std::exception &e) {

@@ -1,5 +1,5 @@
-/* The C interface of the GDCM shim (scenes/volume_dicom_gdcm.cc), a shared
- * library of its own (bin/libvptune-dicom.so) that scenes/volume_dicom.c
+/* The C interface of the GDCM shim (scenes/formats/volume_dicom_gdcm.cc), a shared
+ * library of its own (bin/libvptune-dicom.so) that scenes/formats/volume_dicom.c
  * loads with dlopen the first time a DICOM volume is asked for. Why a
  * separate library: Debian ships GDCM as shared libraries only, and the
  * programs must keep running on GPU machines that have no GDCM (and no
@@ -11,7 +11,13 @@
  * RescaleIntercept), x fastest, slices ordered along the slice normal
  * (the cross product of ImageOrientationPatient's row and column cosines) by
  * ImagePositionPatient, and the voxel size: PixelSpacing in x and y, the
- * distance between consecutive slices in z. On failure they return -1 and
+ * distance between consecutive slices in z. Each file's geometry tags, when
+ * present, must hold finite numbers (PixelSpacing two positive ones,
+ * ImagePositionPatient three, ImageOrientationPatient six), and native pixel
+ * data exactly rows x columns x frames x bits allocated / 8 bytes (padded to
+ * even), its stated length within the file before GDCM reads it. The
+ * caller runs these in a child process (base/isolate.h): GDCM asserts on
+ * some malformed files. On failure they return -1 and
  * write a message that names the file into out->error; out->data is then
  * NULL. out->data is malloc'd: the caller frees it with free(). */
 #ifndef VPT_SCENES_VOLUME_DICOM_SHIM_H

@@ -11,8 +11,11 @@
  * dense volume, with the voxels the tree leaves out read as the background
  * (0). Voxel size: the grid's; origin: the map's translation plus the box's
  * first voxel. Every grid buffer used is checked as a whole
- * (vpt_sparse_grid_check) before PNanoVDB reads it; every size and offset in
- * the segment headers is checked against the file before it is used.
+ * (vpt_sparse_grid_check) before PNanoVDB reads it, then against the
+ * checksum it carries, with NanoVDB's own code (volume_nanovdb_checksum.h):
+ * a grid whose bytes do not match is refused; every size and offset in the
+ * segment headers, the grid's size in the file (its metadata's fileSize)
+ * included, is checked against the file before it is used.
  *
  * Albedo: a Vec3f grid named "albedo" (the first such) is the per-voxel
  * albedo (VptVolume.albedo), read over the density's box (voxels its tree
@@ -23,11 +26,14 @@
 
 #include "base/error.h"
 #include "physics/sparse_grid.h"
+#include "scenes/formats/volume_nanovdb_checksum.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define NVDB_MAGIC0 0x304244566f6e614eULL /* "NanoVDB0" */
 #define NVDB_MAGIC1 0x314244566f6e614eULL /* "NanoVDB1" */
@@ -78,7 +84,38 @@ static int pick_grid(const char *name, unsigned g, uint64_t gsize, size_t off, s
     pick->size = gsize;
     pick->codec = codec;
     pick->named = named;
-    snprintf(pick->name, sizeof pick->name, "%s", gname);
+    snprintf(pick->name, sizeof pick->name, "%.256s", gname);
+    return 0;
+}
+
+#define GRID_HEAD 672 /* NanoVDB's GridData: the grid's own size, name and type (PNANOVDB_GRID_*) */
+#define GRID_HEAD_SIZE 32
+#define GRID_HEAD_NAME 40
+#define GRID_HEAD_TYPE 636
+
+/* The first GRID_HEAD bytes of a grid stored at buf[off, off + stored):
+ * copied, or inflated from its ZIP block (only that far). */
+static int grid_head(const char *name, unsigned g, const unsigned char *buf, size_t off, size_t stored, int codec,
+                     unsigned char head[GRID_HEAD])
+{
+    if (codec == CODEC_NONE) {
+        if (stored < GRID_HEAD) return vpt_fail("%s: grid %u of %zu bytes is smaller than a grid's header", name, g, stored);
+        memcpy(head, buf + off, GRID_HEAD);
+        return 0;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return vpt_fail("%s: zlib cannot start inflating grid %u", name, g);
+    z.next_in = (Bytef *)(buf + off);
+    z.avail_in = (uInt)(stored < UINT_MAX ? stored : UINT_MAX);
+    z.next_out = head;
+    z.avail_out = GRID_HEAD;
+    int rc = Z_OK;
+    while (z.avail_out && rc == Z_OK) rc = inflate(&z, Z_SYNC_FLUSH);
+    inflateEnd(&z);
+    if (z.avail_out)
+        return vpt_fail("%s: grid %u's ZIP block %s before the grid's header", name, g,
+                        rc == Z_STREAM_END || rc == Z_BUF_ERROR ? "ends" : "is corrupt");
     return 0;
 }
 
@@ -108,8 +145,9 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
     if (codec != CODEC_NONE && codec != CODEC_ZIP) return vpt_fail("%s: unknown codec %u", name, codec);
     p += SEGMENT_HEADER;
     /* the metadata of every grid first, then the buffers in the same order */
-    uint64_t sizes[65536 / 64]; /* grid sizes of this segment, at most 1024 grids read */
+    uint64_t sizes[65536 / 64], fsizes[65536 / 64]; /* grid sizes (in memory, in the file) of this segment, at most 1024 grids read */
     unsigned char named[65536 / 64], is_float[65536 / 64], is_albedo[65536 / 64];
+    uint32_t types[65536 / 64];
     char names[8][257];
     if (grids > sizeof sizes / sizeof sizes[0])
         return vpt_fail("%s: a segment of %u grids (at most %zu are read)", name, grids, sizeof sizes / sizeof sizes[0]);
@@ -117,7 +155,9 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
         if (size - p < GRID_META)
             return vpt_fail("%s: truncated: grid %u's metadata needs %d bytes, %zu are left", name, g, GRID_META, size - p);
         sizes[g] = rd64(buf + p + META_GRID_SIZE);
-        is_float[g] = rd32(buf + p + META_GRID_TYPE) == TYPE_FLOAT;
+        fsizes[g] = rd64(buf + p + META_FILE_SIZE);
+        types[g] = rd32(buf + p + META_GRID_TYPE);
+        is_float[g] = types[g] == TYPE_FLOAT;
         const int vec3 = rd32(buf + p + META_GRID_TYPE) == TYPE_VEC3F;
         const uint32_t nsz = rd32(buf + p + META_NAME_SIZE);
         const unsigned mcodec = (unsigned)(buf[p + META_CODEC] | buf[p + META_CODEC + 1] << 8);
@@ -147,6 +187,30 @@ static int read_segment(const char *name, const unsigned char *buf, size_t size,
                                 (unsigned long long)n, size - p);
             stored = (size_t)n;
         }
+        /* the grid's bytes in the file, as its metadata states them: the
+         * grid itself, or the compressed block and its 8-byte count */
+        const uint64_t in_file = codec == CODEC_NONE ? (uint64_t)stored : (uint64_t)stored + 8;
+        if (fsizes[g] != in_file)
+            return vpt_fail("%s: grid %u's metadata says it takes %llu bytes in the file, but it takes %llu", name, g,
+                            (unsigned long long)fsizes[g], (unsigned long long)in_file);
+        /* what picks the grids (size, type, name) is the file's metadata:
+         * it must say what the grid itself says (its checksum covers that) */
+        unsigned char head[GRID_HEAD];
+        if (grid_head(name, g, buf, p, stored, (int)codec, head)) return -1;
+        const uint32_t htype = rd32(head + GRID_HEAD_TYPE);
+        const uint64_t hsize = rd64(head + GRID_HEAD_SIZE);
+        char hname[257];
+        memcpy(hname, head + GRID_HEAD_NAME, 256);
+        hname[256] = '\0';
+        if (htype != types[g])
+            return vpt_fail("%s: grid %u's own header says grid type %u, the file's metadata type %u", name, g, htype,
+                            types[g]);
+        if (hsize != sizes[g])
+            return vpt_fail("%s: grid %u states %llu bytes in its own header, %llu in the file's metadata", name, g,
+                            (unsigned long long)hsize, (unsigned long long)sizes[g]);
+        if (g < 8 && strncmp(hname, names[g], 255) != 0)
+            return vpt_fail("%s: grid %u is named '%.255s' in its own header, '%s' in the file's metadata", name, g,
+                            hname, names[g]);
         if (is_float[g] && (!pick->stored || (named[g] && !pick->named)) &&
             pick_grid(name, g, sizes[g], p, stored, (int)codec, named[g], g < 8 ? names[g] : "?", max_bytes, pick))
             return -1;
@@ -210,6 +274,19 @@ static int load_grid(const char *name, const unsigned char *buf, const Pick *pic
     if (info->grid_type != type) {
         vpt_fail("%s: grid '%s' is not a %s grid (type %u) although its metadata says so", name, pick->name,
                  type == TYPE_FLOAT ? "float" : "Vec3f", info->grid_type);
+        goto fail;
+    }
+    uint64_t stored, computed;
+    switch (vptv_nanovdb_checksum_verify(g, type, &stored, &computed)) {
+    case VPTV_CHECKSUM_NONE:
+    case VPTV_CHECKSUM_MATCH: break;
+    case VPTV_CHECKSUM_MISMATCH:
+        vpt_fail("%s: grid '%s' does not match its checksum (it carries %016llx, its bytes give %016llx): the file is "
+                 "corrupt",
+                 name, pick->name, (unsigned long long)stored, (unsigned long long)computed);
+        goto fail;
+    default:
+        vpt_fail("%s: out of memory verifying grid '%s''s checksum", name, pick->name);
         goto fail;
     }
     *grid = g;

@@ -6,11 +6,17 @@
  * where `make install` puts it). Loading it late keeps OpenVDB, TBB, Blosc
  * and Imath out of the programs, which must run on GPU machines without
  * them; there only a .vdb volume fails, saying what to install and how to
- * convert the file to .nvdb on a machine that has them. */
+ * convert the file to .nvdb on a machine that has them.
+ *
+ * OpenVDB runs behind the fault boundary (base/isolate.h; read_isolated
+ * below): it allocates what a file's length fields say before it reads the
+ * bytes, so a file of a few hundred bytes could otherwise exhaust the
+ * machine's memory. */
 #include "scenes/formats/volume_vdb.h"
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/isolate.h"
 #include "base/plugin.h"
 #include "scenes/formats/volume_format.h"
 #include "scenes/formats/volume_vdb_shim.h"
@@ -60,15 +66,57 @@ static int file_sha256(const char *path, char hex[65])
     return rc;
 }
 
+/* One read through the shim, in the child of the fault boundary: the file
+ * at path, or (buf not NULL) a file held in memory. */
+typedef struct {
+    const char *path;
+    const unsigned char *buf;
+    size_t size, max_bytes;
+    int zip;
+    VptVdbResult r;
+} Read;
+
+static int read_in_child(void *ctx, VptIsolateReply *reply, char *err, size_t err_size)
+{
+    Read *r = ctx;
+    const int rc = r->buf ? shim_read_memory(r->path, r->buf, r->size, r->max_bytes, &r->r)
+                          : shim_read(r->path, r->max_bytes, r->zip, &r->r);
+    if (rc) {
+        snprintf(err, err_size, "%s", r->r.error);
+        return -1;
+    }
+    reply->body = r->r.nvdb;
+    reply->body_size = r->r.size;
+    return 0;
+}
+
+/* The NanoVDB bytes of the .vdb file (or buffer) in r, made by OpenVDB
+ * behind the fault boundary (base/isolate.h): its aborts and its
+ * allocations of lengths the file states cost an error message naming the
+ * file and the limit, never the caller's process. The bytes are not trusted:
+ * the .nvdb parser checks them as it checks any file. */
+static int read_isolated(Read *r, uint64_t input, unsigned char **nvdb, size_t *size)
+{
+    VptIsolateLimits lim;
+    if (vpt_isolate_limits(input, &lim)) return -1;
+    /* a density and an albedo grid, each within the cap, and the file's headers */
+    const size_t max_body = vptv_sat_add(vptv_sat_add(r->max_bytes, r->max_bytes), (size_t)1 << 20);
+    return vpt_isolate_run(r->path, "OpenVDB", &lim, read_in_child, r, NULL, 0, max_body, nvdb, size);
+}
+
 static int load_vdb(const char *path, const VptVolumeLoadOptions *opt, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
     if (access(path, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", path);
     if (need_shim(path)) return -1;
-    VptVdbResult r;
-    if (shim_read(path, vptv_max_bytes(opt ? opt->max_bytes : 0), 0, &r)) return vpt_fail("%s", r.error);
-    int rc = vptv_parse_nanovdb(path, r.nvdb, r.size, opt, out);
-    free(r.nvdb);
+    const int64_t fsize = vpt_file_size(path);
+    if (fsize < 0) return -1;
+    Read rd = {.path = path, .max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0)};
+    unsigned char *nvdb;
+    size_t nsize;
+    if (read_isolated(&rd, (uint64_t)fsize, &nvdb, &nsize)) return -1;
+    int rc = vptv_parse_nanovdb(path, nvdb, nsize, opt, out);
+    free(nvdb);
     char hex[65];
     if (rc == 0 && (rc = file_sha256(path, hex)) == 0) memcpy(out->sha256, hex, sizeof hex);
     if (rc) {
@@ -83,11 +131,12 @@ int vpt_volume_parse_vdb(const char *name, const unsigned char *buf, size_t size
 {
     memset(out, 0, sizeof *out);
     if (need_shim(name)) return -1;
-    max_bytes = vptv_max_bytes(max_bytes);
-    VptVdbResult r;
-    if (shim_read_memory(name, buf, size, max_bytes, &r)) return vpt_fail("%s", r.error);
-    const int rc = vpt_volume_parse_nanovdb(name, r.nvdb, r.size, max_bytes, out);
-    free(r.nvdb);
+    Read rd = {.path = name, .buf = buf, .size = size, .max_bytes = vptv_max_bytes(max_bytes)};
+    unsigned char *nvdb;
+    size_t nsize;
+    if (read_isolated(&rd, size, &nvdb, &nsize)) return -1;
+    const int rc = vpt_volume_parse_nanovdb(name, nvdb, nsize, rd.max_bytes, out);
+    free(nvdb);
     return rc;
 }
 
@@ -95,15 +144,18 @@ int vpt_volume_vdb_to_nanovdb(const char *vdb, size_t max_bytes, const char *nvd
 {
     if (access(vdb, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", vdb);
     if (need_shim(vdb)) return -1;
-    max_bytes = vptv_max_bytes(max_bytes);
-    VptVdbResult r;
-    if (shim_read(vdb, max_bytes, 1, &r)) return vpt_fail("%s", r.error);
+    const int64_t fsize = vpt_file_size(vdb);
+    if (fsize < 0) return -1;
+    Read rd = {.path = vdb, .max_bytes = vptv_max_bytes(max_bytes), .zip = 1};
+    unsigned char *bytes;
+    size_t size;
+    if (read_isolated(&rd, (uint64_t)fsize, &bytes, &size)) return -1;
     VptVolume check;
-    int rc = vpt_volume_parse_nanovdb(vdb, r.nvdb, r.size, max_bytes, &check);
+    int rc = vpt_volume_parse_nanovdb(vdb, bytes, size, rd.max_bytes, &check);
     free(check.data); /* not vpt_volume_free: formats never call volume.c */
     free(check.albedo);
-    if (rc == 0) rc = vpt_write_file_atomic(nvdb, r.nvdb, r.size);
-    free(r.nvdb);
+    if (rc == 0) rc = vpt_write_file_atomic(nvdb, bytes, size);
+    free(bytes);
     return rc;
 }
 

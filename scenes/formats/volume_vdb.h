@@ -1,9 +1,12 @@
 /* OpenVDB volumes: a .vdb file's float grid ("density", else the first float
  * grid) and, if present, its Vec3f grid "albedo", read through the OpenVDB
- * shim (scenes/volume_vdb_shim.h), converted to NanoVDB by NanoVDB's own
+ * shim (scenes/formats/volume_vdb_shim.h), converted to NanoVDB by NanoVDB's own
  * converter and loaded by the .nvdb parser: validation, densification,
- * voxel size and origin are the .nvdb path's (scenes/volume_nanovdb.c).
- * vpt_volume_load dispatches here for a path ending in .vdb (any case). */
+ * voxel size and origin are the .nvdb path's (scenes/formats/volume_nanovdb.c).
+ * vpt_volume_load dispatches here for a path ending in .vdb (any case).
+ * OpenVDB runs behind the fault boundary (base/isolate.h): its crashes and
+ * allocations beyond VPT_PARSER_MEMORY are errors naming the file
+ * (docs/input-safety.md). */
 #ifndef VPT_SCENES_VOLUME_VDB_H
 #define VPT_SCENES_VOLUME_VDB_H
 

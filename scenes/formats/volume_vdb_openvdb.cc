@@ -1,9 +1,9 @@
 // The OpenVDB shim: a .vdb file's density (and albedo) grid to the bytes of
 // a NanoVDB file, through Debian's OpenVDB and NanoVDB (libopenvdb-dev,
-// libnanovdb-dev). Contract: scenes/volume_vdb_shim.h. OpenVDB reads the
+// libnanovdb-dev). Contract: scenes/formats/volume_vdb_shim.h. OpenVDB reads the
 // file, NanoVDB's own converter (nanovdb::openToNanoVDB) and writer
 // (nanovdb::io::writeGrids) make the NanoVDB file; everything after that is
-// the .nvdb parser's (scenes/volume_nanovdb.c), so a .vdb and its .nvdb load
+// the .nvdb parser's (scenes/formats/volume_nanovdb.c), so a .vdb and its .nvdb load
 // through one path. No exception leaves this file.
 //
 // Sizes: from a file, the grids' metadata is read first (OpenVDB writes each
@@ -106,12 +106,16 @@ bool check_size(const char *name, const std::string &grid, const openvdb::CoordB
 // The chosen grids, converted by NanoVDB, as one NanoVDB file in memory.
 bool convert(const char *name, const Choice &c, nanovdb::io::Codec codec, VptVdbResult *out)
 {
+    // with the full checksum (every node, not only the headers): the .nvdb
+    // parser verifies it, in memory and in an exported file
     std::vector<nanovdb::GridHandle<nanovdb::HostBuffer>> handles;
     handles.push_back(nanovdb::openToNanoVDB<nanovdb::HostBuffer, openvdb::FloatTree>(
-        *openvdb::gridConstPtrCast<openvdb::FloatGrid>(c.density)));
+        *openvdb::gridConstPtrCast<openvdb::FloatGrid>(c.density), nanovdb::StatsMode::Default,
+        nanovdb::ChecksumMode::Full));
     if (c.albedo)
         handles.push_back(nanovdb::openToNanoVDB<nanovdb::HostBuffer, openvdb::Vec3STree>(
-            *openvdb::gridConstPtrCast<openvdb::Vec3SGrid>(c.albedo)));
+            *openvdb::gridConstPtrCast<openvdb::Vec3SGrid>(c.albedo), nanovdb::StatsMode::Default,
+            nanovdb::ChecksumMode::Full));
     // writeGrids seeks past the segment header before writing the grids,
     // which a string stream refuses beyond its end: the header's bytes are
     // put there first, and overwritten.

@@ -1,5 +1,5 @@
-/* The C interface of the OpenVDB shim (scenes/volume_vdb_openvdb.cc), a shared
- * library of its own (bin/libvptune-openvdb.so) that scenes/volume_vdb.c
+/* The C interface of the OpenVDB shim (scenes/formats/volume_vdb_openvdb.cc), a shared
+ * library of its own (bin/libvptune-openvdb.so) that scenes/formats/volume_vdb.c
  * loads with dlopen the first time a .vdb file is asked for. Why a separate
  * library: Debian ships OpenVDB as a shared library only (with TBB, Blosc
  * and Imath), and the programs must keep running on GPU machines that have
