@@ -17,12 +17,10 @@
  *     fetch also says how far the nearest density is, and a step far enough
  *     from any jumps the flight across the empty space around it
  *     (vpt_skip_resume). No walk, no per-flight setup, no second load:
- *     inside the medium it costs about what the global majorant costs. (Two
- *     first versions read the empty space from a separate array: the
- *     majorant grid's empty cubes after a step met density 0, then a byte
- *     map beside the texture. That second, dependent or extra, load made
- *     them 1.3-1.8x slower than the global majorant on manix, artifix and a
- *     real head CT, despite 2.0-2.4x fewer steps.)
+ *     inside the medium it costs about what the global majorant costs. (A
+ *     separate array of empty space, read after a step or beside the
+ *     texture, is a second, dependent or extra, load that costs more than
+ *     the steps it saves: docs/decisions/skip-distance-in-texture.md.)
  * The grid is taken in optical depth: a flight draws its free paths as
  * before (one draw a step, in units of ln 2 mean free paths) and chains them
  * in optical depth tau (tau_k = tau_(k-1) + x_k); the walk maps tau to the

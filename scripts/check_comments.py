@@ -55,33 +55,7 @@ ALLOW = [
 # rewritten to state its contract and link its decision (docs/decisions/);
 # listed so that the check guards everything else meanwhile. An entry that
 # matches nothing any more is reported, to be removed from this list.
-PENDING = [
-    ("kernels.cu.in", "at f542284) made smoke 12% faster"),              # coop-groups-keep-size
-    ("physics/vpt_tracer.h", "them 1.3-1.8x slower than the global"),    # skip-distance-in-texture
-    ("physics/vpt_tracer.h", "real head CT, despite 2.0-2.4x fewer"),
-    ("tools/tune.c", "time (9.2-9.3 s of 184-186 s)"),                   # default-strategy-local
-    ("tools/tune.c", "and 1.6 s (annealing: 80%/73%"),
-    ("tuner/estimators.h", "(measured at bd564b4 on"),                   # screening-on-search-best
-    ("tuner/estimators.h", "global majorant's best: 6.87 ms"),
-    ("tuner/estimators.h", "fastest had been within 1.24x"),             # contender-rescreening
-    ("tuner/estimators.h", "skip:u8; the others within 1.03x)"),
-    ("tuner/estimators.h", "(grid4 on the CT scans, by 1.4-2x)"),
-    ("tuner/estimators.h", "cost, 34.5 s of a 90 s tune"),
-    ("tuner/tune.c", "found a 6.5x faster estimator"),                   # first-search-quarter
-    ("tuner/tune.c", "at all (cranium-up4-caches at 5df462c"),
-    ("tuner/eval.h", "streaming configs climb 1.5, 2.8"),                # compile-worker-processes
-    ("tuner/eval.h", "~1.2 s, then stay at 19-20 s"),
-    ("tuner/eval.h", "after another, ~1.2 s apart"),
-    ("tuner/eval.h", "climb (1.4, 2.6, 3.8, 5.0"),
-    ("tuner/eval.h", "1.2-1.5 s;"),
-    ("tuner/eval.h", "streamingSK compile alone takes 1.44 s"),
-    ("tuner/eval.h", "process end at 1.4, 2.4, 3.6"),
-    ("tuner/eval.h", "8 started together in 8 processes"),
-    ("tuner/eval.h", "took 0.27-0.30 s each"),
-    ("tuner/eval.h", "together: 0.21-0.62 s)"),
-    ("tuner/eval.h", "kernels carry 8.8-9.0 s"),
-    ("tuner/eval.h", "compiled in 0.12-0.74 s)"),
-]
+PENDING = []
 
 
 def comments_c(text):

@@ -52,17 +52,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Chosen by measurement on the recorded spaces: bin/tune-score --fixtures
- * tests/fixtures/tuner --seeds 1000 (H100, manix and bucky, 336 configs
- * each). Local search scores +0.93/+0.90 (by evaluations) and +0.98/+0.98
- * (by time) against random search's 0, and is the only strategy that reaches
- * 98% of the optimum's throughput within 5% of the exhaustive search's wall
- * time (9.2-9.3 s of 184-186 s) on every seed of both scenes, in a median 1.2 s
- * and 1.6 s (annealing: 80%/73% of seeds, the GA 45%/28%, random 33%/21%,
- * halving 31%/22%); test_tuner_fixture.c checks it. On a GPU it also starts
- * from the winners other scenes' tunes saved (tuner/transfer.h): left out
- * one scene at a time, that scored at least as well on all six
- * (bin/tune-score --leave-one-out). */
+/* The default strategy is local search: on the recorded spaces
+ * (bin/tune-score --fixtures tests/fixtures/tuner) it is the strategy that
+ * reaches 98% of the optimum's throughput within 5% of the exhaustive
+ * search's wall time on every seed, which test_tuner_fixture.c checks; the
+ * scores are in docs/decisions/default-strategy-local.md. On a GPU it also
+ * starts from the winners other scenes' tunes saved (tuner/transfer.h,
+ * docs/decisions/transfer-prior.md). */
 #define DEFAULT_STRATEGY "local"
 #define DEFAULT_BUDGET_S 90.0
 

@@ -29,9 +29,10 @@
  * After steps 2 and 4 the driver screens the path order (codegen/config.h:
  * paths) on the best record the same way, one evaluation each, and step 3
  * searches with the faster order (tuner/tune.c, screen_paths).
- * Screening on the thesis' default schedule instead (measured at bd564b4 on
- * an H100) chose grid8:u8 for artifix, whose schedules then never met the
- * global majorant's best: 6.87 ms against 5.63 for a global-only tune.
+ * Why the search's best and not the thesis' default schedule: an estimator
+ * chosen on the default schedule can lead the search to schedules that
+ * never meet the global majorant's best, so the tune ends slower than a
+ * global-only tune (docs/decisions/screening-on-search-best.md).
  * Every screening evaluation goes through the cache like the search's.
  *
  * The volume's representation (`volume`: the density as a dense texture or
@@ -86,20 +87,18 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * instead of 32; each round's members are announced together, so several
  * GPUs measure them side by side. Why: the two axes act nearly
  * independently (a format changes what a fetch moves, a majorant how many
- * steps there are), and on large volumes one evaluation costs seconds: a
- * whole screening of a 1024-wide CT on an H100 spent 28 s of a 90 s tune
- * and did not finish (results/h100/large/). */
+ * steps there are), and on large volumes one evaluation costs seconds, so
+ * a whole screening can eat most of a tune's budget
+ * (docs/decisions/screening-coordinate-descent.md). */
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
                           VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best);
 
 /* How much slower than a screening's fastest an estimator may be and still
  * be screened again on the second search's best (vpt_estimators_contenders).
- * Why 1.25: in the six committed 90 s tunes that screened twice (the
- * caches under results/h100/estimators/ and results/h100/async/: manix,
- * artifix, cranium, smoke, head512, cloud512), the second screening's
- * fastest had been within 1.24x of the first screening's fastest (cranium's
- * skip:u8; the others within 1.03x), while the estimators that lost by more
- * (grid4 on the CT scans, by 1.4-2x) never came back. */
+ * Why 1.25: in the committed tunes that screened twice, the second
+ * screening's fastest had always been within that margin of the first
+ * screening's fastest, while the estimators that lost by more never came
+ * back (docs/decisions/contender-rescreening.md). */
 #define VPT_ESTIMATORS_CONTENDER_MARGIN 1.25
 
 /* The contenders of a screening's records recs[0..n): the estimators of its
@@ -109,8 +108,8 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
  * cost_s: what screening them again costs, about. The last screening of a
  * tune screens these instead of the whole list, and the budget sets aside
  * only that much for it: setting aside what the whole first screening had
- * cost, 34.5 s of a 90 s tune of the 1024-wide CT (H100, 82e5788), left
- * that tune no second search. */
+ * cost can leave a tune of a large volume no second search
+ * (docs/decisions/contender-rescreening.md). */
 size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double margin, VptEstimator *out,
                                  double *cost_s);
 

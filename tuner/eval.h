@@ -172,38 +172,23 @@ int vpt_tune_provenance_match(const VptTuneProvenance *recorded, const VptTunePr
  *     section shared by the whole pool, in order: one body at a time;
  *   VPT_COMPILE_PARALLEL: compiles run side by side on the threads, each
  *     lasting c.
- * Why the serial model, from the recordings (bench --configs: every config
- * queued at once into the harness' 16-thread pool, so each compile_s is the
- * wall time of a compile sharing the machine with 15 others):
- *   - at the point of manix_exhaustive.jsonl where the pool turns from cheap
- *     kernels to the streaming ones, the recorded compile_s of consecutive
- *     streaming configs climb 1.5, 2.8, 4.0, 5.1, ... 19.7 s in steps of
- *     ~1.2 s, then stay at 19-20 s: compiles that start together end one
- *     after another, ~1.2 s apart, as through a lock, not side by side (on
- *     16 truly parallel cores they would all last about as long). Replaying
- *     the recording's own schedule (every config queued at t = 0, the 20
- *     rows found in its cubin cache free), the serial model reproduces that
- *     climb (1.4, 2.6, 3.8, 5.0, ... 19.0 s) and the run's wall clock (180 s
- *     predicted, 176 s recorded; an exhaustive tune, which compiles those 20
- *     too, takes 186 s). The parallel model also matches the wall clock
- *     (that run was bound by measuring) but not the climb: it says a
- *     streaming kernel alone compiles in 19 s where the recording shows
- *     1.2-1.5 s;
- *   - measured directly on the recording machine (the H100 host, 16 cores,
- *     NVRTC 13.0, vpt_nvrtc_compile of distinct kernels in threads): one
- *     streamingSK compile alone takes 1.44 s; 16 started together in one
- *     process end at 1.4, 2.4, 3.6, ... 19.4 s, the recorded climb, while
- *     8 started together in 8 processes all end at 1.45 s. NVRTC serializes
- *     most of a compile within a process; threads do not make it parallel;
- *   - the first compiles of the run, with nothing before them in the pool,
- *     took 0.27-0.30 s each, and a regenerationSK compile alone 0.22 s (16
- *     together: 0.21-0.62 s): the front (VPT_REPLAY_COMPILE_FRONT_S);
- *   - per schedule, because a row's compile_s says more about when it ran
- *     than about the config: its place in the climb, or another run
- *     altogether for rows marked compile_cached (three regeneration
- *     kernels carry 8.8-9.0 s from such a run, where 116 of the 120
- *     compiled in 0.12-0.74 s). At a full pool the streaming and sorting
- *     schedules' values agree within a few percent.
+ * Why the serial model (the evidence is in
+ * docs/decisions/compile-worker-processes.md): the recordings were made
+ * with every config queued at once into the harness' pool of threads in one
+ * process, so each compile_s is the wall time of a compile sharing the
+ * machine with the rest of the pool, and
+ *   - NVRTC serializes most of a compile within a process, so threads do not
+ *     make it parallel: compiles that start together end one after another,
+ *     as through a lock, not side by side. The recorded compile_s of
+ *     consecutive streaming configs climb in steady steps, which the serial
+ *     model reproduces, with the recording's wall clock; the parallel model
+ *     matches the wall clock (that run was bound by measuring) but not the
+ *     climb, charging a lone compile a full pool's contention;
+ *   - a compile's first part, with nothing before it in the pool, does run
+ *     side by side: the front (VPT_REPLAY_COMPILE_FRONT_S);
+ *   - c is per schedule, because a row's compile_s says more about when it
+ *     ran than about the config: its place in the climb, or another run
+ *     altogether for rows marked compile_cached.
  * The serial model's throughput with a full pool equals the recording's; with
  * few compiles in flight it charges what a lone compile took, where the
  * parallel model would charge a full pool's contention to every compile. */

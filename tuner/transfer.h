@@ -4,7 +4,7 @@
  * (VptSearchOptions.starts) beside the thesis' prior.
  *
  * Why (bin/tune-score --leave-one-out on the six recorded 336-config spaces,
- * results/cpu-amd-epyc-2c/kernel_tuner/vptune_loo.md): local search started
+ * results/cpu-amd-epyc-2c/kernel_tuner/vptune_loo.jsonl): local search started
  * from the other scenes' fastest configs as well as the thesis' prior scores
  * at least as well by time as from the prior alone on every held-out scene,
  * and without the thesis' prior (the transfer alone) it reaches what local

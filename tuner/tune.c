@@ -199,16 +199,11 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
 
 /* The first search's share of the budget, as 1 / FIRST_SHARE: it finds the
  * schedule the estimators are screened on, and the rest goes to the search
- * with the screening's choice. Why a quarter and not a half: in the seven
- * committed 90 s tunes (the caches under results/h100/estimators/ and
- * results/h100/async/: manix, artifix, cranium, cranium-up4, smoke,
- * head512, cloud512) the first
- * search's best after a quarter of the budget was already its best at half
- * on six; cloud512's improved 7% between the two, where its screening then
- * found a 6.5x faster estimator. Its second quarter bought nearly nothing,
- * while on the 1024-wide CT the half-and-half split left no second search
- * at all (cranium-up4-caches at 5df462c: 45.8 s of global:f32 evaluations,
- * then the screening). */
+ * with the screening's choice. Why a quarter and not a half: in the
+ * committed tunes the first search's best after a quarter of the budget was
+ * nearly always already its best at half, so a second quarter buys nearly
+ * nothing, while on a large volume the half-and-half split can leave no
+ * second search at all (docs/decisions/first-search-quarter.md). */
 enum { FIRST_SHARE = 4 };
 
 /* The estimator stage (tuner/estimators.h): a quarter of the budget
