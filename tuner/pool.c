@@ -571,10 +571,13 @@ int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, 
             return vpt_eval_pool_get(p, &configs[i], fidelity, wanted, out, fresh);
         }
     }
+    /* the first is asked for (it runs on the first lane free); the others
+     * run as announced ones do, within the speculation bound, on the lanes
+     * that compiled them ahead */
     for (size_t i = 0; i < n; i++) {
         Job *j = find_key(p, job_key(&configs[i], fidelity));
-        if (!j && !(j = add_job(p, &configs[i], fidelity, 1))) return -1;
-        j->urgent = 1;
+        if (!j && !(j = add_job(p, &configs[i], fidelity, i == 0))) return -1;
+        if (i == 0) j->urgent = 1;
     }
     for (;;) {
         schedule(p, wanted);

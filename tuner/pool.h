@@ -147,11 +147,14 @@ int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t w
 
 /* The record of whichever of configs[0..n) (all at fidelity) is ready
  * first: one in the cache or finished ahead, else the first a lane
- * finishes (all of them are queued as asked for). *which: its index. The
- * others stay queued, in flight or finished for a later call; a direct
- * pool (or n == 1) takes configs[0]. Otherwise as vpt_eval_pool_get. Why:
- * a search that can use any of several results (descents side by side)
- * need not wait on the slowest, while the lanes run ahead of it. */
+ * finishes. configs[0] is asked for as by vpt_eval_pool_get; the others run
+ * as announced configs do (speculation, on the lane that compiled them
+ * ahead; queued when not announced). *which: its index. The others stay
+ * queued, in flight or finished for a later call; a direct pool (or
+ * n == 1) takes configs[0]. Otherwise as vpt_eval_pool_get. Why: a search
+ * that can use any of several results need not wait on one slow
+ * evaluation while finished ones hold the speculation bound, so the lanes
+ * keep running ahead of it. */
 int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, int fidelity, size_t wanted,
                             VptEvalRecord *out, size_t *which, int *fresh);
 

@@ -275,7 +275,8 @@ int vpt_search_completion_begin(VptSearchEngine *e)
     e->window = vpt_malloc(e->win_cap * sizeof *e->window);
     e->queued = vpt_calloc(e->n_members ? e->n_members : 1, 1);
     e->run = vpt_calloc((size_t)e->servers, sizeof *e->run);
-    if (!e->window || !e->queued || !e->run) return -1;
+    e->fetched = vpt_calloc((size_t)e->servers * e->ahead, sizeof *e->fetched);
+    if (!e->window || !e->queued || !e->run || !e->fetched) return -1;
     e->completion = 1;
     return 0;
 }
@@ -297,72 +298,76 @@ static int window_push(VptSearchEngine *e, size_t m)
     return 0;
 }
 
+/* The index of m's fetched record in e->fetched, or -1. */
+static long fetched_at(const VptSearchEngine *e, size_t m)
+{
+    for (size_t i = 0; i < e->nfetched; i++)
+        if (e->fetched[i].member == m) return (long)i;
+    return -1;
+}
+
 /* Starts the next announced members on the simulated GPUs left free, in
  * the order announced: each on the GPU free first, no earlier than it was
- * announced. Their records are fetched first, whichever the lanes finish
- * first. 0, or -1 (stopped) when the pool failed. */
+ * announced. A start needs the member's record (its cost): the records of
+ * the next servers x ahead announced members are fetched whichever the
+ * lanes finish first (vpt_eval_pool_get_first), so the lanes are not held
+ * up by the order the search starts them in; those fetched but not yet
+ * started wait in e->fetched. 0, or -1 (stopped) when the pool failed. */
 static int fill_servers(VptSearchEngine *e)
 {
-    size_t want = (size_t)e->servers - e->nrun, k = 0;
+    size_t want = (size_t)e->servers - e->nrun, look = (size_t)e->servers * e->ahead, k = 0, nl = 0;
     if (want == 0) return 0;
-    size_t *mem = vpt_malloc(want * sizeof *mem);
-    VptConfig *cfg = vpt_malloc(want * sizeof *cfg);
-    VptSearchRunning *got = vpt_malloc(want * sizeof *got);
-    unsigned char *have = vpt_calloc(want, 1);
+    size_t *mem = vpt_malloc(look * sizeof *mem);
+    VptConfig *cfg = vpt_malloc(look * sizeof *cfg);
+    size_t *idx = vpt_malloc(look * sizeof *idx);
     int rc = -1;
-    if (!mem || !cfg || !got || !have) goto out;
-    while (k < want && e->win_pos < e->win_n) {
-        size_t m = e->window[e->win_pos++];
-        if (e->memo[1][m] >= 0) continue;
-        mem[k] = m;
-        cfg[k++] = stamp_estimator(e->o, vpt_space_point(e->space, m));
-    }
-    size_t *left = vpt_malloc((k ? k : 1) * sizeof *left);
-    VptConfig *lc = vpt_malloc((k ? k : 1) * sizeof *lc);
-    if (!left || !lc) {
-        free(left);
-        free(lc);
-        goto out;
-    }
-    for (size_t n = k; n > 0; n--) {
-        size_t nl = 0, which;
+    if (!mem || !cfg || !idx) goto out;
+    for (size_t w = e->win_pos; w < e->win_n && k < look; w++)
+        if (e->memo[1][e->window[w]] < 0) mem[k++] = e->window[w];
+    if (want > k) want = k;
+    for (;;) {
+        size_t missing = 0;
+        for (size_t i = 0; i < want; i++) missing += fetched_at(e, mem[i]) < 0;
+        if (missing == 0) break;
+        nl = 0;
         for (size_t i = 0; i < k; i++)
-            if (!have[i]) {
-                left[nl] = i;
-                lc[nl++] = cfg[i];
+            if (fetched_at(e, mem[i]) < 0) {
+                idx[nl] = i;
+                cfg[nl++] = stamp_estimator(e->o, vpt_space_point(e->space, mem[i]));
             }
-        VptSearchRunning *r = NULL;
-        VptEvalRecord rec;
-        int fresh;
-        if (vpt_eval_pool_get_first(e->pool, lc, nl, 1, SIZE_MAX, &rec, &which, &fresh)) break;
-        r = &got[left[which]];
-        r->rec = rec;
-        r->fresh = fresh;
-        have[left[which]] = 1;
+        VptSearchRunning *r = &e->fetched[e->nfetched];
+        size_t which;
+        if (vpt_eval_pool_get_first(e->pool, cfg, nl, 1, SIZE_MAX, &r->rec, &which, &r->fresh)) goto out;
+        r->member = mem[idx[which]];
+        e->nfetched++;
     }
-    free(left);
-    free(lc);
-    size_t ok = 0;
-    for (size_t i = 0; i < k; i++) ok += have[i];
-    if (ok < k) goto out;
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = 0; i < want; i++) {
+        size_t f = (size_t)fetched_at(e, mem[i]);
+        VptSearchRunning r = e->fetched[f];
+        e->fetched[f] = e->fetched[--e->nfetched];
         int s = 0;
         for (int j = 1; j < e->servers; j++)
             if (e->server_free[j] < e->server_free[s]) s = j;
-        double ready = e->announced[1][mem[i]] >= 0 ? e->announced[1][mem[i]] : e->now;
+        double ready = e->announced[1][r.member] >= 0 ? e->announced[1][r.member] : e->now;
         double start = e->server_free[s] > ready ? e->server_free[s] : ready;
-        double cost = isfinite(got[i].rec.cost_s) && got[i].rec.cost_s > 0 ? got[i].rec.cost_s : 0;
-        got[i].member = mem[i];
-        got[i].end = start + cost;
-        e->server_free[s] = got[i].end;
-        e->run[e->nrun++] = got[i];
+        double cost = isfinite(r.rec.cost_s) && r.rec.cost_s > 0 ? r.rec.cost_s : 0;
+        r.end = start + cost;
+        e->server_free[s] = r.end;
+        e->run[e->nrun++] = r;
+    }
+    /* past the members started (and those taken meanwhile) */
+    while (e->win_pos < e->win_n) {
+        size_t m = e->window[e->win_pos];
+        int started = e->memo[1][m] >= 0;
+        for (size_t i = 0; i < e->nrun && !started; i++) started = e->run[i].member == m;
+        if (!started) break;
+        e->win_pos++;
     }
     rc = 0;
 out:
     free(mem);
     free(cfg);
-    free(got);
-    free(have);
+    free(idx);
     if (rc) vpt_search_stop(e, VPT_STOP_ERROR);
     return rc;
 }
@@ -572,6 +577,7 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
     free(e->window);
     free(e->queued);
     free(e->run);
+    free(e->fetched);
     free(e);
     return out->stop == VPT_STOP_ERROR ? -1 : 0;
 }

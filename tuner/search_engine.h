@@ -89,6 +89,9 @@ typedef struct {
     unsigned char *queued;
     size_t nrun;
     VptSearchRunning *run;
+    /* records fetched ahead of their start, at most servers x ahead */
+    size_t nfetched;
+    VptSearchRunning *fetched;
 } VptSearchEngine;
 
 /* Members in a random order, drawn lazily (incremental Fisher-Yates). */
