@@ -162,15 +162,16 @@ static int replay_evaluations(const char *fixture, int seed, const char *gpus)
 /* Four simulated GPUs must buy the default 90 s tune at least LANES_MIN_GAIN
  * times the evaluations of one on a recorded 2,001-config space, the wall
  * time charged as the GPUs would spend it side by side, idle waits included
- * (tuner/search.h). Issue 31 asks 0.9x of linear (3.6x); with the descents
- * taking records in completion order the default reaches 4.12x in the mean
- * of 20 seeds in results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.jsonl
- * (docs/tuner-search.md), and the bound, 3.0x, is below the target so that
- * it holds the gain without false alarms:
- * means over three seeds, because lanes are threads and a run's count
- * varies with their timing: in that file the least ratio of one seed is
- * 2.67x and the least mean over three consecutive seeds 3.65x, so a false
- * alarm needs three seeds together far below any window of the 20. */
+ * (tuner/search.h). Issue 31 asks 0.9 of linear on four lanes; what the
+ * default reaches with the descents taking records in completion order is
+ * in results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.jsonl
+ * (docs/tuner-search.md), and the bound sits below the target so that it
+ * holds the gain without false alarms: means over three seeds, because
+ * lanes are threads and a run's count varies with their timing; in that
+ * file the least mean over any three consecutive seeds is above the
+ * bound by more than a fifth, and the least single seed is below it, so a
+ * false alarm needs three seeds together lower than any window of the 20
+ * (docs/decisions/search-completion-order.md). */
 #define LANES_FIXTURE "tests/fixtures/tuner/sampled/manix_sampled.jsonl.gz"
 #define LANES_MIN_GAIN 3.0
 

@@ -236,7 +236,7 @@ TEST(tuner_pool_lanes_search_equals_one_gpu)
 }
 
 /* vpt_eval_pool_get_first takes whichever record a lane finishes first:
- * with the first config slowed by 0.5 s on two lanes, the second comes
+ * with the first config slowed (slow_s) on two lanes, the second comes
  * first, then the first; each is evaluated once and written once. It can
  * fail: a pool taking records in the order asked for answers which = 0. */
 TEST(tuner_pool_get_first_takes_the_first_finished)

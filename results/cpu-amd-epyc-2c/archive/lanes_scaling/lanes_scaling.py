@@ -8,7 +8,9 @@ seconds (tuner/search.h: the GPUs side by side, idle waits included),
 winner time, and throughput = optimum / winner (the thr. columns of
 bin/tune-score). Run from the repository root after make:
   results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.py tests/fixtures/tuner/sampled/manix_sampled.jsonl.gz 20 \
-      > results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.jsonl"""
+      > results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.jsonl
+  results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.py tests/fixtures/tuner/sampled/manix_sampled.jsonl.gz 20 \
+      1,2,4,8,16 local,random 30 >> results/cpu-amd-epyc-2c/archive/lanes_scaling/lanes_scaling.jsonl"""
 import gzip
 import json
 import re
