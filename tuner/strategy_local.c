@@ -132,6 +132,10 @@ static int start_again(VptSearchEngine *e, VptShuffle *starts, Pending *p, Desce
  * lane they often ran dry (tune --replay --gpus on the recorded spaces,
  * docs/decisions/search-lanes.md). */
 #define DESCENTS_PER_LANE 3
+/* In completion order (several GPUs) a descent waits for its whole list
+ * while the GPUs run the other descents' lists, so more descents keep the
+ * announced queue from running dry (docs/decisions/search-completion-order.md). */
+#define DESCENTS_PER_LANE_COMPLETION 5
 
 /* The search's state beside its descents: the incumbent, the start batch. */
 typedef struct {
@@ -271,7 +275,7 @@ out:
  * so that its compiles overlap its measurements as on one GPU. */
 static void run_batched(VptSearchEngine *e, VptShuffle *starts)
 {
-    size_t nd = (size_t)e->width * DESCENTS_PER_LANE;
+    size_t nd = (size_t)e->width * (e->servers > 1 ? DESCENTS_PER_LANE_COMPLETION : DESCENTS_PER_LANE);
     Descent *d = vpt_calloc(nd, sizeof *d);
     Shared g = {.starts = starts, .incumbent = -1, .inc_obj = INFINITY};
     g.p.list = vpt_malloc((vpt_search_start_cap(e) + nd) * sizeof *g.p.list);
