@@ -72,7 +72,8 @@
  *                best member so far (about two dimensions changed,
  *                vpt_space_mutate), or from a random unvisited member when a
  *                few perturbations land only on evaluated ones. With a batch
- *                width w above 1, 3w descents run side by side
+ *                width w above 1, 5w descents run side by side on several
+ *                GPUs, 3w on one
  *                (tuner/strategy_local.c): each starts at a member of the
  *                start batch (filled with random members to one per
  *                descent), takes its announced list's records, steps, and
