@@ -26,6 +26,9 @@ typedef struct {
     int poison;            /* every lane evaluating `poisoned` fails */
     VptConfig poisoned;
     double delay_s;        /* real time per evaluation, so that lanes overlap */
+    int slow;              /* evaluating `slowed` takes slow_s more */
+    VptConfig slowed;
+    double slow_s;
 } DoubleSetup;
 
 typedef struct {
@@ -55,6 +58,7 @@ static int double_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalR
     DoubleLane *d = ctx;
     d->evaluated++;
     if (d->setup->delay_s > 0) usleep((useconds_t)(d->setup->delay_s * 1e6));
+    if (d->setup->slow && vpt_config_equal(c, &d->setup->slowed)) usleep((useconds_t)(d->setup->slow_s * 1e6));
     int at = d->lane < 8 ? d->setup->lane_fails_at[d->lane] : 0;
     if (at > 0 && d->evaluated == at) return vpt_fail("test double: GPU %d fell off the bus", d->lane);
     if (d->setup->poison && vpt_config_equal(c, &d->setup->poisoned))
@@ -228,6 +232,87 @@ TEST(tuner_pool_lanes_search_equals_one_gpu)
         vpt_cache_close(cache);
         vpt_search_result_free(&one);
     }
+    vpt_space_destroy(s);
+}
+
+/* vpt_eval_pool_get_first takes whichever record a lane finishes first:
+ * with the first config slowed (slow_s) on two lanes, the second comes
+ * first, then the first; each is evaluated once and written once. It can
+ * fail: a pool taking records in the order asked for answers which = 0. */
+TEST(tuner_pool_get_first_takes_the_first_finished)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c[2] = {*vpt_space_point(s, 0), *vpt_space_point(s, 1)};
+    DoubleSetup setup = {.slow = 1, .slowed = c[0], .slow_s = 0.5};
+    char path[512];
+    snprintf(path, sizeof path, "%s/first.jsonl", vpt_test_tmpdir());
+    VptTuneProvenance prov = td_provenance();
+    VptCache *cache = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE_MSG(cache, "%s", vpt_errmsg());
+    VptLanes *lanes = double_lanes(&setup, 2);
+    REQUIRE(lanes);
+    VptEvalPool *pool = vpt_eval_pool_create(lanes, NULL, cache);
+    REQUIRE(pool);
+    CHECK_EQ_INT(vpt_eval_pool_ahead_per_lane(), 2);
+    vpt_eval_pool_announce(pool, c, 2, 1);
+    VptEvalRecord rec;
+    size_t which = 9;
+    int fresh = 0;
+    REQUIRE_MSG(vpt_eval_pool_get_first(pool, c, 2, 1, SIZE_MAX, &rec, &which, &fresh) == 0, "%s", vpt_errmsg());
+    CHECK_EQ_INT(which, 1);
+    CHECK(fresh && vpt_config_equal(&rec.config, &c[1]));
+    REQUIRE_MSG(vpt_eval_pool_get_first(pool, c, 1, 1, SIZE_MAX, &rec, &which, &fresh) == 0, "%s", vpt_errmsg());
+    CHECK_EQ_INT(which, 0);
+    CHECK(fresh && vpt_config_equal(&rec.config, &c[0]));
+    /* a record in the cache is at hand at once */
+    REQUIRE_MSG(vpt_eval_pool_get_first(pool, &c[1], 2, 1, SIZE_MAX, &rec, &which, &fresh) == 0, "%s", vpt_errmsg());
+    CHECK_EQ_INT(which, 0);
+    CHECK(!fresh && vpt_config_equal(&rec.config, &c[1]));
+    CHECK_EQ_INT(vpt_cache_count(cache), 2);
+    CHECK(!cache_has_duplicates(cache));
+    vpt_eval_pool_destroy(pool);
+    vpt_lanes_stop(lanes);
+    vpt_cache_close(cache);
+    vpt_space_destroy(s);
+}
+
+/* Local search on three lanes under a time budget takes its records in
+ * completion order: each config evaluated once, every record it took in
+ * the cache, the charged seconds past the budget by at most one
+ * evaluation's cost. */
+TEST(tuner_pool_local_search_in_completion_order_loses_nothing)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    DoubleSetup setup = {.delay_s = 0.001};
+    LanesRun run;
+    memset(&run, 0, sizeof run);
+    VptTuneProvenance prov = td_provenance();
+    snprintf(run.path, sizeof run.path, "%s/completion.jsonl", vpt_test_tmpdir());
+    run.cache = vpt_cache_open(run.path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE_MSG(run.cache, "%s", vpt_errmsg());
+    run.lanes = double_lanes(&setup, 3);
+    REQUIRE(run.lanes);
+    run.pool = vpt_eval_pool_create(run.lanes, NULL, run.cache);
+    REQUIRE(run.pool);
+    VptSearchOptions o = search_opts(VPT_STRATEGY_LOCAL, 0);
+    o.pool = run.pool;
+    o.max_seconds = 30;
+    run.rc = vpt_search_run(s, NULL, NULL, run.cache, &o, &run.r);
+    REQUIRE_MSG(run.rc == 0, "%s", vpt_errmsg());
+    CHECK(run.r.stop == VPT_STOP_BUDGET);
+    CHECK(run.r.n_evals > 10);
+    CHECK_EQ_INT(run.r.evaluated, run.r.n_evals);
+    CHECK(!cache_has_duplicates(run.cache));
+    CHECK(vpt_cache_count(run.cache) >= run.r.n_evals);
+    double worst = 0;
+    for (size_t i = 0; i < run.r.n_evals; i++) {
+        CHECK(vpt_cache_find(run.cache, &run.r.evals[i].config, 1) != NULL);
+        if (run.r.evals[i].cost_s > worst) worst = run.r.evals[i].cost_s;
+    }
+    CHECK_MSG(run.r.seconds >= 30 && run.r.seconds <= 30 + worst, "%.3f s charged", run.r.seconds);
+    end_lanes_run(&run);
     vpt_space_destroy(s);
 }
 

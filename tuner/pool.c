@@ -13,6 +13,8 @@
  * taken: enough that a lane finds its next job ready when the search is
  * still waiting on a slower one, few enough that a stop wastes little. */
 #define SPECULATION_PER_LANE 2
+
+int vpt_eval_pool_ahead_per_lane(void) { return SPECULATION_PER_LANE; }
 /* How long one wait for an event lasts before the remote ranks are served
  * again (heartbeats, tuner/mpi.h) or, without them, before waiting again. */
 #define POLL_WITH_REMOTE_S 0.002
@@ -545,6 +547,54 @@ int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t w
     if (pool_get(p, c, fidelity, wanted, out, &src)) return -1;
     *fresh = src == VPT_CACHE_MISS;
     return 0;
+}
+
+int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, int fidelity, size_t wanted,
+                            VptEvalRecord *out, size_t *which, int *fresh)
+{
+    if (n == 0) return vpt_fail("internal error: vpt_eval_pool_get_first asked for none of no configs");
+    if (p->direct || n == 1) {
+        *which = 0;
+        return vpt_eval_pool_get(p, &configs[0], fidelity, wanted, out, fresh);
+    }
+    if (p->failed) return vpt_fail("%s", p->error);
+    /* a record at hand first: from the cache, or finished ahead; else each
+     * is queued (urgent) and the first to finish is taken */
+    for (size_t i = 0; i < n; i++) {
+        Job *j = find_key(p, job_key(&configs[i], fidelity));
+        if (j && j->state == JOB_DONE) {
+            *which = i;
+            return vpt_eval_pool_get(p, &configs[i], fidelity, wanted, out, fresh);
+        }
+        if (!j && p->cache && vpt_cache_has(p->cache, &configs[i], fidelity)) {
+            *which = i;
+            return vpt_eval_pool_get(p, &configs[i], fidelity, wanted, out, fresh);
+        }
+    }
+    /* the first is asked for (it runs on the first lane free); the others
+     * run as announced ones do, within the speculation bound, on the lanes
+     * that compiled them ahead */
+    for (size_t i = 0; i < n; i++) {
+        Job *j = find_key(p, job_key(&configs[i], fidelity));
+        if (!j && !(j = add_job(p, &configs[i], fidelity, i == 0))) return -1;
+        if (i == 0) j->urgent = 1;
+    }
+    for (;;) {
+        schedule(p, wanted);
+        if (p->failed) return vpt_fail("%s", p->error);
+        for (size_t i = 0; i < n; i++) {
+            Job *j = find_key(p, job_key(&configs[i], fidelity));
+            if (j && j->state == JOB_DONE) {
+                *which = i;
+                return vpt_eval_pool_get(p, &configs[i], fidelity, wanted, out, fresh);
+            }
+        }
+        if (p->running == 0) {
+            if (p->alive == 0) return vpt_fail("%s", p->failed ? p->error : "no evaluation lane is left");
+            return vpt_fail("internal error: nothing runs and the jobs wait");
+        }
+        if (wait_event(p) || p->failed) return vpt_fail("%s", p->error);
+    }
 }
 
 int vpt_eval_pool_get_charged(VptEvalPool *p, const VptConfig *c, VptEvalRecord *out, double *seconds)

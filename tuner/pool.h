@@ -39,10 +39,15 @@
  * tuner/search.h). Those announcements are the batches. A lanes pool queues
  * every announced config, gives each to a lane round-robin (that lane
  * compiles it ahead), and while the search waits for the record it asked
- * for, idle lanes evaluate the next announced ones. The search still takes
- * its records one at a time, in its own order, so its path, its records and
- * its winner are those of the same search on one GPU; only the wall time
- * shrinks. Annealing, which announces nothing, gains nothing.
+ * for, idle lanes evaluate the next announced ones. With an evaluation
+ * budget, or on one lane, the search takes its records one at a time, in
+ * its own order, so its path, its records and its winner are those of the
+ * same search on one GPU; only the wall time shrinks. Under a time budget
+ * on several lanes, local search (the default) runs several descents side
+ * by side and takes their records in the order they finish
+ * (vpt_eval_pool_get_first), so its path is not that of one GPU: more GPUs
+ * buy more evaluations (tuner/search.h: batch). Annealing, which announces
+ * nothing, gains nothing.
  *
  * Speculation is bounded: no more than two evaluations per lane are in
  * flight or finished-but-not-taken, and no more than the search's remaining
@@ -139,6 +144,23 @@ void vpt_eval_pool_announce(VptEvalPool *p, const VptConfig *configs, size_t n, 
  * message when the cache failed or no lane is left. */
 int vpt_eval_pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wanted, VptEvalRecord *out,
                       int *fresh);
+
+/* The record of whichever of configs[0..n) (all at fidelity) is ready
+ * first: one in the cache or finished ahead, else the first a lane
+ * finishes. configs[0] is asked for as by vpt_eval_pool_get; the others run
+ * as announced configs do (speculation, on the lane that compiled them
+ * ahead; queued when not announced). *which: its index. The others stay
+ * queued, in flight or finished for a later call; a direct pool (or
+ * n == 1) takes configs[0]. Otherwise as vpt_eval_pool_get. Why: a search
+ * that can use any of several results need not wait on one slow
+ * evaluation while finished ones hold the speculation bound, so the lanes
+ * keep running ahead of it. */
+int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, int fidelity, size_t wanted,
+                            VptEvalRecord *out, size_t *which, int *fresh);
+
+/* The speculation bound: evaluations per lane in flight or finished but
+ * not taken (see above). */
+int vpt_eval_pool_ahead_per_lane(void);
 
 /* The full-fidelity record of c as the tune's screenings take it
  * (tuner/estimators.c, tuner/tune.c): vpt_eval_pool_get without a bound on

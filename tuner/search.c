@@ -162,9 +162,9 @@ static void charge(VptSearchEngine *e, size_t m, int fidelity, double cost_s)
     for (int i = 1; i < e->servers; i++)
         if (e->server_free[i] < e->server_free[k]) k = i;
     double ready = e->announced[fidelity][m] >= 0 ? e->announced[fidelity][m] : e->now;
-    /* the pool runs at most VPT_SEARCH_AHEAD_PER_LANE evaluations per lane
-     * ahead of what the search took (tuner/pool.h) */
-    size_t ring = (size_t)e->servers * VPT_SEARCH_AHEAD_PER_LANE;
+    /* the pool runs at most e->ahead evaluations per lane ahead of what
+     * the search took (tuner/pool.h) */
+    size_t ring = (size_t)e->servers * e->ahead;
     size_t j = e->taken++;
     if (j >= ring && e->took_at[j % ring] > ready) ready = e->took_at[j % ring];
     double start = e->server_free[k] > ready ? e->server_free[k] : ready;
@@ -175,55 +175,34 @@ static void charge(VptSearchEngine *e, size_t m, int fidelity, double cost_s)
     res->seconds = e->now;
 }
 
-int vpt_search_eval(VptSearchEngine *e, size_t m, int fidelity, double *obj)
+/* The search takes m's record: counted, remembered, charged (end >= 0: the
+ * simulated clock's end of its measurement in completion order, else
+ * charge()), the best and the trace updated, progress told. */
+static int accept(VptSearchEngine *e, size_t m, int fidelity, const VptEvalRecord *rec, int fresh, double end,
+                  double *obj)
 {
-    if (e->stopped) return 0;
     VptSearchResult *res = e->res;
-    long idx = e->memo[fidelity][m];
-    if (idx >= 0) {
-        if (++e->stalls >= e->o->stall_limit) {
-            vpt_search_stop(e, VPT_STOP_STALLED);
-            return 0;
-        }
-        *obj = vpt_eval_objective(&res->evals[idx]);
-        return 1;
-    }
-    if (e->o->interrupt && *e->o->interrupt) {
-        vpt_search_stop(e, VPT_STOP_INTERRUPTED);
-        return 0;
-    }
-    if ((e->o->max_evals && res->n_evals >= e->o->max_evals) ||
-        (e->o->max_seconds > 0 && res->seconds >= e->o->max_seconds)) {
-        vpt_search_stop(e, VPT_STOP_BUDGET);
-        return 0;
-    }
-    VptConfig stamped = stamp_estimator(e->o, vpt_space_point(e->space, m));
-    /* the cache, else an evaluation (on one GPU here, or taken from a pool
-     * that evaluated it ahead): tuner/pool.h; either way it is in the cache
-     * before the strategy sees it */
-    VptEvalRecord rec;
-    int fresh;
-    size_t wanted = e->o->max_evals ? e->o->max_evals - res->n_evals : SIZE_MAX;
-    if (vpt_eval_pool_get(e->pool, &stamped, fidelity, wanted, &rec, &fresh)) {
-        vpt_search_stop(e, VPT_STOP_ERROR);
-        return 0;
-    }
     if (fresh) res->evaluated++;
     else res->cached++;
-    if (push_eval(e, &rec)) {
+    if (push_eval(e, rec)) {
         vpt_search_stop(e, VPT_STOP_ERROR);
         return 0;
     }
-    idx = (long)res->n_evals - 1;
+    long idx = (long)res->n_evals - 1;
     e->memo[fidelity][m] = idx;
     e->visited[fidelity]++;
     e->stalls = 0;
-    charge(e, m, fidelity, rec.cost_s);
-    *obj = vpt_eval_objective(&rec);
+    if (end >= 0) {
+        if (end > e->now) e->now = end;
+        res->seconds = e->now;
+    } else {
+        charge(e, m, fidelity, rec->cost_s);
+    }
+    *obj = vpt_eval_objective(rec);
     if (fidelity == 1 && *obj < e->best_obj) {
         e->best_obj = *obj;
         e->best_at = res->n_evals;
-        res->best = rec;
+        res->best = *rec;
         res->found = 1;
     }
     res->trace[idx] = (VptTracePoint){.evals = res->n_evals, .seconds = res->seconds, .best_ms = e->best_obj};
@@ -240,6 +219,201 @@ int vpt_search_eval(VptSearchEngine *e, size_t m, int fidelity, double *obj)
     return 1;
 }
 
+/* 0 (stopped) when the search may start no more evaluations: interrupted,
+ * or a budget reached (search.h: an evaluation starts only while both
+ * limits are unreached). */
+static int may_start(VptSearchEngine *e)
+{
+    if (e->o->interrupt && *e->o->interrupt) {
+        vpt_search_stop(e, VPT_STOP_INTERRUPTED);
+        return 0;
+    }
+    if ((e->o->max_evals && e->res->n_evals >= e->o->max_evals) ||
+        (e->o->max_seconds > 0 && e->res->seconds >= e->o->max_seconds)) {
+        vpt_search_stop(e, VPT_STOP_BUDGET);
+        return 0;
+    }
+    return 1;
+}
+
+int vpt_search_eval(VptSearchEngine *e, size_t m, int fidelity, double *obj)
+{
+    if (e->stopped) return 0;
+    VptSearchResult *res = e->res;
+    long idx = e->memo[fidelity][m];
+    if (idx >= 0) {
+        if (++e->stalls >= e->o->stall_limit) {
+            vpt_search_stop(e, VPT_STOP_STALLED);
+            return 0;
+        }
+        *obj = vpt_eval_objective(&res->evals[idx]);
+        return 1;
+    }
+    if (e->completion && fidelity == 1) {
+        size_t which;
+        return vpt_search_eval_first(e, &m, 1, &which, obj);
+    }
+    if (!may_start(e)) return 0;
+    VptConfig stamped = stamp_estimator(e->o, vpt_space_point(e->space, m));
+    /* the cache, else an evaluation (on one GPU here, or taken from a pool
+     * that evaluated it ahead): tuner/pool.h; either way it is in the cache
+     * before the strategy sees it */
+    VptEvalRecord rec;
+    int fresh;
+    size_t wanted = e->o->max_evals ? e->o->max_evals - res->n_evals : SIZE_MAX;
+    if (vpt_eval_pool_get(e->pool, &stamped, fidelity, wanted, &rec, &fresh)) {
+        vpt_search_stop(e, VPT_STOP_ERROR);
+        return 0;
+    }
+    return accept(e, m, fidelity, &rec, fresh, -1, obj);
+}
+
+int vpt_search_completion_begin(VptSearchEngine *e)
+{
+    if (e->servers <= 1) return 0;
+    e->win_cap = 256;
+    e->window = vpt_malloc(e->win_cap * sizeof *e->window);
+    e->queued = vpt_calloc(e->n_members ? e->n_members : 1, 1);
+    e->run = vpt_calloc((size_t)e->servers, sizeof *e->run);
+    e->fetched = vpt_calloc((size_t)e->servers * e->ahead, sizeof *e->fetched);
+    if (!e->window || !e->queued || !e->run || !e->fetched) return -1;
+    e->completion = 1;
+    return 0;
+}
+
+/* Queues m for the simulated GPUs (announced now when it was not). */
+static int window_push(VptSearchEngine *e, size_t m)
+{
+    if (e->queued[m] || e->memo[1][m] >= 0) return 0;
+    if (e->win_n == e->win_cap) {
+        size_t cap = 2 * e->win_cap;
+        size_t *w = vpt_realloc(e->window, cap * sizeof *w);
+        if (!w) return -1;
+        e->window = w;
+        e->win_cap = cap;
+    }
+    if (e->announced[1][m] < 0) e->announced[1][m] = e->now;
+    e->window[e->win_n++] = m;
+    e->queued[m] = 1;
+    return 0;
+}
+
+/* The index of m's fetched record in e->fetched, or -1. */
+static long fetched_at(const VptSearchEngine *e, size_t m)
+{
+    for (size_t i = 0; i < e->nfetched; i++)
+        if (e->fetched[i].member == m) return (long)i;
+    return -1;
+}
+
+/* Starts the next announced members on the simulated GPUs left free, in
+ * the order announced: each on the GPU free first, no earlier than it was
+ * announced. A start needs the member's record (its cost): the records of
+ * the next servers x ahead announced members are fetched whichever the
+ * lanes finish first (vpt_eval_pool_get_first), so the lanes are not held
+ * up by the order the search starts them in; those fetched but not yet
+ * started wait in e->fetched. 0, or -1 (stopped) when the pool failed. */
+static int fill_servers(VptSearchEngine *e)
+{
+    size_t want = (size_t)e->servers - e->nrun, look = (size_t)e->servers * e->ahead, k = 0, nl = 0;
+    if (want == 0) return 0;
+    size_t *mem = vpt_malloc(look * sizeof *mem);
+    VptConfig *cfg = vpt_malloc(look * sizeof *cfg);
+    size_t *idx = vpt_malloc(look * sizeof *idx);
+    int rc = -1;
+    if (!mem || !cfg || !idx) goto out;
+    for (size_t w = e->win_pos; w < e->win_n && k < look; w++)
+        if (e->memo[1][e->window[w]] < 0) mem[k++] = e->window[w];
+    if (want > k) want = k;
+    for (;;) {
+        size_t missing = 0;
+        for (size_t i = 0; i < want; i++) missing += fetched_at(e, mem[i]) < 0;
+        if (missing == 0) break;
+        nl = 0;
+        for (size_t i = 0; i < k; i++)
+            if (fetched_at(e, mem[i]) < 0) {
+                idx[nl] = i;
+                cfg[nl++] = stamp_estimator(e->o, vpt_space_point(e->space, mem[i]));
+            }
+        VptSearchRunning *r = &e->fetched[e->nfetched];
+        size_t which;
+        if (vpt_eval_pool_get_first(e->pool, cfg, nl, 1, SIZE_MAX, &r->rec, &which, &r->fresh)) goto out;
+        r->member = mem[idx[which]];
+        e->nfetched++;
+    }
+    for (size_t i = 0; i < want; i++) {
+        size_t f = (size_t)fetched_at(e, mem[i]);
+        VptSearchRunning r = e->fetched[f];
+        e->fetched[f] = e->fetched[--e->nfetched];
+        int s = 0;
+        for (int j = 1; j < e->servers; j++)
+            if (e->server_free[j] < e->server_free[s]) s = j;
+        double ready = e->announced[1][r.member] >= 0 ? e->announced[1][r.member] : e->now;
+        double start = e->server_free[s] > ready ? e->server_free[s] : ready;
+        double cost = isfinite(r.rec.cost_s) && r.rec.cost_s > 0 ? r.rec.cost_s : 0;
+        r.end = start + cost;
+        e->server_free[s] = r.end;
+        e->run[e->nrun++] = r;
+    }
+    /* past the members started (and those taken meanwhile) */
+    while (e->win_pos < e->win_n) {
+        size_t m = e->window[e->win_pos];
+        int started = e->memo[1][m] >= 0;
+        for (size_t i = 0; i < e->nrun && !started; i++) started = e->run[i].member == m;
+        if (!started) break;
+        e->win_pos++;
+    }
+    rc = 0;
+out:
+    free(mem);
+    free(cfg);
+    free(idx);
+    if (rc) vpt_search_stop(e, VPT_STOP_ERROR);
+    return rc;
+}
+
+int vpt_search_eval_first(VptSearchEngine *e, const size_t *members, size_t n, size_t *which, double *obj)
+{
+    if (e->stopped) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (e->memo[1][members[i]] >= 0) {
+            *which = i;
+            *obj = vpt_eval_objective(&e->res->evals[e->memo[1][members[i]]]);
+            return 1;
+        }
+    if (!e->completion) {
+        *which = 0;
+        return vpt_search_eval(e, members[0], 1, obj);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (window_push(e, members[i])) {
+            vpt_search_stop(e, VPT_STOP_ERROR);
+            return 0;
+        }
+    for (;;) {
+        if (!may_start(e) || fill_servers(e)) return 0;
+        if (e->nrun == 0) {
+            vpt_fail("internal error: the search waits for members no GPU runs");
+            vpt_search_stop(e, VPT_STOP_ERROR);
+            return 0;
+        }
+        size_t r = 0;
+        for (size_t i = 1; i < e->nrun; i++)
+            if (e->run[i].end < e->run[r].end) r = i;
+        VptSearchRunning done = e->run[r];
+        memmove(&e->run[r], &e->run[r + 1], (e->nrun - r - 1) * sizeof *e->run);
+        e->nrun--;
+        double o;
+        if (!accept(e, done.member, 1, &done.rec, done.fresh, done.end, &o)) return 0;
+        for (size_t i = 0; i < n; i++)
+            if (members[i] == done.member) {
+                *which = i;
+                *obj = o;
+                return 1;
+            }
+    }
+}
+
 int vpt_search_visited(const VptSearchEngine *e, size_t m, int fidelity)
 {
     return e->memo[fidelity][m] >= 0;
@@ -250,6 +424,9 @@ void vpt_search_hint(VptSearchEngine *e, const size_t *members, size_t n, int fi
     const VptSearchOptions *o = e->o;
     for (size_t i = 0; i < n; i++) /* the clock's "announced at", hooks or not */
         if (e->announced[fidelity][members[i]] < 0) e->announced[fidelity][members[i]] = e->now;
+    if (e->completion && fidelity == 1)
+        for (size_t i = 0; i < n; i++)
+            if (window_push(e, members[i])) vpt_search_stop(e, VPT_STOP_ERROR);
     if (!vpt_eval_pool_wants_hints(e->pool) || e->stopped) return;
     size_t left = SIZE_MAX;
     if (o->max_evals) left = o->max_evals > e->res->n_evals ? o->max_evals - e->res->n_evals : 0;
@@ -350,6 +527,8 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
     e->servers = vpt_eval_pool_gpus(e->pool);
     if (e->servers > VPT_SEARCH_MAX_SERVERS) e->servers = VPT_SEARCH_MAX_SERVERS;
     e->width = batch_width(o, e->pool);
+    e->ahead = (size_t)vpt_eval_pool_ahead_per_lane();
+    e->took_at = vpt_calloc((size_t)e->servers * e->ahead, sizeof *e->took_at);
     VptSearchOptions local;
     if (o->stall_limit == 0) {
         local = *o;
@@ -357,7 +536,7 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
         e->o = &local;
     }
     vpt_rng_seed(&e->rng, o->seed);
-    int failed = 0;
+    int failed = !e->took_at;
     for (int f = 0; f < 2; f++) {
         e->memo[f] = vpt_malloc((e->n_members ? e->n_members : 1) * sizeof *e->memo[f]);
         e->announced[f] = vpt_malloc((e->n_members ? e->n_members : 1) * sizeof *e->announced[f]);
@@ -394,6 +573,11 @@ int vpt_search_run(const VptSpace *space, VptEvaluateFn fn, void *ctx, VptCache 
         free(e->memo[f]);
         free(e->announced[f]);
     }
+    free(e->took_at);
+    free(e->window);
+    free(e->queued);
+    free(e->run);
+    free(e->fetched);
     free(e);
     return out->stop == VPT_STOP_ERROR ? -1 : 0;
 }

@@ -37,7 +37,8 @@
  * strategy that proposes fewer members than there are lanes leaves GPUs
  * idle. With an evaluation budget more lanes only finish sooner, and the
  * path stays the one of one GPU (a width of 1 is the search as it ran on
- * one GPU). Local search is the strategy that uses the width (below); the
+ * one GPU); under a time budget on several lanes it is not the one-GPU
+ * path. Local search is the strategy that uses the width (below); the
  * others already announce far ahead (docs/decisions/search-lanes.md).
  *
  * Best: the ok fidelity-1 record with the least time_ms; records of any
@@ -71,13 +72,18 @@
  *                best member so far (about two dimensions changed,
  *                vpt_space_mutate), or from a random unvisited member when a
  *                few perturbations land only on evaluated ones. With a batch
- *                width w above 1, 3w descents run side by side
+ *                width w above 1, 5w descents run side by side on several
+ *                GPUs, 3w on one
  *                (tuner/strategy_local.c): each starts at a member of the
  *                start batch (filled with random members to one per
- *                descent), and in turn takes its announced list's records,
- *                steps, and announces its next list at once, so that the
- *                lanes always have the other descents' lists queued; a
- *                descent standing where another stands starts again.
+ *                descent), takes its announced list's records, steps, and
+ *                announces its next list at once, so that the lanes always
+ *                have the other descents' lists queued; a descent standing
+ *                where another stands starts again. On several GPUs the
+ *                search takes the records of all descents' lists in the
+ *                order the GPUs finish them (vpt_search_eval_first), and a
+ *                descent steps when its list is complete; on one GPU (an
+ *                explicit batch) the descents take turns in a ring.
  *                Stagnation: when the best has not improved
  *                over the last `stagnation` evaluations (nor since the last
  *                wide restart), the next descent starts instead from the best

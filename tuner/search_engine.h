@@ -19,7 +19,9 @@
  * before it (tuner/pool.h: lanes run at most two evaluations per lane ahead
  * of the search). So a GPU that the strategy gives nothing to do waits, and
  * its wait is charged. On one GPU this is the sum of the costs, as it
- * always was. */
+ * always was. In completion order (vpt_search_eval_first) the search takes
+ * each record when its measurement ends, earliest first, so the pool's
+ * bound never holds a GPU back. */
 #ifndef VPT_TUNER_SEARCH_ENGINE_H
 #define VPT_TUNER_SEARCH_ENGINE_H
 
@@ -38,10 +40,16 @@ struct VptEvalPool;
 #define VPT_SEARCH_LOOKAHEAD 256
 
 #define VPT_SEARCH_MAX_SERVERS 256
-/* How far a pool's lanes run ahead of the search: at most this many
- * evaluations per lane in flight or finished but not yet taken (the
- * speculation bound of tuner/pool.h). */
-#define VPT_SEARCH_AHEAD_PER_LANE 2
+
+/* A member the simulated clock has started on a GPU in completion order
+ * (vpt_search_eval_first): its record is fetched, the strategy does not
+ * know it before `end`. */
+typedef struct {
+    size_t member;
+    double end;
+    int fresh;
+    VptEvalRecord rec;
+} VptSearchRunning;
 
 typedef struct {
     const VptSpace *space;
@@ -69,10 +77,21 @@ typedef struct {
     int servers;
     double server_free[VPT_SEARCH_MAX_SERVERS];
     double now;
-    /* when the search took each of its last servers x AHEAD_PER_LANE
-     * records (a ring, by the count taken) */
-    size_t taken;
-    double took_at[VPT_SEARCH_MAX_SERVERS * VPT_SEARCH_AHEAD_PER_LANE];
+    /* when the search took each of its last servers x ahead records (a
+     * ring, by the count taken; ahead: vpt_eval_pool_ahead_per_lane) */
+    size_t taken, ahead;
+    double *took_at;
+    /* Completion order (vpt_search_eval_first, on several GPUs under a time
+     * budget): the members announced at full fidelity, in order, not yet
+     * started (window[win_pos..win_n)); those started, at most one per GPU. */
+    int completion;
+    size_t *window, win_n, win_pos, win_cap;
+    unsigned char *queued;
+    size_t nrun;
+    VptSearchRunning *run;
+    /* records fetched ahead of their start, at most servers x ahead */
+    size_t nfetched;
+    VptSearchRunning *fetched;
 } VptSearchEngine;
 
 /* Members in a random order, drawn lazily (incremental Fisher-Yates). */
@@ -100,6 +119,20 @@ int vpt_search_listed(const size_t *list, size_t n, size_t m);
 void vpt_search_stop(VptSearchEngine *e, VptStopReason why);
 int vpt_search_eval(VptSearchEngine *e, size_t m, int fidelity, double *obj);
 int vpt_search_visited(const VptSearchEngine *e, size_t m, int fidelity);
+/* Completion order, at full fidelity: the record of whichever of
+ * members[0..n) the search knows first. One already taken is answered at
+ * once; otherwise the simulated GPUs run the announced members in the order
+ * announced (members[] not announced are appended), each GPU the next one
+ * when it is free, and the search takes each record when its measurement
+ * ends, the earliest first, until one of members[] is among them (those
+ * not in members[] are taken all the same: the strategy asks for them
+ * later). Records come from the pool by vpt_eval_pool_get_first, so the
+ * lanes are never held up by the order in which the search takes them.
+ * *which: the index in members[]. 0 when the search must stop.
+ * vpt_search_completion_begin turns it on (needs e->servers > 1); then
+ * vpt_search_eval at full fidelity takes this path too. */
+int vpt_search_completion_begin(VptSearchEngine *e);
+int vpt_search_eval_first(VptSearchEngine *e, const size_t *members, size_t n, size_t *which, double *obj);
 void vpt_search_hint(VptSearchEngine *e, const size_t *members, size_t n, int fidelity);
 
 /* Fraction of the budget used, 0..1 (the larger of evaluations and

@@ -132,44 +132,57 @@ static int start_again(VptSearchEngine *e, VptShuffle *starts, Pending *p, Desce
  * lane they often ran dry (tune --replay --gpus on the recorded spaces,
  * docs/decisions/search-lanes.md). */
 #define DESCENTS_PER_LANE 3
+/* In completion order (several GPUs) a descent waits for its whole list
+ * while the GPUs run the other descents' lists, so more descents keep the
+ * announced queue from running dry (docs/decisions/search-completion-order.md). */
+#define DESCENTS_PER_LANE_COMPLETION 5
 
-/* DESCENTS_PER_LANE x width descents side by side, in a ring: each starts
- * at a member of the start batch (announced together: the prior, starts[],
- * random members), then each descent in turn takes the records of its
- * announced list, steps as run_one's would (or starts again: at a start
- * batch member no descent has used, else where vpt_search_restart says,
- * wide on stagnation), and announces its next list at once. The lanes
- * measure the announcements first come first served, so while the search
- * waits for one descent's records the others' lists are queued: no lane
- * waits for a round's slowest evaluation, and each lane keeps several
- * configs queued, so that its compiles overlap its measurements as on one
- * GPU. */
-static void run_batched(VptSearchEngine *e, VptShuffle *starts)
+/* The search's state beside its descents: the incumbent, the start batch. */
+typedef struct {
+    VptShuffle *starts;
+    Pending p;
+    long incumbent;
+    double inc_obj;
+} Shared;
+
+/* Descent i has the records of its whole list, best the least (best_obj):
+ * it steps as run_one's would (or starts again: at a start batch member no
+ * descent has used, else where vpt_search_restart says, wide on
+ * stagnation) and announces its next list. 0 when the search must stop. */
+static int step(VptSearchEngine *e, Descent *d, size_t nd, size_t i, size_t best, double best_obj, Shared *g)
 {
-    size_t nd = (size_t)e->width * DESCENTS_PER_LANE;
-    Descent *d = vpt_calloc(nd, sizeof *d);
-    Pending p = {.list = vpt_malloc((vpt_search_start_cap(e) + nd) * sizeof *p.list)};
-    for (size_t i = 0; d && i < nd; i++)
-        if (!(d[i].list = vpt_malloc(VPT_SPACE_MAX_SCHEDULE_MOVES * sizeof *d[i].list))) break;
-    if (!d || !p.list || !d[nd - 1].list) {
-        vpt_search_stop(e, VPT_STOP_ERROR);
-        goto out;
+    Descent *x = &d[i];
+    int pruned = 0;
+    if (x->fresh) {
+        x->fresh = 0;
+        x->cur_obj = best_obj;
+        pruned = vpt_search_pruned(e, x->cur_obj, g->inc_obj);
+    } else if (best_obj < x->cur_obj) {
+        x->cur = best;
+        x->cur_obj = best_obj;
+        x->phase = 0;
+    } else {
+        x->phase++;
     }
-    p.n = vpt_search_start_list(e, starts, p.list);
-    if (p.n < nd) vpt_search_fill_random(e, starts, p.list, &p.n, nd - p.n);
-    vpt_search_hint(e, p.list, p.n, 1);
-    long incumbent = -1;
-    double inc_obj = INFINITY;
-    for (size_t i = 0; i < nd; i++) {
-        if (!start_again(e, starts, &p, &d[i], incumbent)) goto out;
-        if (!d[i].idle) propose(e, &d[i]);
+    if (x->cur_obj < g->inc_obj) {
+        g->inc_obj = x->cur_obj;
+        g->incumbent = (long)x->cur;
     }
+    if ((pruned || x->phase >= 2 || shared(d, nd, i)) && !start_again(e, g->starts, &g->p, x, g->incumbent)) return 0;
+    if (!x->idle) propose(e, x);
+    return 1;
+}
+
+/* The ring (one server, an explicit batch): each descent in turn takes its
+ * announced list's records in the list's order, then steps. */
+static void run_ring(VptSearchEngine *e, Descent *d, size_t nd, Shared *g)
+{
     for (size_t i = 0, idle_run = 0;; i = (i + 1) % nd) {
         Descent *x = &d[i];
         if (x->idle) {
             if (++idle_run >= nd) {
                 vpt_search_stop(e, VPT_STOP_DONE);
-                break;
+                return;
             }
             continue;
         }
@@ -178,35 +191,113 @@ static void run_batched(VptSearchEngine *e, VptShuffle *starts)
         double best_obj = INFINITY;
         for (size_t j = 0; j < x->n; j++) {
             double obj;
-            if (!vpt_search_eval(e, x->list[j], 1, &obj)) goto out;
+            if (!vpt_search_eval(e, x->list[j], 1, &obj)) return;
             if (obj < best_obj) {
                 best_obj = obj;
                 best = x->list[j];
             }
         }
-        int pruned = 0;
-        if (x->fresh) {
-            x->fresh = 0;
-            x->cur_obj = best_obj;
-            pruned = vpt_search_pruned(e, x->cur_obj, inc_obj);
-        } else if (best_obj < x->cur_obj) {
-            x->cur = best;
-            x->cur_obj = best_obj;
-            x->phase = 0;
-        } else {
-            x->phase++;
-        }
-        if (x->cur_obj < inc_obj) {
-            inc_obj = x->cur_obj;
-            incumbent = (long)x->cur;
-        }
-        if ((pruned || x->phase >= 2 || shared(d, nd, i)) && !start_again(e, starts, &p, x, incumbent)) goto out;
-        if (!x->idle) propose(e, x);
+        if (!step(e, d, nd, i, best, best_obj, g)) return;
     }
+}
+
+/* Completion order (several GPUs under a time budget): the search takes
+ * whichever record of any descent's list the GPUs finish first
+ * (vpt_search_eval_first); a descent steps as soon as its whole list is
+ * in, while the others' lists keep the GPUs busy. A record is the best of
+ * its list when strictly less than those before it, so equal objectives
+ * keep the first to arrive. */
+static void run_completion(VptSearchEngine *e, Descent *d, size_t nd, Shared *g)
+{
+    size_t cap = nd * VPT_SPACE_MAX_SCHEDULE_MOVES;
+    size_t *pend = vpt_malloc(cap * sizeof *pend);
+    unsigned char **got = vpt_calloc(nd, sizeof *got);
+    size_t *best = vpt_calloc(nd, sizeof *best);
+    double *best_obj = vpt_malloc(nd * sizeof *best_obj);
+    int ok = pend && got && best && best_obj;
+    for (size_t i = 0; ok && i < nd; i++) ok = (got[i] = vpt_calloc(VPT_SPACE_MAX_SCHEDULE_MOVES, 1)) != NULL;
+    if (!ok) {
+        vpt_search_stop(e, VPT_STOP_ERROR);
+        goto out;
+    }
+    for (size_t i = 0; i < nd; i++) best_obj[i] = INFINITY;
+    for (;;) {
+        size_t np = 0, stepped = 0;
+        for (size_t i = 0; i < nd; i++) {
+            if (d[i].idle) continue;
+            size_t left = 0;
+            for (size_t j = 0; j < d[i].n; j++)
+                if (!got[i][j]) pend[np + left++] = d[i].list[j];
+            if (left == 0) {
+                if (!step(e, d, nd, i, d[i].n ? best[i] : d[i].cur, best_obj[i], g)) goto out;
+                memset(got[i], 0, VPT_SPACE_MAX_SCHEDULE_MOVES);
+                best_obj[i] = INFINITY;
+                stepped = 1;
+                break; /* a step may start another descent's list over: gather again */
+            }
+            np += left;
+        }
+        if (stepped) continue;
+        if (np == 0) {
+            vpt_search_stop(e, VPT_STOP_DONE);
+            goto out;
+        }
+        size_t which;
+        double obj;
+        if (!vpt_search_eval_first(e, pend, np, &which, &obj)) goto out;
+        size_t m = pend[which];
+        for (size_t i = 0; i < nd; i++)
+            for (size_t j = 0; !d[i].idle && j < d[i].n; j++)
+                if (!got[i][j] && d[i].list[j] == m) {
+                    got[i][j] = 1;
+                    if (obj < best_obj[i]) {
+                        best_obj[i] = obj;
+                        best[i] = m;
+                    }
+                }
+    }
+out:
+    for (size_t i = 0; got && i < nd; i++) free(got[i]);
+    free(got);
+    free(pend);
+    free(best);
+    free(best_obj);
+}
+
+/* DESCENTS_PER_LANE x width descents side by side: each starts at a member
+ * of the start batch (announced together: the prior, starts[], random
+ * members), then takes the records of its announced list, steps, and
+ * announces its next list at once: in a ring on one GPU, in completion
+ * order on several (vpt_search_completion_begin). The lanes measure the
+ * announcements first come first served, so while the search waits for
+ * one descent's records the others' lists are queued: no lane waits for a
+ * round's slowest evaluation, and each lane keeps several configs queued,
+ * so that its compiles overlap its measurements as on one GPU. */
+static void run_batched(VptSearchEngine *e, VptShuffle *starts)
+{
+    size_t nd = (size_t)e->width * (e->servers > 1 ? DESCENTS_PER_LANE_COMPLETION : DESCENTS_PER_LANE);
+    Descent *d = vpt_calloc(nd, sizeof *d);
+    Shared g = {.starts = starts, .incumbent = -1, .inc_obj = INFINITY};
+    g.p.list = vpt_malloc((vpt_search_start_cap(e) + nd) * sizeof *g.p.list);
+    for (size_t i = 0; d && i < nd; i++)
+        if (!(d[i].list = vpt_malloc(VPT_SPACE_MAX_SCHEDULE_MOVES * sizeof *d[i].list))) break;
+    if (!d || !g.p.list || !d[nd - 1].list || vpt_search_completion_begin(e)) {
+        vpt_search_stop(e, VPT_STOP_ERROR);
+        goto out;
+    }
+    g.p.n = vpt_search_start_list(e, starts, g.p.list);
+    if (g.p.n < nd) vpt_search_fill_random(e, starts, g.p.list, &g.p.n, nd - g.p.n);
+    vpt_search_hint(e, g.p.list, g.p.n, 1);
+    for (size_t i = 0; i < nd; i++) {
+        if (!start_again(e, starts, &g.p, &d[i], g.incumbent)) goto out;
+        if (!d[i].idle) propose(e, &d[i]);
+    }
+    if (e->completion) run_completion(e, d, nd, &g);
+    else run_ring(e, d, nd, &g);
 out:
     for (size_t i = 0; d && i < nd; i++) free(d[i].list);
     free(d);
-    free(p.list);
+    free(g.p.list);
 }
 
 void vpt_strategy_local_run(VptSearchEngine *e)
