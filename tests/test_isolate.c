@@ -118,6 +118,9 @@ TEST(isolate_abort_is_an_error_with_the_assertion)
  * (it is refused, not paid for); one within the limit succeeds. */
 TEST(isolate_memory_limit_refuses_the_allocation)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    SKIP("under ASan the child's allocator aborts on the refused allocation before the boundary can name the limit (the load is still refused)");
+#endif
     VptIsolateLimits lim = {(size_t)64 << 20, 30};
     unsigned char *b;
     size_t n;

@@ -347,6 +347,9 @@ static double seconds_since(const struct timespec *t0)
  * file. */
 TEST(vdb_length_bomb_is_refused_under_the_memory_limit)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    SKIP("under ASan the child's allocator aborts on the refused allocation before the boundary can name the limit (the load is still refused)");
+#endif
     need_shim();
     char *good;
     size_t n;
@@ -385,6 +388,9 @@ TEST(vdb_length_bomb_is_refused_under_the_memory_limit)
  * loads a sane grid. */
 TEST_TIMEOUT(vdb_valid_head_random_tail_is_bounded, 300)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    SKIP("under ASan OpenVDB (not instrumented) in the child is too slow for its time bound");
+#endif
     need_shim();
     char *good;
     size_t n;
