@@ -861,8 +861,8 @@ TEST(volume_formats_never_call_back_into_the_dispatch)
      * shared helpers') object file needs */
     snprintf(cmd, sizeof cmd,
              "cd '%s' && t=$(mktemp) && nm -g --defined-only volume.o | awk '{print $3}' | sort > $t && "
-             "for f in volume_*.o; do nm -u $f | awk '{print $2}' | sort | comm -12 - $t | sed \"s/^/$f needs /\"; "
-             "done; rm -f $t; ls volume_*.o | wc -l",
+             "for f in formats/volume_*.o; do nm -u $f | awk '{print $2}' | sort | comm -12 - $t | sed \"s/^/$f needs /\"; "
+             "done; rm -f $t; ls formats/volume_*.o | wc -l",
              dir);
     REQUIRE(vpt_test_sh(cmd, out, sizeof out) == 0);
     char *last = strrchr(out, '\n');
@@ -870,5 +870,5 @@ TEST(volume_formats_never_call_back_into_the_dispatch)
     *last = '\0';
     char *count = strrchr(out, '\n');
     REQUIRE_MSG(!count, "a format calls back into volume.c: %s", out);
-    REQUIRE_MSG(atoi(out) >= 5, "expected the format objects (volume_*.o) in %s, found %s", dir, out);
+    REQUIRE_MSG(atoi(out) >= 5, "expected the format objects (formats/volume_*.o) in %s, found %s", dir, out);
 }
