@@ -301,7 +301,10 @@ static int node_array(const char *name, const char *what, uint64_t tree, uint64_
     a->count = count;
     a->size = size;
     a->base = 0;
-    if (count == 0) return 0;
+    /* a level without nodes states offset 0; any other offset, even of an
+     * empty level, must lie in the grid, aligned: NanoVDB's node manager
+     * forms the level's first-node pointer from it whatever the count */
+    if (count == 0 && off == 0) return 0;
     if (off > grid_size || tree > grid_size - off)
         return vpt_fail("%s: the %s nodes' offset %llu lies outside the grid's %llu bytes", name, what,
                         (unsigned long long)off, (unsigned long long)grid_size);
@@ -309,6 +312,7 @@ static int node_array(const char *name, const char *what, uint64_t tree, uint64_
     if (a->base % NANOVDB_ALIGN)
         return vpt_fail("%s: the %s nodes start at byte %llu, not a multiple of %u", name, what,
                         (unsigned long long)a->base, NANOVDB_ALIGN);
+    if (count == 0) return 0;
     if (count > (grid_size - a->base) / size)
         return vpt_fail("%s: %llu %s nodes of %llu bytes do not fit in the grid's %llu bytes from byte %llu", name,
                         (unsigned long long)count, what, (unsigned long long)size, (unsigned long long)grid_size,
@@ -375,9 +379,14 @@ int vpt_sparse_grid_check(const char *name, const void *buf, size_t size, VptSpa
     const pnanovdb_grid_type_constants_t *c = &pnanovdb_grid_type_constants[type];
     const uint64_t tree = PNANOVDB_GRID_SIZE;
     const uint64_t root_off = get_u64(b, tree + PNANOVDB_TREE_OFF_NODE_OFFSET_ROOT);
-    if (root_off > gsize - tree || (tree + root_off) % 8 || gsize - tree - root_off < c->root_size)
+    if (root_off > gsize - tree || gsize - tree - root_off < c->root_size)
         return vpt_fail("%s: the root's offset %llu lies outside the grid's %llu bytes", name, (unsigned long long)root_off,
                         (unsigned long long)gsize);
+    /* NanoVDB lays every node out on a 32-byte boundary, and its C++ types
+     * (the checksum's reader) are declared with that alignment */
+    if ((tree + root_off) % NANOVDB_ALIGN)
+        return vpt_fail("%s: the root starts at byte %llu, not a multiple of %u", name,
+                        (unsigned long long)(tree + root_off), NANOVDB_ALIGN);
     const uint64_t root = tree + root_off;
     const uint32_t tiles = get_u32(b, root + PNANOVDB_ROOT_OFF_TABLE_SIZE);
     if (tiles > (gsize - root - c->root_size) / c->root_tile_size)
