@@ -122,29 +122,36 @@ static void resume_at_every_offset(VptStrategy strategy, size_t step)
     vpt_space_destroy(s);
 }
 
-TEST(tuner_resume_every_byte_local)
+/* Each sweep resumes a few thousand times, slow under ASan + UBSan on two
+ * busy cores (make test SANITIZE=1): each strategy is a test of its own,
+ * with a timeout that leaves room for the sanitizers. */
+TEST_TIMEOUT(tuner_resume_every_byte_local, 300)
 {
     resume_at_every_offset(VPT_STRATEGY_LOCAL, 1);
 }
 
-TEST(tuner_resume_every_byte_genetic)
+TEST_TIMEOUT(tuner_resume_every_byte_genetic, 300)
 {
     resume_at_every_offset(VPT_STRATEGY_GENETIC, 1);
 }
 
-TEST(tuner_resume_every_byte_halving)
+TEST_TIMEOUT(tuner_resume_every_byte_halving, 300)
 {
     resume_at_every_offset(VPT_STRATEGY_HALVING, 1);
 }
 
-TEST(tuner_resume_every_byte_annealing)
+TEST_TIMEOUT(tuner_resume_every_byte_annealing, 300)
 {
     resume_at_every_offset(VPT_STRATEGY_ANNEALING, 1);
 }
 
-TEST(tuner_resume_every_byte_random_and_exhaustive)
+TEST_TIMEOUT(tuner_resume_every_byte_random, 300)
 {
     resume_at_every_offset(VPT_STRATEGY_RANDOM, 1);
+}
+
+TEST_TIMEOUT(tuner_resume_every_byte_exhaustive, 300)
+{
     resume_at_every_offset(VPT_STRATEGY_EXHAUSTIVE, 1);
 }
 

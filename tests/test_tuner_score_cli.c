@@ -2,6 +2,7 @@
  * `make` puts it): the table on the recorded fixtures, usage errors and exit
  * codes. */
 #include "tests/harness/test.h"
+#include "tests/test_tools.h"
 
 #include "base/file.h"
 
@@ -13,14 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define TUNE_SCORE "./bin/tune-score"
+#define TUNE_SCORE vpt_test_tool("tune-score")
 
 /* Runs bin/tune-score with `args` (shell words), stdout and stderr together
  * into out; returns the exit status (-1 when it did not exit normally). */
 static int run(const char *args, char *out, size_t outsz)
 {
-    REQUIRE_MSG(access(TUNE_SCORE, X_OK) == 0, "%s is missing: run the tests from the repository root after make",
-                TUNE_SCORE);
+    REQUIRE_MSG(access(TUNE_SCORE, X_OK) == 0, "%s is missing: run make first", TUNE_SCORE);
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", TUNE_SCORE, args);
     FILE *p = popen(cmd, "r");
