@@ -224,6 +224,88 @@ TEST(tuner_estimators_contenders_are_the_near_fastest)
     CHECK(cost == 0);
 }
 
+/* The rivals: the fastest contender of each majorant, in the contenders'
+ * order, at most max. */
+TEST(tuner_estimators_rivals_are_one_per_majorant)
+{
+    const VptEstimator c[] = {
+        {-1, VPT_DENSITY_U8, 0}, {-1, VPT_DENSITY_F16, 0}, {0, VPT_DENSITY_U8, 0},
+        {-1, VPT_DENSITY_U16, 0}, {32, VPT_DENSITY_U8, 0}, {0, VPT_DENSITY_F32, 0}, {8, VPT_DENSITY_U8, 0},
+    };
+    VptEstimator out[VPT_ESTIMATORS_MAX];
+    REQUIRE(vpt_estimators_rivals(c, sizeof c / sizeof *c, 8, out) == 4);
+    CHECK_EQ_INT(out[0].majorant, -1);
+    CHECK_EQ_INT(out[0].density, VPT_DENSITY_U8);
+    CHECK_EQ_INT(out[1].majorant, 0);
+    CHECK_EQ_INT(out[1].density, VPT_DENSITY_U8);
+    CHECK_EQ_INT(out[2].majorant, 32);
+    CHECK_EQ_INT(out[3].majorant, 8);
+    CHECK(vpt_estimators_rivals(c, sizeof c / sizeof *c, 2, out) == 2);
+    CHECK_EQ_INT(out[1].majorant, 0);
+    CHECK(vpt_estimators_rivals(c, 2, 8, out) == 1);
+    CHECK(vpt_estimators_rivals(c, 0, 8, out) == 0);
+}
+
+/* The trap the race is for (manix on an H100, docs/decisions/
+ * estimator-rivals.md), in the double: cooperative flights pay only with
+ * the global majorant over u8 (0.86 x 0.7 of the double's time), and cost
+ * 10% with every other estimator; without them grid8:u8 (0.8) beats
+ * global:u8 (0.86). The first search (global:f32) finds no coop, the
+ * screening on its coop-less best picks grid8:u8, with global:u8 a
+ * contender. A second search bound to grid8:u8 never meets coop with
+ * global:u8; the race's descent with global:u8 finds it, and the tune ends
+ * there. */
+static int trap_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    EstCtx *e = ctx;
+    if (td_evaluate(&e->td, c, fidelity, out)) return -1;
+    if (out->status != VPT_STATUS_OK) return 0;
+    const int global_u8 = c->majorant == 0 && c->density == VPT_DENSITY_U8;
+    double f = c->majorant == 8 && c->density == VPT_DENSITY_U8 ? 0.8 : global_u8 ? 0.86 : 1.0;
+    if (c->coop > 0) f *= global_u8 ? 0.7 : 1.1;
+    out->time_ms *= f;
+    return 0;
+}
+
+TEST(tuner_estimators_rivals_descend_before_the_search_commits)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    int n = vpt_estimators_parse("global:f32,global:u8,grid8:u8,grid8:f32", est);
+    REQUIRE(n == 4);
+    EstCtx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = trap_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_evals = 400;
+    o.estimators = est;
+    o.n_estimators = (size_t)n;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE(r.have_winner);
+    /* the screening on the first search's best chose grid8:u8 */
+    int grid8_measured = 0, first_coop = 0;
+    for (size_t i = 0; i < r.search.n_evals; i++) {
+        const VptConfig *c = &r.search.evals[i].config;
+        grid8_measured |= c->majorant == 8 && c->density == VPT_DENSITY_U8;
+        if (!grid8_measured && c->majorant == 0 && c->density == VPT_DENSITY_F32 && c->coop > 0 &&
+            vpt_eval_objective(&r.search.evals[i]) <= vpt_eval_objective(&r.search.best))
+            first_coop = 1;
+    }
+    CHECK(grid8_measured);
+    CHECK(!first_coop);
+    CHECK_MSG(r.winner.config.majorant == 0 && r.winner.config.density == VPT_DENSITY_U8 && r.winner.config.coop > 0,
+              "the winner is %s", vpt_config_schedule_name(&r.winner.config));
+    CHECK(r.search.n_evals <= 400);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}
+
 TEST(tuner_estimators_parse)
 {
     VptEstimator e[VPT_ESTIMATORS_MAX];

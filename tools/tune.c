@@ -95,6 +95,9 @@ static void usage(FILE *fp)
             "                    all (default on a GPU), global (the thesis' only; default with\n"
             "                    --replay), or MAJORANT:DENSITY,... e.g. global:f32,grid8:u8;\n"
             "                    screened on the start config and on the search's best\n"
+            "  --rivals N        race the N fastest majorants among the screening's near-fastest,\n"
+            "                    one descent each, before the rest of the budget goes to one\n"
+            "                    (default %d; 1: the screening's fastest gets it all)\n"
             "  --width W --height H --spp N    workload (default: the scene's thesis workload)\n"
             "  --cache FILE      evaluations cache (default results/<gpu>/tune/<scene>.jsonl)\n"
             "  --fresh           start a new cache (the old one is kept as FILE.prevN)\n"
@@ -110,7 +113,7 @@ static void usage(FILE *fp)
             "  --quiet           no progress line\n"
             "  --version         commit, NVRTC and driver versions\n"
             "\n",
-            DEFAULT_BUDGET_S);
+            DEFAULT_BUDGET_S, VPT_ESTIMATORS_RIVALS_MAX);
     vpt_scene_args_usage(fp);
     fprintf(fp, "\nUnder mpirun or srun (a build with MPI: make MPI=1), rank 0 searches, writes the cache and\n"
                 "prints; every rank measures on its GPU (mpirun -np 2 bin/tune --scene manix).\n"
@@ -130,6 +133,7 @@ typedef struct {
     int nspace;
     VptEstimator estimators[VPT_ESTIMATORS_MAX];
     int n_estimators; /* -1: the default (all on a GPU, global with --replay) */
+    int rivals;
     VptGpuSelection gpus;
 } Options;
 
@@ -160,6 +164,7 @@ static int parse_args(int argc, char **argv, Options *o)
     o->rs.rr_depth = -1;
     o->strategy = DEFAULT_STRATEGY;
     o->n_estimators = -1;
+    o->rivals = VPT_ESTIMATORS_RIVALS_MAX;
     int budget_given = 0;
     vpt_scene_args_init(&o->scene);
     for (int i = 1; i < argc; i++) {
@@ -203,6 +208,8 @@ static int parse_args(int argc, char **argv, Options *o)
                 vpt_error_prefix("--estimators");
                 return -1;
             }
+        } else if (!strcmp(a, "--rivals")) {
+            if (vpt_parse_int(v, 1, VPT_ESTIMATORS_MAX, "--rivals", &o->rivals)) return -1;
         } else if (!strcmp(a, "--gpus")) {
             if (vpt_gpus_parse(v, &o->gpus)) return -1;
         } else if (!strcmp(a, "--space")) {
@@ -248,6 +255,7 @@ static void set_estimators(Options *o, VptTuneOptions *to, int replay)
                       o->estimators[0].density == VPT_DENSITY_F32;
     to->estimators = o->estimators;
     to->n_estimators = only_global ? 0 : (size_t)o->n_estimators;
+    to->rivals = o->rivals;
 }
 
 static void search_options(const Options *o, VptSearchOptions *so)

@@ -198,3 +198,14 @@ size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double mar
     }
     return k;
 }
+
+size_t vpt_estimators_rivals(const VptEstimator *contenders, size_t n, size_t max, VptEstimator *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < max; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < k; j++) seen |= same_majorant(&out[j], &contenders[i]);
+        if (!seen) out[k++] = contenders[i];
+    }
+    return k;
+}

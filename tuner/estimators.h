@@ -19,16 +19,19 @@
  *      short list, by coordinate descent for "all": vpt_estimators_screen)
  *      and takes the fastest that passes the gate (a quantising format
  *      that changes the image is invalid_output there);
- *   3. searches the rest of the budget with that estimator, from the first
- *      search's best as well as from the usual starts;
- *   4. screens the first screening's contenders (those within
- *      VPT_ESTIMATORS_CONTENDER_MARGIN of its fastest) again on the second
- *      search's best, and ranks all records together: the winner is never
+ *   3. when the contenders within VPT_ESTIMATORS_CONTENDER_MARGIN span
+ *      several majorants, races them: one descent per majorant's fastest
+ *      contender (vpt_estimators_rivals) from the first search's best;
+ *   4. searches the rest of the budget with the screening's choice, or the
+ *      race's winner, from the first search's best (or the winning
+ *      descent's) as well as from the usual starts;
+ *   5. screens the first screening's contenders again on the best so far,
+ *      and ranks all records together: the winner is never
  *      slower than the first search's, so an estimator that loses is never
  *      picked.
- * After steps 2 and 4 the driver screens the path order (codegen/config.h:
- * paths) on the best record the same way, one evaluation each, and step 3
- * searches with the faster order (tuner/tune.c, screen_paths).
+ * After steps 2 and 5 the driver screens the path order (codegen/config.h:
+ * paths) on the best record the same way, one evaluation each, and steps 3
+ * and 4 search with the faster order (tuner/tune.c, screen_paths).
  * Why the search's best and not the thesis' default schedule: an estimator
  * chosen on the default schedule can lead the search to schedules that
  * never meet the global majorant's best, so the tune ends slower than a
@@ -112,6 +115,26 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
  * (docs/decisions/contender-rescreening.md). */
 size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double margin, VptEstimator *out,
                                  double *cost_s);
+
+/* The rivals among a screening's contenders[0..n) (fastest first, as
+ * vpt_estimators_contenders gives them): the fastest contender of each
+ * majorant, in that order, at most `max`, into out; returns how many.
+ * The tune gives each rival a descent of its own from the first search's
+ * best before the rest of the budget goes to one (tuner/tune.c,
+ * estimator_stage). Why per majorant: the texture formats of one majorant
+ * move the same schedules the same way (a format changes what a fetch
+ * moves), while the majorant decides which schedules pay (skipping changes
+ * how many steps a flight takes and how they diverge): on manix the global
+ * majorant with cooperative flights beat every skip config by 3-4% on an
+ * H100, yet lost the screening on the first search's coop-less schedule
+ * to skip, and a second search bound to skip never met it
+ * (docs/decisions/estimator-rivals.md). */
+size_t vpt_estimators_rivals(const VptEstimator *contenders, size_t n, size_t max, VptEstimator *out);
+
+/* At most this many rivals get a descent: with n rivals a descent may take
+ * up to 1 / (n + 1) of what the searches have left (tuner/tune.c), so more
+ * rivals leave each too little to finish its descent. */
+#define VPT_ESTIMATORS_RIVALS_MAX 3
 
 /* c with estimator e. */
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);

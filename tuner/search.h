@@ -227,6 +227,11 @@ typedef struct {
     /* Members proposed at once (above: batches); 0: the pool's lanes under
      * a time budget without an evaluation budget, else 1. */
     int batch;
+    /* Local search with a batch of 1 stops ("search complete") once this
+     * many descents have reached their local optimum (a pruned start is no
+     * descent); 0: no limit. The tune's estimator race gives each rival one
+     * descent (tuner/tune.c). */
+    size_t max_descents;
 
     /* Proposals in a row that are all already evaluated before the search
      * gives up (VPT_STOP_STALLED); 0: 100000. */

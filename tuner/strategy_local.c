@@ -26,6 +26,7 @@ static void run_one(VptSearchEngine *e, VptShuffle *starts)
     size_t nb[VPT_SPACE_MAX_SCHEDULE_MOVES];
     long start = vpt_search_start(e, starts), incumbent = -1;
     double inc_obj = INFINITY;
+    size_t descents = 0;
     for (;;) {
         if (start == -2) return;
         if (start < 0) {
@@ -59,6 +60,10 @@ static void run_one(VptSearchEngine *e, VptShuffle *starts)
         if (cur_obj < inc_obj) {
             inc_obj = cur_obj;
             incumbent = (long)cur;
+        }
+        if (e->o->max_descents && ++descents >= e->o->max_descents) {
+            vpt_search_stop(e, VPT_STOP_DONE);
+            return;
         }
         start = vpt_search_restart(e, starts, incumbent);
     }

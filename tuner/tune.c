@@ -15,6 +15,7 @@ void vpt_tune_options_init(VptTuneOptions *o)
     memset(o, 0, sizeof *o);
     vpt_search_options_init(&o->search);
     o->top_k = 10;
+    o->rivals = VPT_ESTIMATORS_RIVALS_MAX;
 }
 
 typedef struct {
@@ -206,18 +207,46 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
  * second search at all (docs/decisions/first-search-quarter.md). */
 enum { FIRST_SHARE = 4 };
 
+/* Runs a search with options so and appends its records to *out (their
+ * trace continues out's); *best: the search's best config, *best_obj its
+ * objective (+inf when it found none). */
+static int search_appended(const VptTuneOptions *o, const VptSearchOptions *so, VptSearchResult *out, VptConfig *best,
+                           double *best_obj)
+{
+    VptSearchResult r;
+    int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, so, &r);
+    const double before = out->seconds;
+    const int ok = append_records(out, r.evals, r.n_evals, r.seconds) == 0;
+    out->cached += r.cached;
+    out->evaluated += r.evaluated;
+    out->stop = r.stop;
+    out->seconds = before + r.seconds;
+    *best_obj = r.found ? vpt_eval_objective(&r.best) : INFINITY;
+    if (r.found) *best = r.best.config;
+    vpt_search_result_free(&r);
+    return ok ? rc : -1;
+}
+
 /* The estimator stage (tuner/estimators.h): a quarter of the budget
  * (FIRST_SHARE) searching with the first estimator of the list (the
  * thesis' global majorant, f32, in "all"), the estimators screened on that
- * search's best (vpt_estimators_screen), the rest searching with the
- * fastest, starting from the first search's best as well as from the
- * search's own starts (that config with the fastest estimator was just
- * measured: the cache answers it), the first screening's contenders
- * (vpt_estimators_contenders) screened again on that search's best; all
+ * search's best (vpt_estimators_screen); then, when the screening's
+ * contenders (vpt_estimators_contenders) span several majorants, a race:
+ * each rival (vpt_estimators_rivals: the fastest contender of each
+ * majorant) makes one descent from the first search's best, each at most
+ * 1 / (rivals + 1) of what is left; the rest searches with the rival whose
+ * descent ended fastest, from that descent's best as well as from the
+ * search's own starts; with one majorant among the contenders, all of it searches with
+ * the screening's fastest, from the first search's best and the starts.
+ * Last, the contenders are screened again on the search's best. All
  * records are ranked together, so the winner is never slower than the
  * first search's. After each estimator screening the path order is
- * screened on the best (screen_paths) and the second search runs with the
- * faster one. Screenings are charged to the budget. */
+ * screened on the best (screen_paths) and the searches after it run with
+ * the faster one. Screenings are charged to the budget. Why the race: a
+ * screening on one schedule ranks the majorants for that schedule, and the
+ * schedules that pay differ by majorant; bound to the screening's winner,
+ * the second search never visits the other majorants' best schedules
+ * (docs/decisions/estimator-rivals.md). */
 static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptEvalPool *pool,
                            VptSearchResult *out)
 {
@@ -240,13 +269,23 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
         free(screened);
         return -1;
     }
-    /* the contenders, screened again on the second search's best */
+    /* the contenders, screened again on the last search's best */
     VptEstimator contenders[VPT_ESTIMATORS_MAX];
     double contenders_s = 0;
     const size_t n_contenders = vpt_estimators_contenders(screened, n_screened, VPT_ESTIMATORS_CONTENDER_MARGIN,
                                                           contenders, &contenders_s);
     free(screened);
     screened = NULL;
+    /* the rivals, the screening's choice first */
+    VptEstimator rivals[VPT_ESTIMATORS_MAX] = {e};
+    size_t n_rivals = 1;
+    {
+        VptEstimator r[VPT_ESTIMATORS_MAX];
+        const size_t max = o->rivals > 1 ? (size_t)o->rivals : 1;
+        const size_t n = vpt_estimators_rivals(contenders, n_contenders, VPT_ESTIMATORS_MAX, r);
+        for (size_t i = 0; i < n && n_rivals < max; i++)
+            if (r[i].majorant != e.majorant) rivals[n_rivals++] = r[i];
+    }
     VptPathOrder paths = so.paths;
     const double before_paths_s = screen_s;
     if (screen_paths(pool, out, &screen_s, &paths)) return -1;
@@ -255,46 +294,77 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     if (o->progress)
         fprintf(o->progress,
                 "[tune] estimators screened on the first search's best: %s:%s is the fastest; paths=%s; "
-                "%zu contenders within %.2fx\n",
+                "%zu contenders within %.2fx, %zu majorant%s among them\n",
                 vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths), n_contenders,
-                VPT_ESTIMATORS_CONTENDER_MARGIN);
-    /* the second search: what is left of the budget once the last screening
-     * (the contenders and the path order, at what they cost the first time)
-     * is set aside */
+                VPT_ESTIMATORS_CONTENDER_MARGIN, n_rivals, n_rivals == 1 ? "" : "s");
+    /* what the searches may spend: what is left of the budget once the last
+     * screening (the contenders and the path order, at what they cost the
+     * first time) is set aside */
     const double reserve_s = contenders_s / vpt_eval_pool_gpus(pool) + paths_s;
     const size_t reserve_n = n_contenders + 1;
     if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
     so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
+    so.paths = paths;
+    const VptConfig first_best = out->best.config;
+    VptConfig from = first_best;
+    if (n_rivals > 1) {
+        /* the race: one descent per rival from the first search's best (its
+         * own start alone: no prior, no transfer starts), each at most
+         * 1 / (rivals + 1) of what is left; a descent's neighbourhood is
+         * announced whole, so several GPUs measure it side by side */
+        VptSearchOptions t = so;
+        if (so.max_seconds > 0) t.max_seconds = so.max_seconds / (double)(n_rivals + 1);
+        if (so.max_evals) t.max_evals = so.max_evals / (n_rivals + 1) > 0 ? so.max_evals / (n_rivals + 1) : 1;
+        t.batch = 1;
+        t.max_descents = 1;
+        t.no_prior = 1;
+        t.starts = &first_best;
+        t.n_starts = 1;
+        double won = INFINITY;
+        size_t winner = 0;
+        for (size_t i = 0; i < n_rivals; i++) {
+            t.majorant = rivals[i].majorant;
+            t.density = rivals[i].density;
+            VptConfig b;
+            double obj;
+            if ((rc = search_appended(o, &t, out, &b, &obj))) return rc;
+            if (o->progress)
+                fprintf(o->progress, "[tune] rival %s:%s descended to %.4f ms\n", vpt_majorant_name(rivals[i].majorant),
+                        vpt_density_name(rivals[i].density), obj);
+            if (obj < won) {
+                won = obj;
+                winner = i;
+                from = b;
+            }
+        }
+        e = rivals[winner];
+        if (budget_s > 0 && out->seconds + reserve_s >= budget_s) goto last_screening;
+        if (budget_n && out->n_evals + reserve_n >= budget_n) goto last_screening;
+        so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
+        so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
+    }
     so.majorant = e.majorant;
     so.density = e.density;
-    so.paths = paths;
-    /* the first search's best joins the starts, first so it is never left
-     * out of VPT_SEARCH_MAX_STARTS */
-    VptConfig starts[VPT_SEARCH_MAX_STARTS];
-    starts[0] = out->best.config;
-    size_t n_starts = 1;
-    for (size_t i = 0; base->starts && i < base->n_starts && n_starts < VPT_SEARCH_MAX_STARTS; i++)
-        starts[n_starts++] = base->starts[i];
-    so.starts = starts;
-    so.n_starts = n_starts;
-    VptSearchResult second;
-    rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, &second);
-    /* the second search's records join the first's (their trace continues it) */
-    double before = out->seconds;
-    int ok = append_records(out, second.evals, second.n_evals, second.seconds) == 0;
-    out->cached += second.cached;
-    out->evaluated += second.evaluated;
-    out->stop = second.stop;
-    out->seconds = before + second.seconds;
-    VptConfig best2 = second.best.config;
-    int found2 = second.found;
-    vpt_search_result_free(&second);
-    if (!ok) return -1;
-    if (rc || !found2) return rc;
+    {
+        /* the best so far joins the starts, first so it is never left out
+         * of VPT_SEARCH_MAX_STARTS */
+        VptConfig starts[VPT_SEARCH_MAX_STARTS];
+        starts[0] = from;
+        size_t n_starts = 1;
+        for (size_t i = 0; base->starts && i < base->n_starts && n_starts < VPT_SEARCH_MAX_STARTS; i++)
+            starts[n_starts++] = base->starts[i];
+        so.starts = starts;
+        so.n_starts = n_starts;
+        double obj;
+        if ((rc = search_appended(o, &so, out, &from, &obj))) return rc;
+        if (!isfinite(obj)) return 0;
+    }
+last_screening:
     screen_s = 0;
-    if (vpt_estimators_screen(&best2, contenders, n_contenders, pool, &screened, &n_screened, &screen_s, &e) ||
+    const VptConfig last_best = out->best.config;
+    if (vpt_estimators_screen(&last_best, contenders, n_contenders, pool, &screened, &n_screened, &screen_s, &e) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
         return -1;
