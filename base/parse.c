@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,4 +115,23 @@ int vpt_parse_duration(const char *s, const char *what, double *seconds)
     if (!(t > 0)) return vpt_fail("%s: '%s' is too short a duration (it rounds to 0 s)", what, s);
     *seconds = t;
     return 0;
+}
+
+void vpt_format_double(double v, char *buf, size_t size)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v && (!strchr(buf, 'e') || fabs(v) < 1e-4 || fabs(v) >= 1e15)) return;
+    }
+}
+
+void vpt_format_vec3_short(const double v[3], char *buf, size_t size)
+{
+    vpt_format_double(v[0], buf, size);
+    for (int k = 1; k < 3 && (v[1] != v[0] || v[2] != v[0]); k++) {
+        const size_t len = strlen(buf);
+        if (len + 1 >= size) return;
+        buf[len] = ',';
+        vpt_format_double(v[k], buf + len + 1, size - len - 1);
+    }
 }

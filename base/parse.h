@@ -6,6 +6,7 @@
 #ifndef VPT_BASE_PARSE_H
 #define VPT_BASE_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 int vpt_parse_i64(const char *s, int64_t min, int64_t max, const char *what, int64_t *out);
@@ -19,5 +20,14 @@ int vpt_parse_vec3(const char *s, char sep, const char *what, float out[3]);
 
 /* Durations "90s", "2m", "500ms", "1.5h"; a bare number is seconds. */
 int vpt_parse_duration(const char *s, const char *what, double *seconds);
+
+/* The inverse of vpt_parse_double for a finite v: the fewest significant
+ * digits that parse back to v exactly, without an exponent where plain
+ * digits do ("50", "0.877", not "5e+01", "0.87699999999999996"), into buf
+ * (32 bytes are always enough). */
+void vpt_format_double(double v, char *buf, size_t size);
+/* v[0..3) as vpt_format_double writes each, "x,y,z", or "x" when the three
+ * are equal (96 bytes are always enough). */
+void vpt_format_vec3_short(const double v[3], char *buf, size_t size);
 
 #endif

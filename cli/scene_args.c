@@ -67,7 +67,30 @@ static const struct {
     const char *flag;
     int volume_only;
 } flags[] = {{"--scene", 0},    {"--volume", 0}, {"--scene-file", 0}, {"--like", 1},     {"--dims", 1},
-             {"--type", 1},     {"--downsample", 1}, {"--upsample", 1}, {"--transfer", 1}};
+             {"--type", 1},     {"--downsample", 1}, {"--upsample", 1}, {"--transfer", 1},
+             {"--density-scale", 0}, {"--albedo", 0}, {"--g", 0}};
+
+/* --albedo: "A" (gray) or "R,G,B", each in [0, 1]. */
+static int parse_albedo(const char *v, double out[3])
+{
+    char buf[128];
+    if (strlen(v) >= sizeof buf) return vpt_fail("--albedo: '%.40s...' is too long; expected A or R,G,B", v);
+    snprintf(buf, sizeof buf, "%s", v);
+    char *parts[4];
+    int n = 0;
+    for (char *p = buf;; p++) {
+        if (n == 3) return vpt_fail("--albedo: '%s' has more than three values; expected A or R,G,B", v);
+        parts[n++] = p;
+        p = strchr(p, ',');
+        if (!p) break;
+        *p = '\0';
+    }
+    if (n == 2) return vpt_fail("--albedo: '%s' has two values; expected A or R,G,B", v);
+    for (int k = 0; k < n; k++)
+        if (vpt_parse_double(parts[k], 0, 1, "--albedo", &out[k])) return -1;
+    if (n == 1) out[1] = out[2] = out[0];
+    return 0;
+}
 
 int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int multi_scene)
 {
@@ -127,6 +150,20 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
         if (vpt_parse_int(v, 1, 1024, "--downsample", &a->downsample)) return -1;
     } else if (!strcmp(flag, "--upsample")) {
         if (vpt_parse_int(v, 1, 1024, "--upsample", &a->upsample)) return -1;
+    } else if (!strcmp(flag, "--density-scale")) {
+        if (a->medium.density_scale != 0) return vpt_fail("--density-scale given twice");
+        if (vpt_parse_double(v, 0, 1e9, "--density-scale", &a->medium.density_scale)) return -1;
+        if (!(a->medium.density_scale > 0)) return vpt_fail("--density-scale: %s is not positive", v);
+    } else if (!strcmp(flag, "--albedo")) {
+        if (a->medium.has_albedo) return vpt_fail("--albedo given twice");
+        if (parse_albedo(v, a->medium.albedo)) return -1;
+        a->medium.has_albedo = 1;
+    } else if (!strcmp(flag, "--g")) {
+        if (a->medium.has_g) return vpt_fail("--g given twice");
+        if (vpt_parse_double(v, -1, 1, "--g", &a->medium.g)) return -1;
+        if (!(a->medium.g > -1 && a->medium.g < 1))
+            return vpt_fail("--g: %s is not inside (-1, 1) (the Henyey-Greenstein asymmetry)", v);
+        a->medium.has_g = 1;
     } else {
         if (parse_transfer(v, &a->transfer)) return -1;
     }
@@ -209,6 +246,11 @@ VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsub
     const double dt = vpt_seconds() - t0;
     vpt_progress_enable(NULL);
     if (!s) return NULL;
+    if (vpt_scene_set_medium(s, &a->medium)) {
+        vpt_error_prefix("%s", s->name);
+        vpt_scene_destroy(s);
+        return NULL;
+    }
     s->volume.load_s = dt;
     /* a long load says what it was, terminal or not (a log keeps the time) */
     if (dt >= 1.0) {
@@ -304,6 +346,19 @@ int vpt_scene_args_format(const VptSceneArgs *a, char *buf, size_t n)
             WORD(transfer_name(a->transfer));
         }
     }
+    char num[3 * 32];
+    if (a->medium.density_scale != 0) {
+        vpt_format_double(a->medium.density_scale, num, sizeof num);
+        rc |= append_option(buf, n, "--density-scale", num);
+    }
+    if (a->medium.has_albedo) {
+        vpt_format_vec3_short(a->medium.albedo, num, sizeof num);
+        rc |= append_option(buf, n, "--albedo", num);
+    }
+    if (a->medium.has_g) {
+        vpt_format_double(a->medium.g, num, sizeof num);
+        rc |= append_option(buf, n, "--g", num);
+    }
 #undef WORD
     return rc ? -1 : 0;
 }
@@ -345,6 +400,10 @@ void vpt_scene_args_usage(FILE *fp)
           "    --upsample N      N-fold finer grid; 1: none (default)\n"
           "    --transfer TF     ct | linear | identity | auto (default auto)\n"
           "  --scene-file FILE   a Mitsuba scene file (Mitsuba 3, or 0.5 as the thesis' scenes)\n"
+          "  The medium of any of them (each appended to the scene's name, e.g. smoke@g0.877):\n"
+          "  --density-scale S   sigma_t per unit of density (default the scene's)\n"
+          "  --albedo A|R,G,B    a constant albedo in [0, 1] in place of the scene's (8 bits a channel)\n"
+          "  --g G               Henyey-Greenstein asymmetry in (-1, 1) (default the scene's)\n"
           "  --print-scene       print the scene's name, SHA-256 digest and source; exit\n",
           fp);
 }

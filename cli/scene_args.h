@@ -8,6 +8,9 @@
  *     --upsample N          N-fold finer grid (N >= 1; 1: none)
  *     --transfer TF         ct | linear | identity | auto
  *   --scene-file FILE.xml   a Mitsuba scene file
+ *   --density-scale S       sigma_t per unit density (any scene; default the scene's)
+ *   --albedo A|R,G,B        a constant albedo in [0, 1] in place of the scene's
+ *   --g G                   Henyey-Greenstein asymmetry in (-1, 1)
  *   --print-scene           print the scene's name and digest, and exit
  *
  * render, bench and tune call vpt_scene_args_take for each argument before
@@ -37,6 +40,7 @@ typedef struct {
     VptVolumeLoadOptions load; /* --dims, --type */
     int downsample, upsample;  /* 1: none */
     VptTransfer transfer;
+    VptMediumOverride medium; /* --density-scale, --albedo, --g (scenes/scene.h) */
     const char *volume_flag; /* the first volume-only flag given, for messages */
     int print_scene;         /* --print-scene */
     /* Set by a tool, not by options: asked with a scene's grid before it is

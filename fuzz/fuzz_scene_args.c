@@ -44,6 +44,11 @@ static void same(const VptSceneArgs *a, const VptSceneArgs *b)
     FUZZ_CHECK(!a->volume == !b->volume && (!a->volume || !strcmp(a->volume, b->volume)), "volume");
     FUZZ_CHECK(!a->scene_file == !b->scene_file && (!a->scene_file || !strcmp(a->scene_file, b->scene_file)),
                "scene file");
+    FUZZ_CHECK(a->medium.density_scale == b->medium.density_scale, "density scale");
+    FUZZ_CHECK(a->medium.has_albedo == b->medium.has_albedo &&
+                   (!a->medium.has_albedo || !memcmp(a->medium.albedo, b->medium.albedo, sizeof a->medium.albedo)),
+               "albedo");
+    FUZZ_CHECK(a->medium.has_g == b->medium.has_g && (!a->medium.has_g || a->medium.g == b->medium.g), "g");
     if (!a->volume) return; /* the volume-only options are written with --volume only */
     FUZZ_CHECK(!a->like == !b->like && (!a->like || !strcmp(a->like, b->like)), "like");
     FUZZ_CHECK(a->load.has_dims == b->load.has_dims, "has_dims");

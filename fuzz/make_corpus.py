@@ -522,6 +522,9 @@ def scene_args_seeds():
         "bad_flag_value": ["--volume", "--like", "manix"],
         "bad_dims": ["--volume", "v.raw", "--dims", "1,2,3,4"],
         "bad_like": ["--scene", "manix", "--like", "smoke"],
+        "medium": ["--scene", "smoke", "--density-scale", "50", "--albedo=0.8", "--g", "0.877"],
+        "medium_rgb": ["--volume", "c.nvdb", "--albedo", "1,0.5,0.25", "--g=-0.3", "--density-scale=1e-3"],
+        "bad_medium": ["--scene", "smoke", "--g", "1", "--albedo", "0.5,0.5", "--density-scale", "-2"],
     }
     return {k: b"\0".join(a.encode() for a in v) for k, v in lines.items()}
 

@@ -43,7 +43,9 @@ typedef struct {
      *     filtered density d (post-classification, vpt_physics.h), so
      *     nothing is stored per voxel. Volumes loaded through a transfer. */
     uint8_t *albedo;         /* owned, or NULL with a table */
-    const uint8_t (*albedo_table)[4]; /* borrowed (static): albedo_entries RGBA8 entries, or NULL */
+    const uint8_t (*albedo_table)[4]; /* borrowed (static, or albedo_constant): albedo_entries RGBA8
+                                         entries, or NULL */
+    uint8_t albedo_constant[1][4]; /* the one entry of a constant albedo (vpt_scene_set_medium) */
     int albedo_entries;      /* entries of albedo_table; 0 with a grid */
     float density_max;       /* max of density[], set by vpt_scene_finalize */
     float density_scale;     /* sigma_t = density_scale * density */
@@ -128,6 +130,24 @@ VptScene *vpt_scene_from_volume(const char *path, const VptVolumeSceneOptions *o
 int vpt_scene_finalize(VptScene *s);
 
 void vpt_scene_destroy(VptScene *s);
+
+/* The medium's parameters a user may override on any scene (the tools'
+ * --density-scale, --albedo, --g: cli/scene_args.h). A field left at its
+ * "keep" value leaves the scene's own. */
+typedef struct {
+    double density_scale; /* sigma_t per unit density, > 0; 0: keep */
+    int has_albedo;       /* 1: albedo[] replaces the scene's albedo everywhere */
+    double albedo[3];     /* linear RGB in [0, 1], stored as 8 bits (round to nearest), as every albedo */
+    int has_g;            /* 1: g replaces the Henyey-Greenstein asymmetry */
+    double g;             /* in (-1, 1) */
+} VptMediumOverride;
+
+/* Applies o to a finalized scene and finalizes it again; the overridden
+ * values are appended to the name ("smoke@scale50@albedo0.8@g0.877"), as
+ * resampling is (scene_volume.c), so results, caches and saved winners of
+ * the scene and of its variant never mix. A constant albedo frees the
+ * scene's albedo grid. -1 with a message naming the value otherwise. */
+int vpt_scene_set_medium(VptScene *s, const VptMediumOverride *o);
 
 /* SHA-256 of everything that determines a finalized scene's images: grid
  * size, densities, albedos, density scale, box, camera, fov, boundary and its

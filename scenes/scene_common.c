@@ -3,6 +3,7 @@
 #include "scenes/scene.h"
 
 #include "base/error.h"
+#include "base/parse.h"
 #include "base/threads.h"
 
 #include <math.h>
@@ -24,6 +25,53 @@ void vpt_scene_destroy(VptScene *s)
     free(s->density);
     free(s->albedo);
     free(s);
+}
+
+/* Appends "@<tag><value>" to the scene's name, cutting the name's end where
+ * both would not fit (as scene_volume.c cuts a long file name for its
+ * resampling suffix). */
+static void append_name(VptScene *s, const char *tag, const char *value)
+{
+    char add[80];
+    snprintf(add, sizeof add, "@%s%s", tag, value);
+    const size_t need = strlen(add);
+    size_t len = strlen(s->name);
+    if (len + need >= sizeof s->name) len = sizeof s->name - 1 - need;
+    memcpy(s->name + len, add, need + 1);
+}
+
+int vpt_scene_set_medium(VptScene *s, const VptMediumOverride *o)
+{
+    if (o->density_scale != 0 && !(o->density_scale > 0 && o->density_scale <= 1e9))
+        return vpt_fail("density scale %g: give a positive number of at most 1e9 (sigma_t per unit density)",
+                        o->density_scale);
+    for (int k = 0; o->has_albedo && k < 3; k++)
+        if (!(o->albedo[k] >= 0 && o->albedo[k] <= 1))
+            return vpt_fail("albedo %g: each channel must lie in [0, 1]", o->albedo[k]);
+    if (o->has_g && !(o->g > -1 && o->g < 1))
+        return vpt_fail("g %g: the Henyey-Greenstein asymmetry must lie in (-1, 1)", o->g);
+    char num[96];
+    if (o->density_scale != 0) {
+        s->density_scale = (float)o->density_scale;
+        vpt_format_double(o->density_scale, num, sizeof num);
+        append_name(s, "scale", num);
+    }
+    if (o->has_albedo) {
+        for (int k = 0; k < 3; k++) s->albedo_constant[0][k] = (uint8_t)lrint(o->albedo[k] * 255.0);
+        s->albedo_constant[0][3] = 255;
+        free(s->albedo);
+        s->albedo = NULL;
+        s->albedo_table = (const uint8_t(*)[4])s->albedo_constant;
+        s->albedo_entries = 1;
+        vpt_format_vec3_short(o->albedo, num, sizeof num);
+        append_name(s, "albedo", num);
+    }
+    if (o->has_g) {
+        s->hg_g = (float)o->g;
+        vpt_format_double(o->g, num, sizeof num);
+        append_name(s, "g", num);
+    }
+    return vpt_scene_finalize(s);
 }
 
 /* The density pass of vpt_scene_finalize, on every core. */
