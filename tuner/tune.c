@@ -340,8 +340,11 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
             }
         }
         e = rivals[winner];
-        if (budget_s > 0 && out->seconds + reserve_s >= budget_s) goto last_screening;
-        if (budget_n && out->n_evals + reserve_n >= budget_n) goto last_screening;
+        if ((budget_s > 0 && out->seconds + reserve_s >= budget_s) || (budget_n && out->n_evals + reserve_n >= budget_n)) {
+            /* the budget ended the stage, not the last descent's "search complete" */
+            if (out->stop == VPT_STOP_DONE) out->stop = VPT_STOP_BUDGET;
+            goto last_screening;
+        }
         so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
         so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
     }
