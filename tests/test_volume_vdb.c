@@ -211,6 +211,26 @@ TEST(vdb_bonsai_renders_on_the_cpu_and_sparse_equals_dense)
 
 /* render --export-nvdb writes the NanoVDB file the .vdb loads through: it
  * loads without the shim to the same volume and the same scene. */
+/* OpenVDB is loaded in the fault boundary's child only: after a .vdb load
+ * and the shim's lookup, this process has not mapped libopenvdb (its
+ * dependencies start threads, and this process forks parsers). */
+TEST(vdb_openvdb_stays_out_of_the_calling_process)
+{
+    need_shim();
+    VptVolume v;
+    REQUIRE_MSG(vpt_volume_load(FIX "/cloud.vdb", NULL, &v) == 0, "%s", vpt_errmsg());
+    vpt_volume_free(&v);
+    /* procfs files state no size: read to the end */
+    static char maps[1 << 20];
+    FILE *f = fopen("/proc/self/maps", "r");
+    REQUIRE(f);
+    size_t n = fread(maps, 1, sizeof maps - 1, f);
+    fclose(f);
+    maps[n] = '\0';
+    REQUIRE_MSG(strstr(maps, "[stack]"), "/proc/self/maps read as %zu bytes", n);
+    CHECK_MSG(!strstr(maps, "libopenvdb") && !strstr(maps, "libvptune-openvdb"), "OpenVDB is mapped in the caller");
+}
+
 TEST(vdb_export_nvdb_loads_to_the_same_volume_without_openvdb)
 {
     need_shim();

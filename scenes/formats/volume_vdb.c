@@ -1,7 +1,8 @@
 /* OpenVDB volumes through the OpenVDB shim: see volume_vdb.h.
  *
  * The shim (bin/libvptune-openvdb.so, built from volume_vdb_openvdb.cc) is
- * loaded with dlopen on first use (vpt_plugin_load: $VPT_OPENVDB_SHIM when
+ * loaded with dlopen on use, in the fault boundary's child (below), never in
+ * the calling process (vpt_plugin_load: $VPT_OPENVDB_SHIM when
  * set, else beside the running program, else ../lib/vptune/ relative to it,
  * where `make install` puts it). Loading it late keeps OpenVDB, TBB, Blosc
  * and Imath out of the programs, which must run on GPU machines without
@@ -40,19 +41,54 @@ static VptPlugin shim = {.file = SHIM_NAME,
 #define shim_read ((ReadFn)shim.fn[0])
 #define shim_read_memory ((ReadMemFn)shim.fn[1])
 
-static int need_shim(const char *path)
+/* What a .vdb load says when the shim cannot be loaded, into err. */
+static void shim_missing(const char *path, char *err, size_t err_size)
 {
-    if (vpt_plugin_load(&shim) == 0) return 0;
-    return vpt_fail("%s: OpenVDB .vdb files are read through OpenVDB, and its shim could not be loaded (%s). On "
-                    "Debian or Ubuntu: apt-get install libopenvdb10.0 (to run) or libopenvdb-dev libnanovdb-dev (to "
-                    "build), then make; or, on a machine that has them, convert the file to NanoVDB, which loads "
-                    "anywhere: render --volume FILE.vdb --export-nvdb FILE.nvdb",
-                    path, shim.error);
+    snprintf(err, err_size,
+             "%s: OpenVDB .vdb files are read through OpenVDB, and its shim could not be loaded (%s). On Debian or "
+             "Ubuntu: apt-get install libopenvdb10.0 (to run) or libopenvdb-dev libnanovdb-dev (to build), then "
+             "make; or, on a machine that has them, convert the file to NanoVDB, which loads anywhere: render "
+             "--volume FILE.vdb --export-nvdb FILE.nvdb",
+             path, shim.error);
+}
+
+/* The shim is loaded in the fault boundary's child only, never in the
+ * calling process: loading OpenVDB runs its dependencies' initializers,
+ * which start threads (log4cplus' pool), and a process holding threads it
+ * does not control must not fork a parser (a lock one of them holds at the
+ * fork stays held in the child forever: under ASan, its allocator's). */
+static int shim_path_in_child(void *ctx, VptIsolateReply *reply, char *err, size_t err_size)
+{
+    (void)ctx;
+    if (vpt_plugin_load(&shim)) {
+        snprintf(err, err_size, "%s", shim.error);
+        return -1;
+    }
+    reply->body = shim.path;
+    reply->body_size = strlen(shim.path) + 1;
+    return 0;
 }
 
 const char *vpt_volume_vdb_shim_path(void)
 {
-    return vpt_plugin_load(&shim) == 0 ? shim.path : NULL;
+    static char path[sizeof shim.path];
+    static int state; /* 0 not asked, 1 found, -1 not */
+    if (!state) {
+        VptIsolateLimits lim;
+        unsigned char *body = NULL;
+        size_t size = 0;
+        state = -1;
+        if (vpt_isolate_limits(0, &lim) == 0 &&
+            vpt_isolate_run(SHIM_NAME, "dlopen", &lim, shim_path_in_child, NULL, NULL, 0, sizeof path, &body, &size) ==
+                0 &&
+            size > 1 && body[size - 1] == '\0') {
+            memcpy(path, body, size);
+            state = 1;
+        }
+        free(body);
+        vpt_error_clear();
+    }
+    return state > 0 ? path : NULL;
 }
 
 /* The file's SHA-256 (the volume's provenance, as every file format gives
@@ -79,6 +115,10 @@ typedef struct {
 static int read_in_child(void *ctx, VptIsolateReply *reply, char *err, size_t err_size)
 {
     Read *r = ctx;
+    if (vpt_plugin_load(&shim)) {
+        shim_missing(r->path, err, err_size);
+        return -1;
+    }
     const int rc = r->buf ? shim_read_memory(r->path, r->buf, r->size, r->max_bytes, &r->r)
                           : shim_read(r->path, r->max_bytes, r->zip, &r->r);
     if (rc) {
@@ -108,7 +148,6 @@ static int load_vdb(const char *path, const VptVolumeLoadOptions *opt, VptVolume
 {
     memset(out, 0, sizeof *out);
     if (access(path, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", path);
-    if (need_shim(path)) return -1;
     const int64_t fsize = vpt_file_size(path);
     if (fsize < 0) return -1;
     Read rd = {.path = path, .max_bytes = vptv_max_bytes(opt ? opt->max_bytes : 0)};
@@ -130,7 +169,6 @@ static int load_vdb(const char *path, const VptVolumeLoadOptions *opt, VptVolume
 int vpt_volume_parse_vdb(const char *name, const unsigned char *buf, size_t size, size_t max_bytes, VptVolume *out)
 {
     memset(out, 0, sizeof *out);
-    if (need_shim(name)) return -1;
     Read rd = {.path = name, .buf = buf, .size = size, .max_bytes = vptv_max_bytes(max_bytes)};
     unsigned char *nvdb;
     size_t nsize;
@@ -143,7 +181,6 @@ int vpt_volume_parse_vdb(const char *name, const unsigned char *buf, size_t size
 int vpt_volume_vdb_to_nanovdb(const char *vdb, size_t max_bytes, const char *nvdb)
 {
     if (access(vdb, R_OK) != 0) return vpt_fail_errno("cannot open '%s'", vdb);
-    if (need_shim(vdb)) return -1;
     const int64_t fsize = vpt_file_size(vdb);
     if (fsize < 0) return -1;
     Read rd = {.path = vdb, .max_bytes = vptv_max_bytes(max_bytes), .zip = 1};
