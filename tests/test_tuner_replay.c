@@ -406,7 +406,9 @@ TEST(tuner_score_baseline_matches_simulated_random_search)
     vpt_space_destroy(s);
 }
 
-TEST(tuner_score_of_random_is_near_zero_and_exhaustive_finds_the_optimum)
+/* Hundreds of simulated searches: under ASan + UBSan on two cores this is
+ * near the default timeout, so it has a longer one. */
+TEST_TIMEOUT(tuner_score_of_random_is_near_zero_and_exhaustive_finds_the_optimum, 300)
 {
     VptSpace *s = small_space();
     REQUIRE(s);
