@@ -439,3 +439,29 @@ TEST(tuner_search_prefetch_hints_never_change_the_search)
     }
     vpt_space_destroy(s);
 }
+
+/* Cooperative flights in the shape measured on manix on an H100: coop=2
+ * slower than none, coop=4 the fastest. A descent that stepped only to the
+ * adjacent coop value would never leave coop=0; coop is categorical, so one
+ * descent from the prior reaches coop=4. */
+static int coop_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    if (td_evaluate(ctx, c, fidelity, out)) return -1;
+    if (out->status == VPT_STATUS_OK) out->time_ms *= c->coop == 2 ? 1.2 : c->coop == 4 ? 0.8 : c->coop == 8 ? 1.1 : 1.0;
+    return 0;
+}
+
+TEST(tuner_search_descends_to_coop_past_a_slower_neighbour)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptSearchOptions o = opts(VPT_STRATEGY_LOCAL, 3, 2000, 0);
+    o.max_descents = 1;
+    VptSearchResult r;
+    REQUIRE(vpt_search_run(s, coop_evaluate, &ctx, NULL, &o, &r) == 0);
+    REQUIRE(r.found);
+    CHECK_MSG(r.best.config.coop == 4, "one descent from the prior ended at coop=%d", r.best.config.coop);
+    vpt_search_result_free(&r);
+    vpt_space_destroy(s);
+}

@@ -404,3 +404,28 @@ TEST(tuner_space_from_configs)
     CHECK(vpt_space_create_from_configs(&cfgs[4], 1, NULL) == NULL);
     CHECK_STR_CONTAINS(vpt_errmsg(), "no valid config");
 }
+
+/* coop is categorical: from no cooperative flights every coop value is one
+ * step away, not only the adjacent 2. */
+TEST(tuner_space_every_coop_value_is_one_step_away)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,lookahead=4", &c) == 0);
+    long i = vpt_space_index_of(s, &c);
+    REQUIRE(i >= 0);
+    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t n = vpt_space_neighbours_in(s, (size_t)i, 1u << VPT_DIM_COOP, nb, VPT_SPACE_MAX_NEIGHBOURS);
+    int seen = 0;
+    for (size_t j = 0; j < n; j++) {
+        const VptConfig *d = vpt_space_point(s, nb[j]);
+        VptConfig same = c;
+        same.coop = d->coop;
+        CHECK(vpt_config_equal(d, &same));
+        seen |= 1 << d->coop;
+    }
+    CHECK_EQ_INT((int)n, 3);
+    CHECK_EQ_INT(seen, (1 << 2) | (1 << 4) | (1 << 8));
+    vpt_space_destroy(s);
+}

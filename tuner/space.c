@@ -530,19 +530,26 @@ static long repair(const VptSpace *s, const uint8_t *co, unsigned fixed)
     return -1;
 }
 
+/* Dimensions whose every other value is one step away. coop is one: its
+ * time is not unimodal in the number of lanes per flight (on manix, H100,
+ * coop=2 measured slower than none where coop=4 is the best known), so a
+ * step to the adjacent value alone would leave coop=4 out of every
+ * descent's reach from a schedule without cooperative flights
+ * (docs/decisions/coop-categorical.md). */
 static int is_categorical(VptDim d)
 {
-    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY || d == VPT_DIM_FLIGHTS || d == VPT_DIM_MAJORANT ||
-           d == VPT_DIM_DENSITY;
+    return d == VPT_DIM_SCHEDULE || d == VPT_DIM_SORTKEY || d == VPT_DIM_COOP || d == VPT_DIM_FLIGHTS ||
+           d == VPT_DIM_MAJORANT || d == VPT_DIM_DENSITY;
 }
 
 size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, size_t *out, size_t max)
 {
     VPT_ASSERT(member < s->n);
     const uint8_t *co = s->coords[member];
-    /* At most 8 other schedules, 1 other sort key, 4 other majorants, 3 other
-     * formats and 2 steps in each of the 6 ordered dimensions: 28 candidates,
-     * always below the buffer's size. */
+    /* At most 8 other schedules, 1 other sort key, 3 other coop values, 1
+     * other flights, 4 other majorants, 3 other formats and 2 steps in each
+     * of the 6 ordered dimensions: 32 candidates, always below the buffer's
+     * size. */
     size_t found[VPT_SPACE_MAX_NEIGHBOURS];
     size_t count = 0;
     for (int d = 0; d < VPT_DIM_COUNT; d++) {

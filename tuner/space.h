@@ -15,7 +15,8 @@
  *   threshold     0, 25, 50, 75, 100 percent
  *   sortkey       position, termination
  *   lookahead     1, 2, 4
- *   coop          0 (off), 2, 4, 8 cooperative flights
+ *   coop          0 (off), 2, 4, 8 cooperative flights; categorical (its
+ *                 time is not unimodal in the lanes per flight)
  *   flights       sync (the thesis' rounds), async (a lane flies its next
  *                 extension without waiting for the warp's longest flight;
  *                 regen thread|warp, ppt 1, coop 0 only); categorical
@@ -132,7 +133,7 @@ int vpt_space_domain_value(const VptSpace *s, VptDim d, int i);
 void vpt_space_describe(const VptSpace *s, char *buf, size_t size);
 
 /* Members one step from `member`: for each dimension, the adjacent domain
- * values (the other values for the categorical schedule, sortkey, majorant
+ * values (the other values for the categorical schedule, sortkey, coop, flights, majorant
  * and density), each repaired as above, without duplicates and without `member` itself, in a
  * fixed order. Writes at most max member numbers and returns how many there
  * are in all (a result > max means out was too small; VPT_SPACE_MAX_NEIGHBOURS
