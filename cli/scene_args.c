@@ -86,8 +86,10 @@ static int parse_albedo(const char *v, double out[3])
         *p = '\0';
     }
     if (n == 2) return vpt_fail("--albedo: '%s' has two values; expected A or R,G,B", v);
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         if (vpt_parse_double(parts[k], 0, 1, "--albedo", &out[k])) return -1;
+        if (out[k] == 0) out[k] = 0; /* -0 is 0: one albedo, one scene name */
+    }
     if (n == 1) out[1] = out[2] = out[0];
     return 0;
 }
