@@ -132,13 +132,20 @@ TEST(tuner_space_neighbours_are_one_move_away)
     vpt_space_destroy(s);
 }
 
+/* The member for config text, its config into *c; -1 when the text does
+ * not parse or the config is not a member. */
+static long member_of(const VptSpace *s, const char *text, VptConfig *c)
+{
+    if (vpt_config_parse(text, c)) return -1;
+    return vpt_space_index_of(s, c);
+}
+
 TEST(tuner_space_neighbours_repair_conditional_dims)
 {
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
     VptConfig c;
-    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,grid=4,block=128", &c) == 0);
-    long i = vpt_space_index_of(s, &c);
+    long i = member_of(s, "regenerationSK-warp,threshold=50,grid=4,block=128", &c);
     REQUIRE(i >= 0);
     size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
     size_t n = vpt_space_neighbours(s, (size_t)i, nb, VPT_SPACE_MAX_NEIGHBOURS);
@@ -412,8 +419,7 @@ TEST(tuner_space_every_coop_value_is_one_step_away)
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
     VptConfig c;
-    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,lookahead=4", &c) == 0);
-    long i = vpt_space_index_of(s, &c);
+    long i = member_of(s, "regenerationSK-warp,threshold=50,lookahead=4", &c);
     REQUIRE(i >= 0);
     size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
     size_t n = vpt_space_neighbours_in(s, (size_t)i, 1u << VPT_DIM_COOP, nb, VPT_SPACE_MAX_NEIGHBOURS);
