@@ -55,7 +55,15 @@ typedef struct {
     int boundary;            /* VPT_BOUNDARY_* */
     float ior_inside, ior_outside, ggx_alpha;
     float hg_g;
-    float env[3];
+    float env[3];            /* constant environment radiance */
+    /* A distant light, the sun: on when any sun_irradiance[k] > 0. sun_dir
+     * is the unit direction toward the light (world space); sun_irradiance
+     * the irradiance it gives a surface facing it; sun_radius_deg its
+     * angular radius in degrees, 0 for a delta light (reached only by
+     * next-event estimation, which needs a null boundary). */
+    float sun_dir[3];
+    float sun_irradiance[3];
+    float sun_radius_deg;
     /* the thesis workload for this scene */
     int width, height, spp;
     VptSceneVolume volume;   /* not part of vpt_scene_digest */
