@@ -340,12 +340,15 @@ TEST(tuner_search_starts_at_the_thesis_default)
     VptConfig near = prior;
     near.block = r.evals[0].config.block;
     CHECK(vpt_config_equal(&r.evals[0].config, &near));
-    /* the descent: after the start, its parameter neighbourhood, whole */
-    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    /* the descent: after the start, its parameter neighbourhood, whole,
+     * with the register-cap move where the start's cap does not bind */
+    size_t nb[VPT_SPACE_MAX_NEIGHBOURS + 1];
     long start = vpt_space_index_of(s, &r.evals[0].config);
     REQUIRE(start >= 0);
     size_t n = vpt_space_neighbours_in(s, (size_t)start, VPT_SPACE_ALL_DIMS & ~(1u << VPT_DIM_SCHEDULE), nb,
                                        VPT_SPACE_MAX_NEIGHBOURS);
+    const long cap = vpt_space_register_cap(s, (size_t)start, r.evals[0].registers);
+    if (cap >= 0) nb[n++] = (size_t)cap;
     REQUIRE(n > 0 && n + 1 <= r.n_evals);
     for (size_t i = 1; i <= n; i++) {
         long m = vpt_space_index_of(s, &r.evals[i].config);
@@ -462,6 +465,39 @@ TEST(tuner_search_descends_to_coop_past_a_slower_neighbour)
     REQUIRE(vpt_search_run(s, coop_evaluate, &ctx, NULL, &o, &r) == 0);
     REQUIRE(r.found);
     CHECK_MSG(r.best.config.coop == 4, "one descent from the prior ended at coop=%d", r.best.config.coop);
+    vpt_search_result_free(&r);
+    vpt_space_destroy(s);
+}
+
+/* Registers in the double's shape on a real GPU: uncapped, the kernel uses
+ * 90; a cap from 80 up to 90 lifts occupancy (0.8 of the time), one below
+ * 64 spills (1.5). The domain's step from no cap reaches only 32, so a
+ * descent that moved only along the domain would stay uncapped. */
+static int register_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    VptConfig uncapped = *c;
+    uncapped.maxrregcount = 0;
+    if (td_evaluate(ctx, &uncapped, fidelity, out)) return -1;
+    out->config = *c;
+    if (out->status != VPT_STATUS_OK) return 0;
+    const int cap = c->maxrregcount;
+    out->registers = cap > 0 && cap < 90 ? cap : 90;
+    out->time_ms *= cap == 0 || cap >= 90 ? 1.0 : cap >= 80 ? 0.8 : cap >= 64 ? 0.9 : 1.5;
+    return 0;
+}
+
+TEST(tuner_search_descends_to_the_cap_below_the_kernels_registers)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptSearchOptions o = opts(VPT_STRATEGY_LOCAL, 3, 2000, 0);
+    o.max_descents = 1;
+    VptSearchResult r;
+    REQUIRE(vpt_search_run(s, register_evaluate, &ctx, NULL, &o, &r) == 0);
+    REQUIRE(r.found);
+    CHECK_MSG(r.best.config.maxrregcount == 80, "one descent from the prior ended at maxrregcount=%d",
+              r.best.config.maxrregcount);
     vpt_search_result_free(&r);
     vpt_space_destroy(s);
 }

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "tuner/space.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -433,5 +434,45 @@ TEST(tuner_space_every_coop_value_is_one_step_away)
     }
     CHECK_EQ_INT((int)n, 3);
     CHECK_EQ_INT(seen, (1 << 2) | (1 << 4) | (1 << 8));
+    vpt_space_destroy(s);
+}
+
+/* The register-cap move: a cap that does not bind (no cap, or one above the
+ * registers the kernel uses) steps to the largest cap below that count,
+ * all else kept; the domain's own step from "no cap" reaches only the
+ * smallest cap. */
+TEST(tuner_space_register_cap_lands_below_the_kernels_registers)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c;
+    long i = member_of(s, "regenerationSK-warp,threshold=50,block=64,lookahead=4,coop=4", &c);
+    REQUIRE(i >= 0);
+    REQUIRE(c.maxrregcount == 0);
+    size_t nb[VPT_SPACE_MAX_NEIGHBOURS];
+    size_t n = vpt_space_neighbours_in(s, (size_t)i, 1u << VPT_DIM_MAXRREGCOUNT, nb, VPT_SPACE_MAX_NEIGHBOURS);
+    REQUIRE(n == 1);
+    CHECK_EQ_INT(vpt_space_point(s, nb[0])->maxrregcount, 32);
+    VptConfig want = c;
+    want.maxrregcount = 80;
+    long m = vpt_space_register_cap(s, (size_t)i, 87);
+    REQUIRE(m >= 0);
+    CHECK(vpt_config_equal(vpt_space_point(s, (size_t)m), &want));
+    /* a cap above the count binds no more than none */
+    c.maxrregcount = 168;
+    long j = vpt_space_index_of(s, &c);
+    REQUIRE(j >= 0);
+    m = vpt_space_register_cap(s, (size_t)j, 80);
+    REQUIRE(m >= 0);
+    want.maxrregcount = 64;
+    CHECK(vpt_config_equal(vpt_space_point(s, (size_t)m), &want));
+    /* a binding cap, an unknown count, or no cap below the count: no move */
+    c.maxrregcount = 80;
+    long k = vpt_space_index_of(s, &c);
+    REQUIRE(k >= 0);
+    CHECK_EQ_INT(vpt_space_register_cap(s, (size_t)k, 80), -1);
+    CHECK_EQ_INT(vpt_space_register_cap(s, (size_t)i, 0), -1);
+    CHECK_EQ_INT(vpt_space_register_cap(s, (size_t)i, NAN), -1);
+    CHECK_EQ_INT(vpt_space_register_cap(s, (size_t)i, 32), -1);
     vpt_space_destroy(s);
 }

@@ -419,6 +419,12 @@ int vpt_search_visited(const VptSearchEngine *e, size_t m, int fidelity)
     return e->memo[fidelity][m] >= 0;
 }
 
+const VptEvalRecord *vpt_search_record(const VptSearchEngine *e, size_t m)
+{
+    const long idx = e->memo[1][m];
+    return idx >= 0 ? &e->res->evals[idx] : NULL;
+}
+
 void vpt_search_hint(VptSearchEngine *e, const size_t *members, size_t n, int fidelity)
 {
     const VptSearchOptions *o = e->o;

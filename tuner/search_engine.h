@@ -119,6 +119,9 @@ int vpt_search_listed(const size_t *list, size_t n, size_t m);
 void vpt_search_stop(VptSearchEngine *e, VptStopReason why);
 int vpt_search_eval(VptSearchEngine *e, size_t m, int fidelity, double *obj);
 int vpt_search_visited(const VptSearchEngine *e, size_t m, int fidelity);
+/* The record of member m at full fidelity, or NULL when the search has not
+ * taken it yet. */
+const VptEvalRecord *vpt_search_record(const VptSearchEngine *e, size_t m);
 /* Completion order, at full fidelity: the record of whichever of
  * members[0..n) the search knows first. One already taken is answered at
  * once; otherwise the simulated GPUs run the announced members in the order

@@ -579,6 +579,26 @@ size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_
     return vpt_space_neighbours_in(s, member, VPT_SPACE_ALL_DIMS, out, max);
 }
 
+long vpt_space_register_cap(const VptSpace *s, size_t member, double registers)
+{
+    VPT_ASSERT(member < s->n);
+    const int d = VPT_DIM_MAXRREGCOUNT;
+    const uint8_t *co = s->coords[member];
+    const int now = s->dom[d][co[d]];
+    if (!(registers > 0) || (now != 0 && now <= registers)) return -1; /* unknown, or the cap binds */
+    int pick = -1;
+    for (int v = 0; v < s->dom_n[d]; v++) {
+        const int cap = s->dom[d][v];
+        if (cap > 0 && cap < registers && (pick < 0 || cap > s->dom[d][pick])) pick = v;
+    }
+    if (pick < 0) return -1;
+    uint8_t c2[VPT_DIM_COUNT];
+    memcpy(c2, co, sizeof c2);
+    c2[d] = (uint8_t)pick;
+    long m = repair(s, c2, 1u << d);
+    return m >= 0 && (size_t)m != member ? m : -1;
+}
+
 /* Dimensions whose value only matters for some schedules. */
 static const VptDim dependent[] = {VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
 #define N_DEPENDENT 3

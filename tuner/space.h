@@ -146,6 +146,17 @@ size_t vpt_space_neighbours(const VptSpace *s, size_t member, size_t *out, size_
 #define VPT_SPACE_ALL_DIMS ((1u << VPT_DIM_COUNT) - 1)
 size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, size_t *out, size_t max);
 
+/* The register-cap move. A cap at or above the registers a kernel uses
+ * (maxrregcount 0: no cap) does not bind: the kernel runs at the count the
+ * compiler chose, and so do its neighbours' (the next caps up, or down to
+ * the smallest from "no cap", which the domain's order puts beside it).
+ * The caps that change anything lie below that count. From a member whose
+ * cap does not bind its kernel's `registers` (its record's), the member
+ * with the largest cap of the domain below that count, repaired as above;
+ * -1 when the cap binds, `registers` is unknown (not > 0), no cap is below
+ * it, or no member is left after repair. */
+long vpt_space_register_cap(const VptSpace *s, size_t member, double registers);
+
 /* Schedule moves that bring their dependent parameters along: for each other
  * schedule, the plain move (as vpt_space_neighbours_in with the schedule
  * dimension), and, for each of grid, threshold and sortkey that is fixed at

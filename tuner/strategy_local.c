@@ -11,12 +11,21 @@
 /* Parameter moves: every dimension but the schedule. */
 #define PARAM_DIMS (VPT_SPACE_ALL_DIMS & ~(1u << VPT_DIM_SCHEDULE))
 
-/* The neighbourhood of cur in a descent's phase: 0 the parameter moves, 1
- * the schedule moves with their dependent parameters. */
+/* The neighbourhood of cur in a descent's phase: 0 the parameter moves and,
+ * where cur's register cap does not bind, the cap just below the registers
+ * its kernel used (vpt_space_register_cap: the domain's steps from a cap
+ * that does not bind change nothing, or, from "no cap", fall to the
+ * smallest cap, far below any kernel's count, so a descent could never
+ * reach the cap that pays); 1 the schedule moves with their dependent
+ * parameters. nb holds VPT_SPACE_MAX_SCHEDULE_MOVES. */
 static size_t neighbourhood(const VptSearchEngine *e, size_t cur, int phase, size_t *nb)
 {
-    return phase == 0 ? vpt_space_neighbours_in(e->space, cur, PARAM_DIMS, nb, VPT_SPACE_MAX_NEIGHBOURS)
-                      : vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+    if (phase != 0) return vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+    size_t n = vpt_space_neighbours_in(e->space, cur, PARAM_DIMS, nb, VPT_SPACE_MAX_NEIGHBOURS);
+    const VptEvalRecord *r = vpt_search_record(e, cur);
+    const long cap = r ? vpt_space_register_cap(e->space, cur, r->registers) : -1;
+    if (cap >= 0 && !vpt_search_listed(nb, n, (size_t)cap)) nb[n++] = (size_t)cap;
+    return n;
 }
 
 /* One descent after another (a batch width of 1: the search as it runs on
