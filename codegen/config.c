@@ -20,6 +20,7 @@ static const char *const kernels_names[] = {"single", "multi"};
 static const char *const sortkey_names[] = {"position", "termination"};
 static const char *const flights_names[] = {"sync", "async"};
 static const char *const paths_names[] = {"sample", "pixel"};
+static const char *const transmittance_names[] = {"none", "delta", "ratio", "residual"};
 /* majorant: the global one (0), a grid of C^3-voxel cells (C), or the
  * global one with empty space skipped by the distance map (-1) */
 static const char *const majorant_names[] = {"global", "grid4", "grid8", "grid16", "grid32", "grid64", "grid128", "skip"};
@@ -77,6 +78,17 @@ const char *vpt_sortkey_name(VptSortKey k)
 const char *vpt_flights_name(VptFlights f)
 {
     return (int)f >= 0 && (int)f < COUNT(flights_names) ? flights_names[f] : "?";
+}
+
+const char *vpt_transmittance_name(VptTransmittance t)
+{
+    return (int)t >= 0 && (int)t < COUNT(transmittance_names) ? transmittance_names[t] : "?";
+}
+
+void vpt_config_for_scene(VptConfig *c, int sun)
+{
+    if (!sun) c->transmittance = VPT_TRANSMITTANCE_NONE;
+    else if (c->transmittance == VPT_TRANSMITTANCE_NONE) c->transmittance = VPT_TRANSMITTANCE_DEFAULT;
 }
 
 const char *vpt_paths_name(VptPathOrder o)
@@ -151,7 +163,7 @@ int vpt_config_equal(const VptConfig *a, const VptConfig *b)
            a->grid == b->grid && a->threshold == b->threshold && a->sortkey == b->sortkey &&
            a->lookahead == b->lookahead && a->coop == b->coop && a->flights == b->flights && a->paths == b->paths &&
            a->majorant == b->majorant &&
-           a->density == b->density && a->sparse == b->sparse;
+           a->density == b->density && a->sparse == b->sparse && a->transmittance == b->transmittance;
 }
 
 void vpt_config_format(const VptConfig *c, char *buf, size_t size)
@@ -173,7 +185,9 @@ void vpt_config_format(const VptConfig *c, char *buf, size_t size)
     if (c->density != VPT_DENSITY_F32 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ",density=%s", vpt_density_name(c->density));
     if (c->sparse && n >= 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, ",volume=%s", vpt_volume_name(c->sparse));
+        n += snprintf(buf + n, size - (size_t)n, ",volume=%s", vpt_volume_name(c->sparse));
+    if (c->transmittance != VPT_TRANSMITTANCE_NONE && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, ",transmittance=%s", vpt_transmittance_name(c->transmittance));
 }
 
 /* ---- domains ---------------------------------------------------------- */
@@ -218,15 +232,16 @@ enum {
     K_MAJORANT,
     K_DENSITY,
     K_VOLUME,
+    K_TRANSMITTANCE,
     K_COUNT
 };
 static const char *const key_names[K_COUNT] = {
     "regen", "reorder", "kernels", "maxrregcount", "ppt", "block", "grid", "threshold", "sortkey", "lookahead", "coop",
-    "flights", "paths", "majorant", "density", "volume",
+    "flights", "paths", "majorant", "density", "volume", "transmittance",
 };
 #define KEYS_LIST                                                                                                   \
     "regen, reorder, kernels, maxrregcount, ppt, block, grid, threshold, sortkey, lookahead, coop, flights, paths, "    \
-    "majorant, density, volume"
+    "majorant, density, volume, transmittance"
 
 /* Thesis names accepted as the first token, with "regenerationSK" (the thesis'
  * default regeneration, thread level) as an extra spelling. */
@@ -366,6 +381,11 @@ static int set_field(VptConfig *c, int key, const char *v)
             return bad_enum(k, v, volume_names, COUNT(volume_names));
         c->sparse = i;
         return 0;
+    case K_TRANSMITTANCE:
+        if ((i = find_name(transmittance_names, COUNT(transmittance_names), v)) < 0)
+            return bad_enum(k, v, transmittance_names, COUNT(transmittance_names));
+        c->transmittance = (VptTransmittance)i;
+        return 0;
     }
     VPT_ASSERT(0);
 }
@@ -460,6 +480,8 @@ static int check_domains(const VptConfig *c)
     if ((int)c->density < 0 || (int)c->density >= COUNT(density_names))
         return vpt_fail("density=%d is not a density format", (int)c->density);
     if (c->sparse != 0 && c->sparse != 1) return vpt_fail("volume=%d is not 0 (dense) or 1 (sparse)", c->sparse);
+    if ((int)c->transmittance < 0 || (int)c->transmittance >= COUNT(transmittance_names))
+        return vpt_fail("transmittance=%d is not none, delta, ratio or residual", (int)c->transmittance);
     return 0;
 }
 

@@ -30,6 +30,9 @@ typedef enum { VPT_KERNELS_SINGLE, VPT_KERNELS_MULTI } VptKernels;
 typedef enum { VPT_SORTKEY_POSITION, VPT_SORTKEY_TERMINATION } VptSortKey;
 typedef enum { VPT_FLIGHTS_SYNC, VPT_FLIGHTS_ASYNC } VptFlights;
 typedef enum { VPT_PATHS_SAMPLE, VPT_PATHS_PIXEL } VptPathOrder;
+/* The sun's shadow rays (physics/vpt_tracer.h): none for a scene without a
+ * sun, else the transmittance estimator (VPT_TR_* + 1). */
+typedef enum { VPT_TRANSMITTANCE_NONE, VPT_TRANSMITTANCE_DELTA, VPT_TRANSMITTANCE_RATIO, VPT_TRANSMITTANCE_RESIDUAL } VptTransmittance;
 
 typedef struct {
     VptRegen regen;
@@ -80,6 +83,11 @@ typedef struct {
                                 NanoVDB tree of the same values without its empty 8^3
                                 blocks (physics/sparse_grid.h), filtered in software
                                 (physics/vpt_sparse.h) */
+    VptTransmittance transmittance; /* beyond the thesis: next-event estimation toward the
+                                scene's sun with this shadow-ray estimator (text
+                                transmittance=delta|ratio|residual); none (not written)
+                                for a scene without a sun. Set by the scene
+                                (vpt_config_for_scene), chosen by the tuner */
 } VptConfig;
 
 /* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
@@ -106,7 +114,7 @@ VptConfig vpt_config_default(void);
  * 0|1|2|4|8|16 (a divisor of 32: lanes per flight); flights sync|async; paths
  * sample|pixel; majorant
  * global|grid4|...|grid128; density f32|f16|u16|u8; volume
- * dense|sparse. */
+ * dense|sparse; transmittance none|delta|ratio|residual. */
 int vpt_config_parse(const char *text, VptConfig *out);
 
 /* Canonical form into buf (VPT_CONFIG_STR_MAX bytes are always enough). */
@@ -175,6 +183,14 @@ const char *vpt_config_schedule_name(const VptConfig *c);
 /* The thesis' named variants with the thesis' settings, for bench --thesis:
  * fills up to max configs and returns how many. */
 int vpt_config_thesis_set(VptConfig *out, int max);
+
+/* A config as it renders a scene with (sun 1) or without (0) a sun: with a
+ * sun, a config that names no transmittance estimator gets ratio tracking
+ * (VPT_TRANSMITTANCE_DEFAULT); without, the estimator is dropped (a kernel
+ * with shadow rays toward no light would only cost). */
+#define VPT_TRANSMITTANCE_DEFAULT VPT_TRANSMITTANCE_RATIO
+void vpt_config_for_scene(VptConfig *c, int sun);
+const char *vpt_transmittance_name(VptTransmittance t);
 
 /* 1 when every field is equal, else 0. */
 int vpt_config_equal(const VptConfig *a, const VptConfig *b);

@@ -4,13 +4,22 @@
 #include "base/error.h"
 #include "codegen/kernel_abi.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The layouts the kernels assume; the template re-checks them on the device
  * side against VPT_HOST_* so a host/device mismatch fails to compile. */
-_Static_assert(sizeof(VptPath) == 64, "VptPath layout changed: update the shared memory sizing");
+_Static_assert(sizeof(VptPath) == 80, "VptPath layout changed: update the shared memory sizing");
+/* A kernel without a sun has no radiance field (VPT_SUN 0): its paths keep
+ * the 64 bytes they move through shared memory. */
+_Static_assert(offsetof(VptPath, L) == 64, "VptPath's radiance field must come last");
+
+static size_t path_size(const VptConfig *c)
+{
+    return c->transmittance != VPT_TRANSMITTANCE_NONE ? sizeof(VptPath) : offsetof(VptPath, L);
+}
 
 static int inject_code; /* see vpt_codegen_inject_fault */
 
@@ -49,7 +58,13 @@ static long long def_majorant_skip(const DefineInput *in) { return vpt_majorant_
 static long long def_sparse(const DefineInput *in) { return in->c->sparse; }
 static long long def_roofline(const DefineInput *in) { return in->roofline; }
 static long long def_inject(const DefineInput *in) { (void)in; return inject_code; }
-static long long def_path_size(const DefineInput *in) { (void)in; return (long long)sizeof(VptPath); }
+static long long def_path_size(const DefineInput *in) { return (long long)path_size(in->c); }
+static long long def_sun(const DefineInput *in) { return in->c->transmittance != VPT_TRANSMITTANCE_NONE; }
+/* VPT_TR_* (0 with no sun, unused then) */
+static long long def_transmittance(const DefineInput *in)
+{
+    return in->c->transmittance != VPT_TRANSMITTANCE_NONE ? (long long)in->c->transmittance - 1 : 0;
+}
 static long long def_launch_size(const DefineInput *in) { (void)in; return (long long)sizeof(VptLaunch); }
 
 /* The #defines that open every kernel source, in this order: kernels.cu.in
@@ -77,6 +92,8 @@ static const struct {
     {"VPT_MAJORANT_GRID", def_majorant_grid, 0},
     {"VPT_MAJORANT_SKIP", def_majorant_skip, 0},
     {"VPT_SPARSE", def_sparse, 1},
+    {"VPT_SUN", def_sun, 0},
+    {"VPT_TRANSMITTANCE", def_transmittance, 0},
     {"VPT_ROOFLINE", def_roofline, 0},
     {"VPT_INJECT", def_inject, 0},
     {"VPT_HOST_PATH_SIZE", def_path_size, 0},
@@ -184,7 +201,7 @@ static int build(const VptConfig *c, int roofline, VptKernelSource *out)
         out->kernels[0] = "vpt_render";
     }
     out->dynamic_smem = !roofline && c->kernels == VPT_KERNELS_SINGLE && c->reorder != VPT_REORDER_NONE
-                            ? (size_t)c->block * (size_t)c->ppt * sizeof(VptPath)
+                            ? (size_t)c->block * (size_t)c->ppt * path_size(c)
                             : 0;
     return 0;
 }

@@ -39,6 +39,7 @@ typedef struct {
     int cell;
     VptDensityFormat format;
     int sparse;
+    VptTransmittance transmittance;
     int valid;                 /* passed the statistical gate */
     char why[512];             /* when not */
     float *image;
@@ -167,6 +168,40 @@ static VptCompileRequest request_of(const VptEvaluator *e, const VptKernelSource
     return vpt_compile_request_of(ks, e->gpu.cc_major, e->gpu.cc_minor);
 }
 
+/* c as it renders the session's scene (vpt_config_for_scene): with a sun,
+ * with a transmittance estimator; without, with none. */
+static VptConfig for_scene(const VptEvaluator *e, const VptConfig *c)
+{
+    VptConfig x = *c;
+    vpt_config_for_scene(&x, e->have_scene && e->params.sun_on);
+    return x;
+}
+
+/* The estimator of a config: its reference variant, naiveSK with the
+ * config's majorant, density, volume and transmittance estimator. */
+static VptConfig estimator_of(const VptConfig *c)
+{
+    VptConfig ref = vpt_config_default();
+    ref.majorant = c->majorant;
+    ref.density = c->density;
+    ref.sparse = c->sparse;
+    ref.transmittance = c->transmittance;
+    return ref;
+}
+
+static int same_estimator(const VptConfig *a, const VptConfig *b)
+{
+    return a->majorant == b->majorant && a->density == b->density && a->sparse == b->sparse &&
+           a->transmittance == b->transmittance;
+}
+
+static int is_base_estimator(const VptEvaluator *e, const VptConfig *c)
+{
+    const VptConfig d = vpt_config_default();
+    const VptConfig base = for_scene(e, &d);
+    return same_estimator(c, &base);
+}
+
 static int submit(VptEvaluator *e, const VptConfig *c)
 {
     if (e->npending == e->cap_pending) {
@@ -212,26 +247,24 @@ void vpt_evaluator_prefetch(VptEvaluator *e, const VptConfig *configs, int n)
     VptConfig asked[MAX_ESTIMATORS]; /* the references this call has looked at (one source build each) */
     int nasked = 0;
     for (int i = 0; i < n && e->opt.gate; i++) {
-        const VptConfig *c = &configs[i];
-        if (vpt_config_check(c) || (c->majorant == 0 && c->density == VPT_DENSITY_F32 && !c->sparse)) continue;
+        const VptConfig c = for_scene(e, &configs[i]);
+        if (vpt_config_check(&c) || is_base_estimator(e, &c)) continue;
         int seen = 0;
         for (int k = 0; k < e->nest && !seen; k++)
-            seen = e->est[k].cell == c->majorant && e->est[k].format == c->density && e->est[k].sparse == c->sparse;
-        for (int k = 0; k < nasked && !seen; k++)
-            seen = asked[k].majorant == c->majorant && asked[k].density == c->density && asked[k].sparse == c->sparse;
+            seen = e->est[k].cell == c.majorant && e->est[k].format == c.density && e->est[k].sparse == c.sparse &&
+                   e->est[k].transmittance == c.transmittance;
+        for (int k = 0; k < nasked && !seen; k++) seen = same_estimator(&asked[k], &c);
         if (seen || nasked == MAX_ESTIMATORS) continue;
-        VptConfig ref = vpt_config_default();
-        ref.majorant = c->majorant;
-        ref.density = c->density;
-        ref.sparse = c->sparse;
+        const VptConfig ref = estimator_of(&c);
         asked[nasked++] = ref;
         if (pending_index(e, &ref) >= 0) continue;
         if (submit(e, &ref) && !e->opt.quiet)
             fprintf(stderr, "warning: could not queue a compile: %s\n", vpt_errmsg());
     }
     for (int i = 0; i < n; i++) {
-        if (vpt_config_check(&configs[i])) continue; /* run() reports it */
-        if (submit(e, &configs[i]) && !e->opt.quiet)
+        const VptConfig c = for_scene(e, &configs[i]);
+        if (vpt_config_check(&c)) continue; /* run() reports it */
+        if (submit(e, &c) && !e->opt.quiet)
             fprintf(stderr, "warning: could not queue a compile: %s\n", vpt_errmsg());
     }
 }
@@ -344,9 +377,11 @@ static void fill_rates(VptEvalResult *r, double ms)
  * img and the pixels' variance into var when given. Returns 0 when it
  * rendered, 1 when it produced a result with a failure status, -1 when the
  * session broke. */
-static int prepare_and_render(VptEvaluator *e, const VptConfig *c, VptVariant *v, float *img, float *var,
+static int prepare_and_render(VptEvaluator *e, const VptConfig *asked, VptVariant *v, float *img, float *var,
                               VptEvalResult *r, VptParams *P, VptGpuMedium *gm)
 {
+    const VptConfig scene_config = for_scene(e, asked);
+    const VptConfig *c = &scene_config;
     memset(r, 0, sizeof *r);
     r->config = *c;
     vpt_config_format(c, r->canon, sizeof r->canon);
@@ -464,7 +499,8 @@ fail:
 static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
 {
     for (int i = 0; i < e->nest; i++)
-        if (e->est[i].cell == c->majorant && e->est[i].format == c->density && e->est[i].sparse == c->sparse)
+        if (e->est[i].cell == c->majorant && e->est[i].format == c->density && e->est[i].sparse == c->sparse &&
+            e->est[i].transmittance == c->transmittance)
             return &e->est[i];
     if (e->nest == MAX_ESTIMATORS) {
         vpt_fail("internal error: more than %d estimators in one session", MAX_ESTIMATORS);
@@ -475,6 +511,7 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     x->cell = c->majorant;
     x->format = c->density;
     x->sparse = c->sparse;
+    x->transmittance = c->transmittance;
     size_t npix = (size_t)e->params.width * e->params.height;
     x->image = vpt_malloc(npix * 3 * sizeof(float));
     float *var = vpt_malloc(npix * 3 * sizeof(float));
@@ -483,17 +520,16 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
         free(var);
         return NULL;
     }
-    VptConfig ref = vpt_config_default();
-    ref.majorant = c->majorant;
-    ref.density = c->density;
-    ref.sparse = c->sparse;
+    const VptConfig ref = estimator_of(c);
     VptVariant v;
     VptEvalResult r;
     VptParams P;
     VptGpuMedium gm;
-    char name[128];
-    snprintf(name, sizeof name, "majorant=%s,density=%s,volume=%s", vpt_majorant_name(c->majorant),
-             vpt_density_name(c->density), vpt_volume_name(c->sparse));
+    char name[160];
+    snprintf(name, sizeof name, "majorant=%s,density=%s,volume=%s%s%s", vpt_majorant_name(c->majorant),
+             vpt_density_name(c->density), vpt_volume_name(c->sparse),
+             c->transmittance != VPT_TRANSMITTANCE_NONE ? ",transmittance=" : "",
+             c->transmittance != VPT_TRANSMITTANCE_NONE ? vpt_transmittance_name(c->transmittance) : "");
     int rc = prepare_and_render(e, &ref, &v, x->image, var, &r, &P, &gm);
     if (rc < 0) {
         free(x->image);
@@ -502,7 +538,7 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     }
     e->nest++;
     if (rc > 0) {
-        snprintf(x->why, sizeof x->why, "the estimator %s failed to render its reference (naiveSK): %s: %.300s",
+        snprintf(x->why, sizeof x->why, "the estimator %s failed to render its reference (naiveSK): %s: %.240s",
                  name, vpt_status_name(r.status), r.reason);
         free(var);
         return x;
@@ -518,9 +554,10 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     x->valid = !bad;
     if (bad)
         snprintf(x->why, sizeof x->why,
-                 "the estimator %s changes the image beyond the noise: against the global-majorant f32 reference, "
+                 "the estimator %s changes the image beyond the noise: against the global-majorant f32 reference%s, "
                  "max block |z| %.2f (limit %.1f, %dx%d blocks), mean z^2 %.2f, mean differs by %.3f%%%s",
-                 name, rep.max_block_z, EST_GATE_ZMAX, EST_GATE_BLOCK, EST_GATE_BLOCK, rep.mean_block_z2,
+                 name, e->params.sun_on ? " (ratio tracking toward the sun)" : "", rep.max_block_z, EST_GATE_ZMAX,
+                 EST_GATE_BLOCK, EST_GATE_BLOCK, rep.mean_block_z2,
                  100.0 * rep.mean_rel_diff, rep.nonfinite ? ", non-finite pixels" : "");
     return x;
 }
@@ -529,7 +566,7 @@ static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
 {
     const float *ref_image = e->ref_image;
     unsigned long long rays = e->ref_rays, steps = e->ref_steps, paths = e->ref_paths;
-    if (r->config.majorant != 0 || r->config.density != VPT_DENSITY_F32 || r->config.sparse) {
+    if (!is_base_estimator(e, &r->config)) {
         EstimatorRef *x = estimator_ref(e, &r->config);
         if (!x) return -1;
         if (!x->valid) {

@@ -40,6 +40,7 @@ typedef unsigned long long vpt_u64;
 #define vpt_divf(a, b) vpt_div_approx((a), (b))
 #define vpt_logf(x) __logf(x)
 #define vpt_log2f(x) vpt_lg2_approx(x)
+#define vpt_exp2f(x) exp2f(x)
 #define vpt_sincosf(x, s, c) __sincosf((x), (s), (c))
 #define vpt_fabsf(x) fabsf(x)
 #define vpt_fminf(a, b) fminf(a, b)
@@ -93,6 +94,7 @@ typedef uint64_t vpt_u64;
 #define vpt_divf(a, b) ((a) / (b))
 #define vpt_logf(x) logf(x)
 #define vpt_log2f(x) log2f(x)
+#define vpt_exp2f(x) exp2f(x)
 #define vpt_sincosf(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
 #define vpt_fabsf(x) fabsf(x)
 #define vpt_fminf(a, b) fminf(a, b)
@@ -251,6 +253,15 @@ enum {
     VPT_BOUNDARY_GGX = 2     /* rough dielectric, GGX, VNDF sampling */
 };
 
+/* The shadow ray's transmittance estimator toward the sun (a kernel
+ * dimension, config key transmittance=): all unbiased, they differ in
+ * variance and cost. */
+enum {
+    VPT_TR_DELTA = 0,    /* a free flight (the config's majorant): 1 if it leaves the box, else 0 */
+    VPT_TR_RATIO = 1,    /* ratio tracking against the config's majorant: the product of 1 - density / majorant */
+    VPT_TR_RESIDUAL = 2  /* residual ratio tracking (Novak et al. 2014) about a constant control density */
+};
+
 /* Everything a path needs, plain data: a kernel parameter on the GPU. Built
  * on the host by vpt_params_init() (reference/ or harness/) from a scene. */
 typedef struct {
@@ -277,6 +288,18 @@ typedef struct {
     float ior_inside, ior_outside;
     float ggx_alpha;
     vpt_vec3 env;              /* constant environment radiance */
+    /* The sun, a distant light (vpt_tracer.h: next-event estimation at
+     * every scattering when the boundary is null, else reached by escaping
+     * paths only). sun_on 0: no sun, the fields below unused. */
+    int sun_on;
+    vpt_vec3 sun_dir;          /* unit, toward the light */
+    float sun_cos_max;         /* cos of its angular radius; 1: a delta light */
+    vpt_vec3 sun_radiance;     /* the disk's radiance (radius > 0) */
+    vpt_vec3 sun_weight;       /* a next-event sample's radiance over its pdf:
+                                  the irradiance (delta), else radiance x solid angle */
+    int transmittance;         /* VPT_TR_*: the shadow ray's estimator (CPU; the
+                                  kernels' VPT_TRANSMITTANCE) */
+    float control_density;     /* residual ratio tracking's control, in density units */
     vpt_vec3 cam_pos;
     vpt_vec3 cam_fwd;          /* unit */
     vpt_vec3 cam_right;        /* unit right * tan(fov_x / 2) */
@@ -582,6 +605,11 @@ typedef struct {
     int inside;       /* inside the dielectric boundary (unused for NULL) */
     int event;        /* the event the last extension ended on (VPT_EV_*) */
     int axis;         /* box face axis of a VPT_EV_SURFACE event */
+#if !defined(VPT_SUN) || VPT_SUN
+    vpt_vec3 L;       /* radiance gathered by next-event estimation so far;
+                         absent from kernels without a sun, whose paths
+                         move through shared memory as they always did */
+#endif
 } VptPath;
 
 enum {
@@ -625,6 +653,9 @@ VPT_FN void vpt_path_start(const VptParams *P, vpt_u64 path, VptPath *s)
     s->inside = 0;
     s->event = VPT_EV_ESCAPED;
     s->axis = 0;
+#if !defined(VPT_SUN) || VPT_SUN
+    s->L = vpt_v3(0.0f, 0.0f, 0.0f);
+#endif
 }
 
 /* Counters every schedule accumulates; identical across schedules for one

@@ -54,6 +54,18 @@
 #else
 #define vpt_uses_skip(P) ((P)->mg_cells[0] > 0 && (P)->mg_skip)
 #endif
+/* The sun and its shadow rays' estimator: the kernels fix both at compile
+ * time (VPT_SUN, VPT_TRANSMITTANCE), the CPU reference reads the params. */
+#if defined(VPT_SUN)
+#define vpt_sun_on(P) (VPT_SUN != 0)
+#else
+#define vpt_sun_on(P) ((P)->sun_on != 0)
+#endif
+#if defined(VPT_TRANSMITTANCE)
+#define vpt_transmittance_of(P) (VPT_TRANSMITTANCE)
+#else
+#define vpt_transmittance_of(P) ((P)->transmittance)
+#endif
 
 
 /* The parts of one tentative Woodcock step, shared by every way of taking
@@ -526,12 +538,11 @@ VPT_FN int vpt_woodcock_batch_skip(const VptParams *P, const VptMedium *M, vpt_v
 
 /* A whole Woodcock flight from t: the distance of the real collision, or a
  * value >= tmax when the ray leaves the interval. */
-VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
-                          vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+VPT_FN float vpt_woodcock_in(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
+                             VptStepStream ss, vpt_u32 *draw, vpt_u64 *steps)
 {
     vpt_vec3 ou, du;
     vpt_woodcock_ray(P, o, d, &ou, &du);
-    const VptStepStream ss = vpt_step_stream(P->seed, path);
     const vpt_u32 first = *draw;
     if (vpt_uses_grid(P)) {
         const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
@@ -549,6 +560,160 @@ VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vp
     }
     *steps += (vpt_u64)(*draw - first);
     return t;
+}
+
+/* A path's own flight: its step stream (a shadow ray has another). */
+VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 d, float t, float tmax,
+                          vpt_u64 path, vpt_u32 *draw, vpt_u64 *steps)
+{
+    return vpt_woodcock_in(P, M, o, d, t, tmax, vpt_step_stream(P->seed, path), draw, steps);
+}
+
+/* ------------------------------------------------ the sun's shadow rays */
+
+/* Shadow rays draw from a step stream of their own (the seed's bits
+ * flipped, so never a path's own stream within one render): the shadow ray
+ * of the path's scattering at depth k uses pairs [k 2^18, (k + 1) 2^18),
+ * one pair per step (its x word the free path, its y word the roulette),
+ * the last pair of the block for the disk's direction. A shadow ray of more
+ * than 2^18 - 1 steps would reuse the next depth's words. */
+#define VPT_SHADOW_PAIRS_LOG2 18
+
+VPT_FN VptStepStream vpt_shadow_stream(const VptParams *P, vpt_u64 path)
+{
+    return vpt_step_stream(P->seed ^ 0xA511E9B3u, path);
+}
+
+/* Roulette on a small shadow weight: below 1/8 it survives with
+ * probability 8 T, as 1/8 (unbiased: the expectation is T). The u word's
+ * 24 bits decide. */
+VPT_FN float vpt_shadow_roulette(float T, vpt_u32 u)
+{
+    if (T >= 0.125f) return T;
+    return vpt_u01(u) < 8.0f * T ? 0.125f : 0.0f;
+}
+
+/* Ratio tracking from t to tmax through the walk's cells (the majorant grid,
+ * or one cell: the global majorant, or skip, whose empty space a step's
+ * factor of 1 crosses anyway): steps at the cell's majorant, each
+ * multiplying T by 1 - density / majorant. */
+VPT_FN float vpt_shadow_ratio(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t, float tmax,
+                              VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
+{
+    float T = 1.0f;
+    if (vpt_uses_grid(P)) {
+        const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
+        VptMajorantWalk w;
+        vpt_majorant_walk_start(P, M, &R, ou, du, t, tmax, &w);
+        float tau = 0.0f;
+        for (;;) {
+            const vpt_u4 r = vpt_step_stream_pair(ss, pair++);
+            tau = tau + vpt_woodcock_free_path_x(r.x);
+            float maj;
+            const float tt = vpt_majorant_walk_to(P, M, &R, ou, du, tmax, &w, tau, &maj);
+            *steps += 1u;
+            if (tt >= tmax || !(maj > 0.0f)) break;
+            const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, tt));
+            T = vpt_shadow_roulette(T * vpt_fmaxf(0.0f, 1.0f - vpt_divf(d, maj)), r.y);
+            if (T == 0.0f) break;
+        }
+        return T;
+    }
+    for (;;) {
+        const vpt_u4 r = vpt_step_stream_pair(ss, pair++);
+        t = vpt_woodcock_advance(P, t, vpt_woodcock_free_path_x(r.x));
+        *steps += 1u;
+        if (t >= tmax) break;
+        const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t));
+        T = vpt_shadow_roulette(T * vpt_fmaxf(0.0f, 1.0f - vpt_divf(d, P->density_max)), r.y);
+        if (T == 0.0f) break;
+    }
+    return T;
+}
+
+/* Residual ratio tracking about the control density c (control_density):
+ * T = exp(-sigma_c (tmax - t)) x the product over steps at the residual
+ * majorant mr = max(density_max - c, c) of 1 - (density - c) / mr, each
+ * factor in [0, 2]. Fewer steps than ratio tracking when c is near the
+ * middle of the densities, at the price of factors above 1. Always against
+ * the global bound, whatever the config's majorant. */
+VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
+                                 float tmax, VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
+{
+    const float c = P->control_density;
+    const float mr = vpt_fmaxf(P->density_max - c, c);
+    /* tau_per_density is optical depth per unit density and distance in
+     * units of ln 2: exp(-x ln 2) = exp2(-x) */
+    float T = vpt_exp2f(-c * P->tau_per_density * (tmax - t));
+    if (!(mr > 0.0f)) return T;
+    const float unit = vpt_divf(1.0f, P->tau_per_density * mr); /* distance per unit of free path */
+    for (;;) {
+        const vpt_u4 r = vpt_step_stream_pair(ss, pair++);
+        t = vpt_fmaf(vpt_woodcock_free_path_x(r.x), unit, t);
+        *steps += 1u;
+        if (t >= tmax) break;
+        const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t));
+        T = vpt_shadow_roulette(T * (1.0f - vpt_divf(d - c, mr)), r.y);
+        if (T == 0.0f) break;
+    }
+    return T;
+}
+
+/* The transmittance from o toward direction w to the box's exit, by the
+ * estimator the kernel (or params) chose; `depth` picks the shadow ray's
+ * words. Delta tracking is a whole free flight, with the config's majorant. */
+VPT_FN float vpt_shadow_transmittance(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 w, vpt_u64 path,
+                                      int depth, vpt_u64 *steps)
+{
+    float t0, t1;
+    int a0, a1;
+    if (!vpt_box_intersect(P->box_min, P->box_max, o, w, &t0, &t1, &a0, &a1) || t1 <= VPT_RAY_EPS) return 1.0f;
+    const float t = vpt_fmaxf(t0, 0.0f);
+    const VptStepStream ss = vpt_shadow_stream(P, path);
+    const vpt_u32 pair = (vpt_u32)depth << VPT_SHADOW_PAIRS_LOG2;
+    vpt_vec3 ou, du;
+    vpt_woodcock_ray(P, o, w, &ou, &du);
+    const int kind = vpt_transmittance_of(P);
+    if (kind == VPT_TR_RATIO) return vpt_shadow_ratio(P, M, ou, du, t, t1, ss, pair, steps);
+    if (kind == VPT_TR_RESIDUAL) return vpt_shadow_residual(P, M, ou, du, t, t1, ss, pair, steps);
+    /* delta tracking: vpt_woodcock's draws are step indices, two per pair */
+    vpt_u32 draw = pair << 1;
+    return vpt_woodcock_in(P, M, o, w, t, t1, ss, &draw, steps) >= t1 ? 1.0f : 0.0f;
+}
+
+/* A direction toward the sun and the weight of its sample: the sun's
+ * direction for a delta light, else uniform in its cone (pdf 1 / solid
+ * angle, folded into sun_weight). */
+VPT_FN vpt_vec3 vpt_sun_sample(const VptParams *P, vpt_u64 path, int depth)
+{
+    if (P->sun_cos_max >= 1.0f) return P->sun_dir;
+    const vpt_u32 last = (((vpt_u32)depth + 1u) << VPT_SHADOW_PAIRS_LOG2) - 1u;
+    const vpt_u4 r = vpt_step_stream_pair(vpt_shadow_stream(P, path), last);
+    const float c = 1.0f - vpt_u01(r.x) * (1.0f - P->sun_cos_max);
+    const float sn = vpt_sqrtf(vpt_fmaxf(0.0f, 1.0f - c * c));
+    float sp, cp;
+    vpt_sincosf(2.0f * VPT_PI * vpt_u01(r.y), &sp, &cp);
+    vpt_vec3 t, b;
+    vpt_tangent_frame(P->sun_dir, &t, &b);
+    return vpt_add(vpt_add(vpt_scale(t, sn * cp), vpt_scale(b, sn * sp)), vpt_scale(P->sun_dir, c));
+}
+
+/* Next-event estimation at a scattering at s->o (s->thr already holds the
+ * albedo): the sun's radiance through the phase function and the shadow
+ * ray's transmittance, gathered into s->L. Only with a null boundary: a
+ * shadow ray cannot cross a dielectric. */
+VPT_FN int vpt_nee_active(const VptParams *P) { return vpt_sun_on(P) && P->boundary == VPT_BOUNDARY_NULL; }
+
+VPT_FN void vpt_path_nee(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
+{
+#if !defined(VPT_SUN) || VPT_SUN
+    const vpt_vec3 w = vpt_sun_sample(P, s->path, s->depth);
+    const float ph = vpt_hg_eval(P->hg_g, vpt_dot(s->d, w));
+    const float T = vpt_shadow_transmittance(P, M, s->o, w, s->path, s->depth, steps);
+    if (T > 0.0f) s->L = vpt_add(s->L, vpt_scale(vpt_mul(s->thr, P->sun_weight), ph * T));
+#else
+    (void)P, (void)M, (void)s, (void)steps;
+#endif
 }
 
 /* One extension ("ray" in the thesis' rays/s) from the current point to the
@@ -610,16 +775,20 @@ VPT_FN void vpt_path_extend(const VptParams *P, const VptMedium *M, VptPath *s, 
 }
 
 /* Applies the event of the last extension (one draw): at a collision the
- * albedo estimator of eq. 3.13 (thr *= albedo) and a new HG direction; at the
- * boundary a BSDF sample. Then max depth and Russian roulette. An ESCAPED
- * path must not be passed here: its contribution is thr * env. */
-VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
+ * albedo estimator of eq. 3.13 (thr *= albedo), next-event estimation
+ * toward the sun (vpt_path_nee; its shadow ray's steps count in *steps) and
+ * a new HG direction; at the boundary a BSDF sample. Then max depth and
+ * Russian roulette. An ESCAPED path must not be passed here: its
+ * contribution is vpt_path_radiance. A path this ends (VPT_PATH_DONE)
+ * still carries what next-event estimation gathered: vpt_path_radiance. */
+VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
 {
     vpt_u4 r = vpt_rng(P->seed, s->path, s->draw);
     s->draw += 1u;
     if (s->event == VPT_EV_SCATTER) {
         vpt_vec3 a = vpt_medium_albedo(M, vpt_world_to_uvw(P, s->o));
         s->thr = vpt_mul(s->thr, a);
+        if (vpt_nee_active(P)) vpt_path_nee(P, M, s, steps);
         s->d = vpt_hg_sample(P->hg_g, s->d, vpt_u01(r.x), vpt_u01(r.y));
     } else {
         vpt_vec3 n = vpt_box_normal(P, s->o, s->axis);
@@ -637,8 +806,25 @@ VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s)
     return VPT_PATH_ALIVE;
 }
 
-/* The radiance a finished ESCAPED path carries. */
-VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s) { return vpt_mul(s->thr, P->env); }
+/* The radiance a finished path carries: what next-event estimation
+ * gathered, and for an ESCAPED path thr times the environment, plus the
+ * sun's disk where the path leaves through it and next-event estimation did
+ * not already count the sun for that bounce (the camera ray, or a boundary
+ * scene, which has no next-event estimation). A delta sun is never hit. */
+VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s)
+{
+#if !defined(VPT_SUN) || VPT_SUN
+    vpt_vec3 L = s->L;
+    if (s->event != VPT_EV_ESCAPED) return L;
+    vpt_vec3 e = P->env;
+    if (vpt_sun_on(P) && P->sun_cos_max < 1.0f && (s->depth == 0 || !vpt_nee_active(P)) &&
+        vpt_dot(s->d, P->sun_dir) >= P->sun_cos_max)
+        e = vpt_add(e, P->sun_radiance);
+    return vpt_add(L, vpt_mul(s->thr, e));
+#else
+    return vpt_mul(s->thr, P->env);
+#endif
+}
 
 
 /* Traces one whole path (algorithm 2 of the thesis) and returns its radiance
@@ -655,7 +841,10 @@ VPT_FN vpt_vec3 vpt_trace_path(const VptParams *P, const VptMedium *M, vpt_u64 p
             L = vpt_path_radiance(P, &s);
             break;
         }
-        if (vpt_path_interact(P, M, &s) != VPT_PATH_ALIVE) break;
+        if (vpt_path_interact(P, M, &s, &c->steps) != VPT_PATH_ALIVE) {
+            L = vpt_path_radiance(P, &s);
+            break;
+        }
     }
     c->paths += 1u;
     return L;

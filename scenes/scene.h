@@ -48,6 +48,7 @@ typedef struct {
     uint8_t albedo_constant[1][4]; /* the one entry of a constant albedo (vpt_scene_set_medium) */
     int albedo_entries;      /* entries of albedo_table; 0 with a grid */
     float density_max;       /* max of density[], set by vpt_scene_finalize */
+    float density_mean;      /* mean of density[], set by vpt_scene_finalize */
     float density_scale;     /* sigma_t = density_scale * density */
     float box_min[3], box_max[3];
     float cam_pos[3], cam_target[3], cam_up[3];
@@ -68,6 +69,12 @@ typedef struct {
     int width, height, spp;
     VptSceneVolume volume;   /* not part of vpt_scene_digest */
 } VptScene;
+
+/* 1 when the scene has a sun (some sun_irradiance[k] > 0). */
+static inline int vpt_scene_has_sun(const VptScene *s)
+{
+    return s->sun_irradiance[0] > 0.0f || s->sun_irradiance[1] > 0.0f || s->sun_irradiance[2] > 0.0f;
+}
 
 /* Bytes of the volume's grid in its source format (voxels x the format's
  * size): what result rows report as the volume's size. */

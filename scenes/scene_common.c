@@ -79,6 +79,7 @@ typedef struct {
     const float *d;
     pthread_mutex_t lock;
     float max;
+    uint64_t sum; /* of the densities in units of 2^-24: exact, so the mean does not depend on the threads */
     int bad;
 } Check;
 
@@ -86,14 +87,17 @@ static void check_part(void *arg, size_t lo, size_t hi)
 {
     Check *c = arg;
     float mx = 0.0f;
+    uint64_t sum = 0;
     int bad = 0;
     for (size_t i = lo; i < hi; i++) {
         const float d = c->d[i];
         bad |= !(d >= 0.0f && d <= 1.0f);
         mx = d > mx ? d : mx;
+        sum += d >= 0.0f && d <= 1.0f ? (uint64_t)(d * 16777216.0f) : 0u;
     }
     pthread_mutex_lock(&c->lock);
     c->max = mx > c->max ? mx : c->max;
+    c->sum += sum;
     c->bad |= bad;
     pthread_mutex_unlock(&c->lock);
 }
@@ -110,7 +114,7 @@ int vpt_scene_finalize(VptScene *s)
     if (s->albedo_table ? s->albedo_entries < 1 : s->albedo_entries != 0)
         return vpt_fail("scene '%s': albedo table of %d entries", s->name, s->albedo_entries);
     size_t n = (size_t)s->nx * s->ny * s->nz;
-    Check c = {s->density, PTHREAD_MUTEX_INITIALIZER, 0.0f, 0};
+    Check c = {s->density, PTHREAD_MUTEX_INITIALIZER, 0.0f, 0, 0};
     vpt_parallel_for(n, 0, check_part, &c);
     if (c.bad)
         for (size_t i = 0; i < n; i++) {
@@ -119,6 +123,7 @@ int vpt_scene_finalize(VptScene *s)
                 return vpt_fail("scene '%s': density %g at voxel %zu is outside [0, 1]", s->name, d, i);
         }
     s->density_max = c.max;
+    s->density_mean = (float)((double)c.sum / 16777216.0 / (double)n);
     if (!(s->density_scale > 0.0f) || !isfinite(s->density_scale))
         return vpt_fail("scene '%s': density scale %g must be positive", s->name, s->density_scale);
     for (int k = 0; k < 3; k++)
@@ -274,6 +279,24 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
     p->ior_outside = s->ior_outside;
     p->ggx_alpha = s->ggx_alpha;
     p->env = v3a(s->env);
+    if (vpt_scene_has_sun(s)) {
+        p->sun_on = 1;
+        p->sun_dir = vpt_normalize(v3a(s->sun_dir));
+        const vpt_vec3 E = v3a(s->sun_irradiance);
+        const double r = (double)s->sun_radius_deg * VPT_PI / 180.0;
+        p->sun_cos_max = r > 0.0 ? (float)cos(r) : 1.0f;
+        if (r > 0.0) {
+            /* a disk of uniform radiance Ls gives E = Ls pi sin^2 r facing it;
+             * a cone sample's weight is Ls x its solid angle 2 pi (1 - cos r) */
+            const double sn = sin(r);
+            p->sun_radiance = vpt_scale(E, (float)(1.0 / (VPT_PI * sn * sn)));
+            p->sun_weight = vpt_scale(E, (float)(2.0 * (1.0 - cos(r)) / (sn * sn)));
+        } else {
+            p->sun_weight = E;
+        }
+    }
+    p->transmittance = VPT_TR_RATIO;
+    p->control_density = s->density_mean;
     p->width = (vpt_u32)(r->width > 0 ? r->width : s->width);
     p->height = (vpt_u32)(r->height > 0 ? r->height : s->height);
     p->spp = (vpt_u32)(r->spp > 0 ? r->spp : s->spp);

@@ -323,6 +323,7 @@ static void batches_match_single_steps(VptDensityFormat f, int majorant, SingleS
     REQUIRE(vpt_cpu_estimator_init(&e, s, f, majorant, 0, &p) == 0);
     VptMedium m;
     vpt_cpu_medium_init(&m, s);
+    vpt_u64 nee_steps = 0; /* no sun: interactions take no shadow steps */
     m.density = e.density;
     m.majorant = e.cells;
     m.distance = e.distance;
@@ -333,7 +334,7 @@ static void batches_match_single_steps(VptDensityFormat f, int majorant, SingleS
         for (int bounce = 0; bounce < 6; bounce++) {
             float t0, tmax;
             if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) {
-                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a, &nee_steps) != VPT_PATH_ALIVE) break;
                 continue;
             }
             vpt_u32 draw_b = a.draw;
@@ -349,7 +350,7 @@ static void batches_match_single_steps(VptDensityFormat f, int majorant, SingleS
             (*flights)++;
             a.draw = draw_b;
             vpt_path_extend_finish(&p, &a, t_b, tmax);
-            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a, &nee_steps) != VPT_PATH_ALIVE) break;
         }
     }
     vpt_cpu_estimator_free(&e);

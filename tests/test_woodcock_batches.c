@@ -26,6 +26,7 @@ TEST(reference_woodcock_batches_of_four_trace_the_same_flight_as_single_steps)
     vpt_params_init(&p, s, &rs);
     VptMedium m;
     vpt_cpu_medium_init(&m, s);
+    vpt_u64 nee_steps = 0; /* no sun: interactions take no shadow steps */
     int flights = 0, odd_starts = 0, long_ones = 0;
     for (vpt_u64 id = 0; id < (vpt_u64)p.npaths; id++) {
         VptPath a;
@@ -34,7 +35,7 @@ TEST(reference_woodcock_batches_of_four_trace_the_same_flight_as_single_steps)
             const vpt_u32 draw_before = a.draw;
             float t0, tmax;
             if (!vpt_path_extend_begin(&p, &a, &t0, &tmax)) { /* missed the box or met its surface */
-                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+                if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a, &nee_steps) != VPT_PATH_ALIVE) break;
                 continue;
             }
             odd_starts += draw_before & 1u;
@@ -63,7 +64,7 @@ TEST(reference_woodcock_batches_of_four_trace_the_same_flight_as_single_steps)
             long_ones += steps > 12;
             a.draw = draw_b;
             vpt_path_extend_finish(&p, &a, t_b, tmax);
-            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a) != VPT_PATH_ALIVE) break;
+            if (a.event == VPT_EV_ESCAPED || vpt_path_interact(&p, &m, &a, &nee_steps) != VPT_PATH_ALIVE) break;
         }
     }
     vpt_test_log("%d flights, %d over 12 steps, %d aligned from an odd draw", flights, long_ones, odd_starts);

@@ -69,6 +69,8 @@ uint64_t vpt_cache_key(const VptConfig *c, int fidelity)
     /* paths=pixel above them all, so that every key from before it existed
      * (paths=sample) stays what it was */
     k |= (uint64_t)(c->paths != VPT_PATHS_SAMPLE) << 59;
+    /* the transmittance estimator (0 without a sun) likewise, in bits 60-61 */
+    k |= (uint64_t)(c->transmittance & 0x3) << 60;
     return (k << 1) | (uint64_t)(fidelity != 0);
 }
 
