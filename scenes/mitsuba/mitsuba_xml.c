@@ -206,11 +206,12 @@ static int do_directional(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc
     double dir[3] = {0.0, 0.0, 1.0};
     int line = n->line;
     if (vpt_mitsuba_get_vector(c, n, "direction", dir, &line) < 0) return -1;
-    const double toward[3] = {-dir[0], -dir[1], -dir[2]};
-    if (vpt_sun_direction(toward, "directional emitter: direction", d->sun_dir)) {
+    float unit[3];
+    if (vpt_sun_direction(dir, "directional emitter: direction", unit)) {
         vpt_error_prefix("%s:%d", c->file, line);
         return -1;
     }
+    for (int k = 0; k < 3; k++) d->sun_dir[k] = unit[k] == 0.0f ? 0.0f : -unit[k];
     for (int k = 0; k < 3; k++) d->sun_irradiance[k] = 1.0f; /* Mitsuba's default */
     if (vpt_mitsuba_get_color(c, n, "irradiance", d->sun_irradiance, &line) < 0) return -1;
     for (int k = 0; k < 3; k++)
@@ -485,6 +486,8 @@ static int interpret(VptMitsubaReader *c, VptMitsubaDesc *d)
         VptMitsubaNode **slot = !strcmp(k->tag, "sensor") ? &sensor : !strcmp(k->tag, "shape") ? &shape
                     : !strcmp(k->tag, "integrator") ? &integ
                     : !strcmp(k->tag, "emitter") ? (vpt_mitsuba_type_is(k, "directional") ? &sun : &emitter) : NULL;
+        if (slot == &emitter && !vpt_mitsuba_type_is(k, "constant"))
+            return vpt_mitsuba_unsupported(c, k, "constant, directional");
         if (slot) {
             if (*slot)
                 return vpt_fail("%s:%d: a second <%s%s> (the first at line %d): vptune renders one %s", c->file,
