@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 void vpt_scene_args_init(VptSceneArgs *a)
@@ -16,6 +17,8 @@ void vpt_scene_args_init(VptSceneArgs *a)
     a->downsample = 1;
     a->upsample = 1;
     a->transfer = VPT_TF_AUTO;
+    /* --sun without --sun-irradiance: 3 (white) */
+    for (int k = 0; k < 3; k++) a->light.sun_irradiance[k] = 3.0;
 }
 
 static const struct {
@@ -68,27 +71,36 @@ static const struct {
     int volume_only;
 } flags[] = {{"--scene", 0},    {"--volume", 0}, {"--scene-file", 0}, {"--like", 1},     {"--dims", 1},
              {"--type", 1},     {"--downsample", 1}, {"--upsample", 1}, {"--transfer", 1},
-             {"--density-scale", 0}, {"--albedo", 0}, {"--g", 0}};
+             {"--density-scale", 0}, {"--albedo", 0}, {"--g", 0}, {"--sun", 0}, {"--sun-irradiance", 0},
+             {"--sun-radius", 0}, {"--env", 0}};
 
-/* --albedo: "A" (gray) or "R,G,B", each in [0, 1]. */
-static int parse_albedo(const char *v, double out[3])
+/* Largest irradiance or radiance a flag takes: a float's range. */
+#define LIGHT_MAX 3e38
+
+/* A flag's three values: "A" (one value for the three, when `one` is set)
+ * or "X,Y,Z", each in [min, max]. -0 is 0: one value, one scene name (a
+ * "-0,0,0" would format back as the single "-0"). */
+static int parse_triple(const char *flag, const char *v, double min, double max, int one, double out[3])
 {
+    const char *expect = one ? "A or R,G,B" : "X,Y,Z";
     char buf[128];
-    if (strlen(v) >= sizeof buf) return vpt_fail("--albedo: '%.40s...' is too long; expected A or R,G,B", v);
+    if (strlen(v) >= sizeof buf) return vpt_fail("%s: '%.40s...' is too long; expected %s", flag, v, expect);
     snprintf(buf, sizeof buf, "%s", v);
     char *parts[4];
     int n = 0;
     for (char *p = buf;; p++) {
-        if (n == 3) return vpt_fail("--albedo: '%s' has more than three values; expected A or R,G,B", v);
+        if (n == 3) return vpt_fail("%s: '%s' has more than three values; expected %s", flag, v, expect);
         parts[n++] = p;
         p = strchr(p, ',');
         if (!p) break;
         *p = '\0';
     }
-    if (n == 2) return vpt_fail("--albedo: '%s' has two values; expected A or R,G,B", v);
+    if (n == 2 || (n == 1 && !one))
+        return vpt_fail("%s: '%s' has %s value%s; expected %s", flag, v, n == 1 ? "one" : "two", n == 1 ? "" : "s",
+                        expect);
     for (int k = 0; k < n; k++) {
-        if (vpt_parse_double(parts[k], 0, 1, "--albedo", &out[k])) return -1;
-        if (out[k] == 0) out[k] = 0; /* -0 is 0: one albedo, one scene name */
+        if (vpt_parse_double(parts[k], min, max, flag, &out[k])) return -1;
+        if (out[k] == 0) out[k] = 0;
     }
     if (n == 1) out[1] = out[2] = out[0];
     return 0;
@@ -158,7 +170,7 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
         if (!(a->medium.density_scale > 0)) return vpt_fail("--density-scale: %s is not positive", v);
     } else if (!strcmp(flag, "--albedo")) {
         if (a->medium.has_albedo) return vpt_fail("--albedo given twice");
-        if (parse_albedo(v, a->medium.albedo)) return -1;
+        if (parse_triple("--albedo", v, 0, 1, 1, a->medium.albedo)) return -1;
         a->medium.has_albedo = 1;
     } else if (!strcmp(flag, "--g")) {
         if (a->medium.has_g) return vpt_fail("--g given twice");
@@ -166,10 +178,35 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
         if (!(a->medium.g > -1 && a->medium.g < 1))
             return vpt_fail("--g: %s is not inside (-1, 1) (the Henyey-Greenstein asymmetry)", v);
         a->medium.has_g = 1;
+    } else if (!strcmp(flag, "--sun")) {
+        if (a->light.has_sun) return vpt_fail("--sun given twice");
+        if (parse_triple("--sun", v, -LIGHT_MAX, LIGHT_MAX, 0, a->light.sun_dir)) return -1;
+        float unit[3];
+        if (vpt_sun_direction(a->light.sun_dir, "--sun: the direction", unit)) return -1;
+        a->light.has_sun = 1;
+    } else if (!strcmp(flag, "--sun-irradiance")) {
+        if (a->sun_irradiance_given) return vpt_fail("--sun-irradiance given twice");
+        if (parse_triple("--sun-irradiance", v, 0, LIGHT_MAX, 1, a->light.sun_irradiance)) return -1;
+        a->sun_irradiance_given = 1;
+    } else if (!strcmp(flag, "--sun-radius")) {
+        if (a->sun_radius_given) return vpt_fail("--sun-radius given twice");
+        if (vpt_parse_double(v, 0, 45, "--sun-radius", &a->light.sun_radius_deg)) return -1;
+        if (a->light.sun_radius_deg == 0) a->light.sun_radius_deg = 0;
+        a->sun_radius_given = 1;
+    } else if (!strcmp(flag, "--env")) {
+        if (a->light.has_env) return vpt_fail("--env given twice");
+        if (parse_triple("--env", v, 0, LIGHT_MAX, 1, a->light.env)) return -1;
+        a->light.has_env = 1;
     } else {
         if (parse_transfer(v, &a->transfer)) return -1;
     }
     return 1;
+}
+
+int vpt_scene_args_cloud_file(const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) && (!strcasecmp(dot, ".vdb") || !strcasecmp(dot, ".nvdb"));
 }
 
 int vpt_scene_args_given(const VptSceneArgs *a)
@@ -190,6 +227,9 @@ int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene)
         return vpt_fail("--scene, --volume and --scene-file exclude each other (use --like with --volume)");
     if (!a->volume && a->volume_flag)
         return vpt_fail("%s applies to --volume only (it changes how a volume file becomes a scene)", a->volume_flag);
+    if (!a->light.has_sun && (a->sun_irradiance_given || a->sun_radius_given))
+        return vpt_fail("%s applies to the sun: give --sun X,Y,Z (the direction toward it) as well",
+                        a->sun_irradiance_given ? "--sun-irradiance" : "--sun-radius");
     if (required && !vpt_scene_args_given(a))
         return vpt_fail("a scene is required: --scene NAME, --volume FILE or --scene-file FILE.xml");
     for (int i = 0; i < a->nscenes; i++)
@@ -250,6 +290,14 @@ VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsub
     if (!s) return NULL;
     if (vpt_scene_set_medium(s, &a->medium)) {
         vpt_error_prefix("%s", s->name);
+        vpt_scene_destroy(s);
+        return NULL;
+    }
+    /* a cloud without a light of the user's gets one that shows it (a
+     * --like scene keeps that scene's environment and boundary) */
+    const int lit = !name && !a->scene_file && a->volume && !a->like && !a->light.has_sun && !a->light.has_env &&
+                    vpt_scene_args_cloud_file(a->volume);
+    if (lit ? vpt_scene_light_cloud(s) : vpt_scene_set_light(s, &a->light)) {
         vpt_scene_destroy(s);
         return NULL;
     }
@@ -361,6 +409,24 @@ int vpt_scene_args_format(const VptSceneArgs *a, char *buf, size_t n)
         vpt_format_double(a->medium.g, num, sizeof num);
         rc |= append_option(buf, n, "--g", num);
     }
+    if (a->light.has_sun) {
+        char x[32], y[32], z[32];
+        vpt_format_double(a->light.sun_dir[0], x, sizeof x);
+        vpt_format_double(a->light.sun_dir[1], y, sizeof y);
+        vpt_format_double(a->light.sun_dir[2], z, sizeof z);
+        snprintf(num, sizeof num, "%s,%s,%s", x, y, z);
+        rc |= append_option(buf, n, "--sun", num);
+        vpt_format_vec3_short(a->light.sun_irradiance, num, sizeof num);
+        rc |= append_option(buf, n, "--sun-irradiance", num);
+        if (a->light.sun_radius_deg != 0) {
+            vpt_format_double(a->light.sun_radius_deg, num, sizeof num);
+            rc |= append_option(buf, n, "--sun-radius", num);
+        }
+    }
+    if (a->light.has_env) {
+        vpt_format_vec3_short(a->light.env, num, sizeof num);
+        rc |= append_option(buf, n, "--env", num);
+    }
 #undef WORD
     return rc ? -1 : 0;
 }
@@ -406,6 +472,14 @@ void vpt_scene_args_usage(FILE *fp)
           "  --density-scale S   sigma_t per unit of density (default the scene's)\n"
           "  --albedo A|R,G,B    a constant albedo in [0, 1] in place of the scene's (8 bits a channel)\n"
           "  --g G               Henyey-Greenstein asymmetry in (-1, 1) (default the scene's)\n"
+          "  The light of any of them (appended to the name too, e.g. smoke@sun0,1,0@irr3@env0.1):\n"
+          "  --sun X,Y,Z         a distant light toward X,Y,Z (world space, any length)\n"
+          "    --sun-irradiance E|R,G,B  its irradiance, >= 0 (default 3)\n"
+          "    --sun-radius DEG  its angular radius in [0, 45]; 0, a delta light (default), needs\n"
+          "                      a scene with the null boundary\n"
+          "  --env E|R,G,B       constant environment radiance, >= 0 (default the scene's)\n"
+          "  A .vdb or .nvdb volume without --like, --sun or --env is lit as a cloud: the null\n"
+          "  boundary, --sun 0.3,1,0.2 in the camera's frame, --env 0.05,0.08,0.15\n"
           "  --print-scene       print the scene's name, SHA-256 digest and source; exit\n",
           fp);
 }

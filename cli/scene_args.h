@@ -11,6 +11,10 @@
  *   --density-scale S       sigma_t per unit density (any scene; default the scene's)
  *   --albedo A|R,G,B        a constant albedo in [0, 1] in place of the scene's
  *   --g G                   Henyey-Greenstein asymmetry in (-1, 1)
+ *   --sun X,Y,Z             a distant light toward X,Y,Z (world space, normalized)
+ *     --sun-irradiance E|R,G,B  its irradiance, >= 0 (default 3)
+ *     --sun-radius DEG      its angular radius in [0, 45] (default 0: a delta light)
+ *   --env E|R,G,B           constant environment radiance, >= 0
  *   --print-scene           print the scene's name and digest, and exit
  *
  * render, bench and tune call vpt_scene_args_take for each argument before
@@ -41,6 +45,9 @@ typedef struct {
     int downsample, upsample;  /* 1: none */
     VptTransfer transfer;
     VptMediumOverride medium; /* --density-scale, --albedo, --g (scenes/scene.h) */
+    VptLightOverride light;   /* --sun, --sun-irradiance, --sun-radius, --env (scenes/scene.h);
+                                 sun_irradiance is 3 until --sun-irradiance sets it */
+    int sun_irradiance_given, sun_radius_given; /* for "given twice" and "needs --sun" */
     const char *volume_flag; /* the first volume-only flag given, for messages */
     int print_scene;         /* --print-scene */
     /* Set by a tool, not by options: asked with a scene's grid before it is
@@ -63,14 +70,22 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
 
 /* After the whole command line: at most one of --scene, --volume and
  * --scene-file (bench: several --scene plus one of each), the volume-only
- * flags only with --volume, and a scene when `required`. -1 with a message. */
+ * flags only with --volume, --sun-irradiance and --sun-radius only with
+ * --sun, and a scene when `required`. -1 with a message. */
 int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene);
+
+/* 1 when path names a .vdb or .nvdb file (any case): a volume that
+ * vpt_scene_args_load lights as a cloud (vpt_scene_light_cloud) when it comes
+ * without --like, --sun and --env. */
+int vpt_scene_args_cloud_file(const char *path);
 
 /* 1 when some scene was named. */
 int vpt_scene_args_given(const VptSceneArgs *a);
 
 /* Builds the scene of --volume (and its flags) or --scene-file, or the
- * built-in scene `name` (NULL: a->scene). A scene file's integrator depths go
+ * built-in scene `name` (NULL: a->scene), then applies the medium and the
+ * light options (vpt_scene_set_medium, vpt_scene_set_light; a cloud file's
+ * default light, vpt_scene_args_cloud_file). A scene file's integrator depths go
  * to *in when in is not NULL (set to 0 / -1 for the other kinds). NULL with a
  * message naming the file or name otherwise.
  * Long loads report themselves on stderr: a progress line while stderr is a

@@ -1,7 +1,8 @@
 /* libFuzzer target: Mitsuba scene files (vpt_mitsuba_parse: text ->
  * description, no file touched). A rejected input must leave a message; an
  * accepted one must describe a scene vptune can build (sizes, angles,
- * coefficients in range, a volume for sigma_t and albedo), and parsing must
+ * coefficients in range, a volume for sigma_t and albedo, a directional
+ * emitter's unit direction and irradiance), and parsing must
  * be deterministic. */
 #include "fuzz/fuzz_common.h"
 #include "scenes/mitsuba/mitsuba_xml.h"
@@ -41,6 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int k = 0; k < 3; k++) {
         FUZZ_CHECK(a.env[k] >= 0.0f && isfinite(a.env[k]), "env %g", a.env[k]);
         FUZZ_CHECK(isfinite(a.cam_pos[k]) && isfinite(a.cam_target[k]) && isfinite(a.cam_up[k]), "camera");
+    }
+    if (a.has_sun) {
+        const double len2 = (double)a.sun_dir[0] * a.sun_dir[0] + (double)a.sun_dir[1] * a.sun_dir[1] +
+                            (double)a.sun_dir[2] * a.sun_dir[2];
+        FUZZ_CHECK(isfinite(len2) && fabs(len2 - 1.0) <= 2e-5, "sun direction %g %g %g", a.sun_dir[0], a.sun_dir[1],
+                   a.sun_dir[2]);
+        for (int k = 0; k < 3; k++)
+            FUZZ_CHECK(a.sun_irradiance[k] >= 0.0f && isfinite(a.sun_irradiance[k]), "sun irradiance %g",
+                       a.sun_irradiance[k]);
     }
     check_volume(&a.sigma_t, "sigma_t");
     check_volume(&a.albedo, "albedo");

@@ -49,6 +49,18 @@ static void same(const VptSceneArgs *a, const VptSceneArgs *b)
                    (!a->medium.has_albedo || !memcmp(a->medium.albedo, b->medium.albedo, sizeof a->medium.albedo)),
                "albedo");
     FUZZ_CHECK(a->medium.has_g == b->medium.has_g && (!a->medium.has_g || a->medium.g == b->medium.g), "g");
+    /* the light's values keep their bytes (the scene's name records them) */
+    FUZZ_CHECK(a->light.has_sun == b->light.has_sun, "has_sun");
+    if (a->light.has_sun) {
+        FUZZ_CHECK(!memcmp(a->light.sun_dir, b->light.sun_dir, sizeof a->light.sun_dir), "sun direction");
+        FUZZ_CHECK(!memcmp(a->light.sun_irradiance, b->light.sun_irradiance, sizeof a->light.sun_irradiance),
+                   "sun irradiance");
+        FUZZ_CHECK(!memcmp(&a->light.sun_radius_deg, &b->light.sun_radius_deg, sizeof a->light.sun_radius_deg),
+                   "sun radius");
+    }
+    FUZZ_CHECK(a->light.has_env == b->light.has_env &&
+                   (!a->light.has_env || !memcmp(a->light.env, b->light.env, sizeof a->light.env)),
+               "env");
     if (!a->volume) return; /* the volume-only options are written with --volume only */
     FUZZ_CHECK(!a->like == !b->like && (!a->like || !strcmp(a->like, b->like)), "like");
     FUZZ_CHECK(a->load.has_dims == b->load.has_dims, "has_dims");

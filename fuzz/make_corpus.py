@@ -496,6 +496,15 @@ def mitsuba_xml_seeds():
     s["null_bsdf"] = MTS3_SCENE[:b0] + b'        <bsdf type="null"/>' + MTS3_SCENE[b1:]
     s["fov_y_obj"] = MTS3_SCENE.replace(b'value="x"', b'value="y"').replace(
         b'<shape type="cube">', b'<shape type="obj"><string name="filename" value="b.obj"/>')
+    e1 = MTS3_SCENE.index(b"</emitter>") + len(b"</emitter>")
+    sun = (b'\n    <emitter type="directional">\n        <vector name="direction" value="-0.3, -1, -0.2"/>\n'
+           b'        <rgb name="irradiance" value="3, 2.9, 2.7"/>\n    </emitter>')
+    s["sun_null_bsdf"] = s["null_bsdf"][:e1] + sun + s["null_bsdf"][e1:]
+    s["sun_xyz_float"] = (MTS3_SCENE[:e1] + b'<emitter type="directional"><vector name="direction" x="1" z="-2"/>'
+                          b'<float name="irradiance" value="5"/></emitter>' + MTS3_SCENE[e1:])
+    s["sun_default"] = MTS3_SCENE[:e1] + b'<emitter type="directional"/>' + MTS3_SCENE[e1:]
+    s["bad_two_suns"] = MTS3_SCENE[:e1] + sun + sun + MTS3_SCENE[e1:]
+    s["bad_sun_zero"] = MTS3_SCENE[:e1] + sun.replace(b"-0.3, -1, -0.2", b"0, 0, 0") + MTS3_SCENE[e1:]
     s["bad_malformed"] = MTS3_SCENE[:900]
     s["bad_doctype"] = b'<!DOCTYPE scene [<!ENTITY x "y">]><scene version="3.0.0">&x;</scene>'
     s["bad_plugin"] = MTS3_SCENE.replace(b'<bsdf type="roughdielectric">', b'<bsdf type="plastic">')
@@ -525,6 +534,10 @@ def scene_args_seeds():
         "medium": ["--scene", "smoke", "--density-scale", "50", "--albedo=0.8", "--g", "0.877"],
         "medium_rgb": ["--volume", "c.nvdb", "--albedo", "1,0.5,0.25", "--g=-0.3", "--density-scale=1e-3"],
         "bad_medium": ["--scene", "smoke", "--g", "1", "--albedo", "0.5,0.5", "--density-scale", "-2"],
+        "light": ["--scene", "smoke", "--sun", "0.3,1,0.2", "--sun-irradiance=1,0.9,0.8", "--sun-radius", "0.27",
+                  "--env=0.05,0.08,0.15"],
+        "light_negative": ["--volume", "c.vdb", "--sun=-1,-0,2e-5", "--env", "-0"],
+        "bad_light": ["--scene", "smoke", "--sun-radius", "46", "--sun", "0,0,0", "--sun-irradiance", "1,2"],
     }
     return {k: b"\0".join(a.encode() for a in v) for k, v in lines.items()}
 

@@ -164,11 +164,61 @@ typedef struct {
  * scene's albedo grid. -1 with a message naming the value otherwise. */
 int vpt_scene_set_medium(VptScene *s, const VptMediumOverride *o);
 
+/* 1 when s has a sun: any sun_irradiance[k] > 0. */
+static inline int vpt_scene_has_sun(const VptScene *s)
+{
+    return s->sun_irradiance[0] > 0.0f || s->sun_irradiance[1] > 0.0f || s->sun_irradiance[2] > 0.0f;
+}
+
+/* The light a user may set on any scene (the tools' --sun, --sun-irradiance,
+ * --sun-radius, --env: cli/scene_args.h; docs/scenes.md "Lights"). A part
+ * whose has_ flag is 0 leaves the scene's own. Doubles, as the flags give
+ * them: the name records these values, so the same flags name the same
+ * scene. */
+typedef struct {
+    int has_sun;              /* 1: the sun_* fields replace the scene's sun */
+    double sun_dir[3];        /* toward the sun, world space; any finite non-zero length (normalized) */
+    double sun_irradiance[3]; /* finite, >= 0 (all 0: no sun) */
+    double sun_radius_deg;    /* angular radius in [0, 45]; 0: a delta light */
+    int has_env;              /* 1: env replaces the scene's environment radiance */
+    double env[3];            /* finite, >= 0 */
+} VptLightOverride;
+
+/* Applies o to a finalized scene and finalizes it again (which refuses a
+ * delta sun with a dielectric boundary). The light is appended to the name,
+ * each value as the flag that sets it takes it and parses back to the same
+ * bytes: "@sun<X,Y,Z>@irr<E|R,G,B>" with "@radius<DEG>" when the radius is
+ * not 0, and "@env<E|R,G,B>" ("smoke@sun0.3,1,0.2@irr3@env0.05,0.08,0.15").
+ * A name that would not fit in name[] fails (it is never cut: two lights
+ * must not share a name). -1 with a message naming the value otherwise. */
+int vpt_scene_set_light(VptScene *s, const VptLightOverride *o);
+
+/* The unit direction of d (finite, not all 0) into out; a d that is unit to
+ * float precision is kept as given, so that a direction written out and
+ * read back (Mitsuba export) keeps its bytes. -1 with a message naming
+ * `what` otherwise. */
+int vpt_sun_direction(const double d[3], const char *what, float out[3]);
+
+/* The light a cloud gets when the user gives none (the tools apply it to
+ * .vdb and .nvdb volumes loaded without --like, --sun or --env;
+ * docs/scenes.md "Lights"): a delta sun from above, irradiance 3 (white),
+ * toward (0.3, 1, 0.2) in the camera's frame (x right, y up, z back toward
+ * the camera: up and a little to the right, in front of the cloud), and a
+ * dim blue sky of radiance (0.05, 0.08, 0.15). Fills *o. */
+void vpt_scene_cloud_light(const VptScene *s, VptLightOverride *o);
+/* Lights a finalized scene as a cloud: the null boundary (a cloud sits in
+ * no glass box, and a delta sun is reached only through a null boundary)
+ * and vpt_scene_cloud_light's light through vpt_scene_set_light (which
+ * names it). 0, or -1 with a message. */
+int vpt_scene_light_cloud(VptScene *s);
+
 /* SHA-256 of everything that determines a finalized scene's images: grid
  * size, densities, albedos, density scale, box, camera, fov, boundary and its
  * parameters, HG g and environment (each value as its little-endian bytes,
- * in that order), as 64 lowercase hex digits. Name, source and the default
- * workload do not count. */
+ * in that order), then, only when the sun is on, a tag, sun_dir,
+ * sun_irradiance and sun_radius_deg (so a scene without a sun keeps the
+ * digest it had before scenes had suns), as 64 lowercase hex digits. Name,
+ * source and the default workload do not count. */
 int vpt_scene_digest(const VptScene *s, char hex[65]);
 
 /* The thesis' CT transfer: density = smoothstep(0.2, 0.6, normalized

@@ -74,6 +74,146 @@ int vpt_scene_set_medium(VptScene *s, const VptMediumOverride *o)
     return vpt_scene_finalize(s);
 }
 
+int vpt_sun_direction(const double d[3], const char *what, float out[3])
+{
+    double m = 0.0;
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(d[k])) return vpt_fail("%s (%g, %g, %g) is not finite", what, d[0], d[1], d[2]);
+        m = fmax(m, fabs(d[k]));
+    }
+    if (m == 0.0)
+        return vpt_fail("%s (%g, %g, %g) has zero length: give a direction toward the sun", what, d[0], d[1], d[2]);
+    /* scaled by the largest component first: no overflow or underflow */
+    double u[3], len2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        u[k] = d[k] / m;
+        len2 += u[k] * u[k];
+    }
+    const double len = sqrt(len2);
+    const int keep = fabs(m * len - 1.0) <= 1e-6;
+    for (int k = 0; k < 3; k++) {
+        out[k] = (float)(keep ? d[k] : u[k] / len);
+        if (out[k] == 0.0f) out[k] = 0.0f; /* -0 is 0: one direction, one digest */
+    }
+    return 0;
+}
+
+/* v as vpt_format_double writes each, "x,y,z", all three always (a
+ * direction is never one value). */
+static void format_vec3(const double v[3], char *buf, size_t size)
+{
+    char a[32], b[32], c[32];
+    vpt_format_double(v[0], a, sizeof a);
+    vpt_format_double(v[1], b, sizeof b);
+    vpt_format_double(v[2], c, sizeof c);
+    snprintf(buf, size, "%s,%s,%s", a, b, c);
+}
+
+/* 0 when each of v[0..3) is finite and in [0, 3e38] (a float); -1 naming
+ * `what` otherwise. */
+static int check_radiometric(const double v[3], const char *what)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(v[k] >= 0.0 && v[k] <= 3e38))
+            return vpt_fail("%s %g: each channel must be a finite number >= 0", what, v[k]);
+    return 0;
+}
+
+int vpt_scene_set_light(VptScene *s, const VptLightOverride *given)
+{
+    VptLightOverride o = *given;
+    /* -0 is 0: a name's values parse back to the scene's bytes */
+    for (int k = 0; k < 3; k++) {
+        if (o.sun_dir[k] == 0) o.sun_dir[k] = 0;
+        if (o.sun_irradiance[k] == 0) o.sun_irradiance[k] = 0;
+        if (o.env[k] == 0) o.env[k] = 0;
+    }
+    if (o.sun_radius_deg == 0) o.sun_radius_deg = 0;
+    float dir[3] = {0, 0, 0};
+    if (o.has_sun) {
+        if (vpt_sun_direction(o.sun_dir, "sun direction", dir) || check_radiometric(o.sun_irradiance, "sun irradiance"))
+            return -1;
+        if (!(o.sun_radius_deg >= 0 && o.sun_radius_deg <= 45))
+            return vpt_fail("sun radius %g degrees: the angular radius must lie in [0, 45] (0: a delta light)",
+                            o.sun_radius_deg);
+    }
+    if (o.has_env && check_radiometric(o.env, "environment radiance")) return -1;
+    /* the whole suffix first: a name is extended completely or not at all */
+    char suffix[512] = "", num[3 * 32];
+    size_t len = 0;
+    if (o.has_sun) {
+        char irr[3 * 32];
+        format_vec3(o.sun_dir, num, sizeof num);
+        vpt_format_vec3_short(o.sun_irradiance, irr, sizeof irr);
+        len += (size_t)snprintf(suffix + len, sizeof suffix - len, "@sun%s@irr%s", num, irr);
+        if (o.sun_radius_deg != 0) {
+            vpt_format_double(o.sun_radius_deg, num, sizeof num);
+            len += (size_t)snprintf(suffix + len, sizeof suffix - len, "@radius%s", num);
+        }
+    }
+    if (o.has_env) {
+        vpt_format_vec3_short(o.env, num, sizeof num);
+        len += (size_t)snprintf(suffix + len, sizeof suffix - len, "@env%s", num);
+    }
+    const size_t base = strlen(s->name);
+    if (base + len >= sizeof s->name)
+        return vpt_fail("scene '%s': with its light the name '%s%s' would be %zu bytes, more than the %zu a scene "
+                        "name holds (a name is never cut: give a shorter file name or shorter values)",
+                        s->name, s->name, suffix, base + len, sizeof s->name - 1);
+    memcpy(s->name + base, suffix, len + 1);
+    if (o.has_sun) {
+        for (int k = 0; k < 3; k++) {
+            s->sun_dir[k] = dir[k];
+            s->sun_irradiance[k] = (float)o.sun_irradiance[k];
+        }
+        s->sun_radius_deg = (float)o.sun_radius_deg;
+    }
+    if (o.has_env)
+        for (int k = 0; k < 3; k++) s->env[k] = (float)o.env[k];
+    return vpt_scene_finalize(s);
+}
+
+void vpt_scene_cloud_light(const VptScene *s, VptLightOverride *o)
+{
+    /* the camera's frame, as vpt_params_init builds it, in doubles */
+    double pos[3], fwd[3], up[3], right[3], upv[3], len = 0.0;
+    for (int k = 0; k < 3; k++) {
+        pos[k] = s->cam_pos[k];
+        fwd[k] = (double)s->cam_target[k] - pos[k];
+        up[k] = s->cam_up[k];
+        len += fwd[k] * fwd[k];
+    }
+    for (int k = 0; k < 3; k++) fwd[k] /= sqrt(len);
+    right[0] = fwd[1] * up[2] - fwd[2] * up[1];
+    right[1] = fwd[2] * up[0] - fwd[0] * up[2];
+    right[2] = fwd[0] * up[1] - fwd[1] * up[0];
+    len = sqrt(right[0] * right[0] + right[1] * right[1] + right[2] * right[2]);
+    for (int k = 0; k < 3; k++) right[k] = len > 0.0 ? right[k] / len : 0.0;
+    upv[0] = right[1] * fwd[2] - right[2] * fwd[1];
+    upv[1] = right[2] * fwd[0] - right[0] * fwd[2];
+    upv[2] = right[0] * fwd[1] - right[1] * fwd[0];
+    memset(o, 0, sizeof *o);
+    o->has_sun = 1;
+    for (int k = 0; k < 3; k++) {
+        /* (0.3, 1, 0.2) in (right, up, back toward the camera) */
+        o->sun_dir[k] = 0.3 * right[k] + 1.0 * upv[k] - 0.2 * fwd[k];
+        o->sun_irradiance[k] = 3.0;
+    }
+    o->sun_radius_deg = 0.0;
+    o->has_env = 1;
+    o->env[0] = 0.05;
+    o->env[1] = 0.08;
+    o->env[2] = 0.15;
+}
+
+int vpt_scene_light_cloud(VptScene *s)
+{
+    VptLightOverride o;
+    vpt_scene_cloud_light(s, &o);
+    s->boundary = VPT_BOUNDARY_NULL;
+    return vpt_scene_set_light(s, &o);
+}
+
 /* The density pass of vpt_scene_finalize, on every core. */
 typedef struct {
     const float *d;
@@ -139,6 +279,31 @@ int vpt_scene_finalize(VptScene *s)
         return vpt_fail("scene '%s': indices of refraction must be positive", s->name);
     if (s->boundary == VPT_BOUNDARY_GGX && !(s->ggx_alpha > 0.0f && s->ggx_alpha <= 1.0f))
         return vpt_fail("scene '%s': GGX alpha %g is outside (0, 1]", s->name, s->ggx_alpha);
+    for (int k = 0; k < 3; k++) {
+        if (!(s->env[k] >= 0.0f) || !isfinite(s->env[k]))
+            return vpt_fail("scene '%s': environment radiance %g (channel %d) must be finite and >= 0", s->name,
+                            s->env[k], k);
+        if (!(s->sun_irradiance[k] >= 0.0f) || !isfinite(s->sun_irradiance[k]))
+            return vpt_fail("scene '%s': sun irradiance %g (channel %d) must be finite and >= 0", s->name,
+                            s->sun_irradiance[k], k);
+    }
+    if (!(s->sun_radius_deg >= 0.0f && s->sun_radius_deg <= 45.0f))
+        return vpt_fail("scene '%s': sun radius %g degrees is outside [0, 45]", s->name, s->sun_radius_deg);
+    if (vpt_scene_has_sun(s)) {
+        const float *d = s->sun_dir;
+        const double len2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
+        if (!isfinite(len2) || !(fabs(len2 - 1.0) <= 2e-5))
+            return vpt_fail("scene '%s': sun direction (%g, %g, %g) is not a unit vector", s->name, d[0], d[1], d[2]);
+        /* A delta light is reached only by next-event estimation, whose
+         * shadow rays cannot cross a refracting boundary; a sun with a disc
+         * is also reached by paths that escape toward it. */
+        if (s->sun_radius_deg == 0.0f && s->boundary != VPT_BOUNDARY_NULL)
+            return vpt_fail("scene '%s': a sun of angular radius 0 (a delta light) with a dielectric boundary: "
+                            "next-event estimation, the only way to reach a delta light, cannot cross a dielectric "
+                            "boundary; give the sun a radius > 0 (--sun-radius) or use a scene with the null "
+                            "boundary",
+                            s->name);
+    }
     float dv[3];
     for (int k = 0; k < 3; k++) dv[k] = s->cam_target[k] - s->cam_pos[k];
     if (dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2] <= 0.0f)
@@ -247,6 +412,15 @@ int vpt_scene_digest(const VptScene *s, char hex[65])
     dg_f32(&d, s->ggx_alpha);
     dg_f32(&d, s->hg_g);
     dg_f32s(&d, s->env, 3);
+    if (vpt_scene_has_sun(s)) {
+        /* only then: the digests of scenes without a sun are those they had
+         * before scenes had one (caches and results key on them) */
+        static const char tag[] = "sun";
+        dg_bytes(&d, tag, sizeof tag);
+        dg_f32s(&d, s->sun_dir, 3);
+        dg_f32s(&d, s->sun_irradiance, 3);
+        dg_f32(&d, s->sun_radius_deg);
+    }
     if (d.n) EVP_DigestUpdate(d.md, d.buf, d.n);
     unsigned char sum[32];
     unsigned int len = 0;

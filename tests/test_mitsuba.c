@@ -56,7 +56,10 @@ static void check_same_scene(const VptScene *a, const VptScene *b)
         CHECK(a->cam_target[k] == b->cam_target[k]);
         CHECK(a->cam_up[k] == b->cam_up[k]);
         CHECK(a->env[k] == b->env[k]);
+        CHECK(a->sun_dir[k] == b->sun_dir[k]);
+        CHECK(a->sun_irradiance[k] == b->sun_irradiance[k]);
     }
+    CHECK(a->sun_radius_deg == b->sun_radius_deg);
     CHECK(a->fov_deg == b->fov_deg);
     CHECK_EQ_INT(a->boundary, b->boundary);
     CHECK(a->ior_inside == b->ior_inside);
@@ -391,6 +394,61 @@ TEST(mitsuba_export_xml_values)
     CHECK_ATTR(d, "scene/shape/bsdf", NULL, NULL, "type", "dielectric");
     CHECK(doc_get(d, "scene/shape/bsdf/float", "name", "alpha", "value") == NULL);
     free(d);
+    vpt_scene_destroy(s);
+}
+
+/* A sun: a directional emitter toward -sun_dir, sample_emitters on the
+ * medium, and back the same; a sun with a radius goes out as a delta light,
+ * said in a comment. */
+TEST(mitsuba_roundtrip_sun)
+{
+    VptScene *s = vpt_scene_builtin("smoke"); /* the null boundary */
+    REQUIRE(s);
+    VptLightOverride o = {1, {0.3, 1, 0.2}, {1, 0.9, 0.8}, 0, 1, {0.05, 0.08, 0.15}};
+    REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
+    char xml[512];
+    REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "sun.xml"), NULL) == 0);
+    Doc *d = read_doc(xml);
+    CHECK_ATTR(d, "scene/emitter/rgb", "name", "radiance", "value", "0.05, 0.08, 0.15");
+    CHECK_ATTR(d, "scene/emitter/rgb", "name", "irradiance", "value", "1, 0.9, 0.8");
+    const char *dir = doc_get(d, "scene/emitter/vector", "name", "direction", "value");
+    REQUIRE(dir);
+    float v[3];
+    REQUIRE(sscanf(dir, "%f, %f, %f", &v[0], &v[1], &v[2]) == 3);
+    for (int k = 0; k < 3; k++) CHECK_MSG(v[k] == -s->sun_dir[k], "direction %s: component %d", dir, k);
+    CHECK_ATTR(d, "scene/medium/boolean", "name", "sample_emitters", "value", "true");
+    free(d);
+    VptScene *t = vpt_scene_from_mitsuba(xml, NULL);
+    REQUIRE_MSG(t, "%s", vpt_errmsg());
+    check_same_scene(s, t);
+    CHECK(vpt_scene_has_sun(t));
+    vpt_scene_destroy(t);
+
+    /* a sun with a disc: exported as Mitsuba's delta light, and said so */
+    s->sun_radius_deg = 0.27f;
+    REQUIRE(vpt_scene_finalize(s) == 0);
+    REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "disc.xml"), NULL) == 0);
+    static char text[1 << 16];
+    vpt_test_read_tail(xml, text, sizeof text);
+    CHECK_STR_CONTAINS(text, "angular radius of 0.27 degrees");
+    CHECK_STR_CONTAINS(text, "delta light");
+    t = vpt_scene_from_mitsuba(xml, NULL);
+    REQUIRE_MSG(t, "%s", vpt_errmsg());
+    CHECK(t->sun_radius_deg == 0.0f);
+    t->sun_radius_deg = s->sun_radius_deg;
+    for (int k = 0; k < 3; k++) CHECK(t->sun_dir[k] == s->sun_dir[k] && t->sun_irradiance[k] == s->sun_irradiance[k]);
+    vpt_scene_destroy(t);
+
+    /* ... which a dielectric boundary cannot take: the import says why */
+    s->boundary = VPT_BOUNDARY_SMOOTH;
+    s->ior_inside = 1.33f;
+    s->ior_outside = 1.0f;
+    REQUIRE_MSG(vpt_scene_finalize(s) == 0, "%s", vpt_errmsg());
+    REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "glass.xml"), NULL) == 0);
+    t = vpt_scene_from_mitsuba(xml, NULL);
+    CHECK(!t);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "delta light");
+    vpt_scene_destroy(t);
     vpt_scene_destroy(s);
 }
 

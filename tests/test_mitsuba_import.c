@@ -296,6 +296,66 @@ TEST(mitsuba_import_thesis_smoke_files)
     vpt_scene_destroy(s);
 }
 
+/* Mitsuba's directional emitter is the sun: its direction is the one the
+ * light travels (default +z), its irradiance 1 unless given. */
+TEST(mitsuba_import_directional_emitter)
+{
+    static char text[8192];
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"directional\"><vector name=\"direction\" value=\"0, -2, 0\"/>"
+               "<rgb name=\"irradiance\" value=\"3, 2, 1\"/></emitter>\n");
+    VptScene *s = load_text("sun.xml", text, NULL);
+    REQUIRE(s);
+    CHECK(vpt_scene_has_sun(s));
+    CHECK(s->sun_dir[0] == 0.0f && s->sun_dir[1] == 1.0f && s->sun_dir[2] == 0.0f);
+    CHECK(s->sun_irradiance[0] == 3.0f && s->sun_irradiance[1] == 2.0f && s->sun_irradiance[2] == 1.0f);
+    CHECK(s->sun_radius_deg == 0.0f);
+    CHECK(s->env[0] == 1.0f && s->env[1] == 0.5f && s->env[2] == 0.25f); /* the constant one beside it */
+    vpt_scene_destroy(s);
+    /* x/y/z attributes (0 when left out), a float irradiance */
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"directional\"><vector name=\"direction\" x=\"3\" z=\"-4\"/>"
+               "<float name=\"irradiance\" value=\"5\"/></emitter>\n");
+    s = load_text("sun.xml", text, NULL);
+    REQUIRE(s);
+    CHECK_NEAR(s->sun_dir[0], -0.6, 1e-7);
+    CHECK(s->sun_dir[1] == 0.0f);
+    CHECK_NEAR(s->sun_dir[2], 0.8, 1e-7);
+    CHECK(s->sun_irradiance[0] == 5.0f && s->sun_irradiance[2] == 5.0f);
+    vpt_scene_destroy(s);
+    /* Mitsuba's defaults: toward +z, irradiance 1 */
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF, "  <emitter type=\"directional\"/>\n");
+    s = load_text("sun.xml", text, NULL);
+    REQUIRE(s);
+    CHECK(s->sun_dir[0] == 0.0f && s->sun_dir[1] == 0.0f && s->sun_dir[2] == -1.0f);
+    CHECK(s->sun_irradiance[0] == 1.0f && s->sun_irradiance[1] == 1.0f && s->sun_irradiance[2] == 1.0f);
+    vpt_scene_destroy(s);
+    /* the errors */
+    static const char sun[] = "  <emitter type=\"directional\"/>\n";
+    char two[256];
+    snprintf(two, sizeof two, "%s%s", sun, sun);
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF, two);
+    EXPECT_ERROR(text, "bad.xml:21", "a second <emitter type=\"directional\">", "one directional emitter");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"directional\"><vector name=\"direction\" value=\"0, 0, 0\"/></emitter>\n");
+    EXPECT_ERROR(text, "bad.xml:20", "direction (0, 0, 0)", "zero length");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"directional\"><rgb name=\"irradiance\" value=\"1, -1, 1\"/></emitter>\n");
+    EXPECT_ERROR(text, "bad.xml:20", "irradiance -1");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"directional\"><float name=\"direction\" value=\"1\"/></emitter>\n");
+    EXPECT_ERROR(text, "property 'direction' is a <float>; expected <vector>");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"directional\"><transform name=\"to_world\"><rotate x=\"1\" angle=\"90\"/>"
+               "</transform></emitter>\n");
+    EXPECT_ERROR(text, "to_world");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF, "  <emitter type=\"point\"/>\n");
+    EXPECT_ERROR(text, "<emitter type=\"point\">", "constant, directional");
+    /* a delta light behind a dielectric: no path of either renderer reaches it */
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, "    <bsdf type=\"dielectric\"/>\n", sun);
+    EXPECT_ERROR(text, "delta light", "dielectric boundary");
+}
+
 TEST(mitsuba_import_errors)
 {
     static char text[8192];

@@ -258,6 +258,22 @@ int vpt_mitsuba_get_color(VptMitsubaReader *c, VptMitsubaNode *obj, const char *
     return vpt_mitsuba_color(c, p, name, out) ? -1 : 0;
 }
 
+static int xyz_of(VptMitsubaReader *c, VptMitsubaNode *t, const char *what, double dflt, int uniform, double v[3]);
+
+int vpt_mitsuba_get_vector(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, double out[3], int *line)
+{
+    int err = 0;
+    VptMitsubaNode *p = vpt_mitsuba_find_prop(c, obj, name, &err);
+    if (err) return -1;
+    if (!p) return 1;
+    if (strcmp(p->tag, "vector") && strcmp(p->tag, "point"))
+        return vpt_fail("%s:%d: property '%s' is a <%s>; expected <vector>", c->file, p->line, name, p->tag);
+    if (line) *line = p->line;
+    char what[96];
+    snprintf(what, sizeof what, "property '%s'", name);
+    return xyz_of(c, p, what, 0.0, 0, out) ? -1 : 0;
+}
+
 /* ---- transforms (row-major 4x4, applied to column vectors) */
 
 void vpt_mitsuba_mat_identity(double m[16])

@@ -51,6 +51,9 @@ int vpt_mitsuba_get_bool(VptMitsubaReader *c, VptMitsubaNode *obj, const char *n
 int vpt_mitsuba_get_string(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, const char **out,
                            int *line);
 int vpt_mitsuba_get_color(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, float out[3], int *line);
+/* A <vector> (or <point>): value="x, y, z" or x/y/z attributes (0 when left
+ * out), each finite. */
+int vpt_mitsuba_get_vector(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, double out[3], int *line);
 int vpt_mitsuba_get_transform(VptMitsubaReader *c, VptMitsubaNode *obj, const char *name, double m[16],
                               int *single_lookat, float lookat[9]);
 

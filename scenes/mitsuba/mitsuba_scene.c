@@ -347,6 +347,11 @@ static int from_desc(const char *xml, const VptMitsubaDesc *d, VptScene *s)
     s->ggx_alpha = d->ggx_alpha;
     s->hg_g = d->hg_g;
     memcpy(s->env, d->env, sizeof s->env);
+    if (d->has_sun) { /* Mitsuba's directional: a delta light */
+        memcpy(s->sun_dir, d->sun_dir, sizeof s->sun_dir);
+        memcpy(s->sun_irradiance, d->sun_irradiance, sizeof s->sun_irradiance);
+        s->sun_radius_deg = 0.0f;
+    }
     s->width = d->width;
     s->height = d->height;
     s->spp = d->spp;
@@ -522,6 +527,26 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
     fprintf(fp, "    <emitter type=\"constant\">\n        <rgb name=\"radiance\" value=\"");
     f3(fp, s->env);
     fputs("\"/>\n    </emitter>\n\n", fp);
+    const int sun = vpt_scene_has_sun(s);
+    if (sun) {
+        /* Mitsuba's direction is the one the light travels: away from the sun */
+        const float travel[3] = {-s->sun_dir[0], -s->sun_dir[1], -s->sun_dir[2]};
+        fprintf(fp, "    <!-- the sun: a distant light toward (");
+        f3(fp, s->sun_dir);
+        fputs(") -->\n", fp);
+        if (s->sun_radius_deg > 0.0f) {
+            char r[32];
+            fprintf(fp, "    <!-- vptune's sun has an angular radius of %s degrees; Mitsuba's directional emitter is "
+                        "a delta light, so this scene's sun is exported as one: the images differ (a sun with a "
+                        "disc is seen by paths that escape toward it, and lights more softly) -->\n",
+                    fstr(s->sun_radius_deg, r));
+        }
+        fprintf(fp, "    <emitter type=\"directional\">\n        <vector name=\"direction\" value=\"");
+        f3(fp, travel);
+        fputs("\"/>\n        <rgb name=\"irradiance\" value=\"", fp);
+        f3(fp, s->sun_irradiance);
+        fputs("\"/>\n    </emitter>\n\n", fp);
+    }
 
     /* the grids map [0, 1]^3 onto the box: scale by its extent, then
      * translate to its corner (doubles, so that corner + extent gives the
@@ -567,8 +592,13 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
         float_prop(fp, 12, "g", s->hg_g);
         fprintf(fp, "        </phase>\n");
     }
-    fprintf(fp, "        <!-- no shadow rays from inside the medium (vptune traces none) -->\n");
-    fprintf(fp, "        <boolean name=\"sample_emitters\" value=\"false\"/>\n");
+    if (sun) {
+        fprintf(fp, "        <!-- shadow rays from inside the medium: the only way to reach a delta light -->\n");
+        fprintf(fp, "        <boolean name=\"sample_emitters\" value=\"true\"/>\n");
+    } else {
+        fprintf(fp, "        <!-- no shadow rays from inside the medium (vptune traces none) -->\n");
+        fprintf(fp, "        <boolean name=\"sample_emitters\" value=\"false\"/>\n");
+    }
     fprintf(fp, "    </medium>\n\n");
     fprintf(fp, "    <shape type=\"cube\">\n");
     fprintf(fp, "        <transform name=\"to_world\">\n");

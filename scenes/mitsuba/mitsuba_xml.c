@@ -5,7 +5,7 @@
  * substitutes <default>s), mitsuba_props.c reads it as Mitsuba's objects and
  * properties. Here each plugin vptune takes (volpath, volpathmis and
  * volpath_simple; the independent and stratified samplers; hdrfilm with a
- * box filter; perspective; constant; isotropic and hg; heterogeneous and
+ * box filter; perspective; constant and directional; isotropic and hg; heterogeneous and
  * homogeneous media over grid or constant volumes; dielectric,
  * roughdielectric and null boundaries; cube and obj shapes) is interpreted;
  * any other plugin, or a property it does not read, is an error naming it
@@ -199,9 +199,33 @@ static int do_sensor(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
     return vpt_mitsuba_check_used(c, n);
 }
 
+/* A directional emitter: the sun. Mitsuba's direction is the one its light
+ * travels (default +z); ours points toward the light. */
+static int do_directional(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
+{
+    double dir[3] = {0.0, 0.0, 1.0};
+    int line = n->line;
+    if (vpt_mitsuba_get_vector(c, n, "direction", dir, &line) < 0) return -1;
+    float unit[3];
+    if (vpt_sun_direction(dir, "directional emitter: direction", unit)) {
+        vpt_error_prefix("%s:%d", c->file, line);
+        return -1;
+    }
+    for (int k = 0; k < 3; k++) d->sun_dir[k] = unit[k] == 0.0f ? 0.0f : -unit[k];
+    for (int k = 0; k < 3; k++) d->sun_irradiance[k] = 1.0f; /* Mitsuba's default */
+    if (vpt_mitsuba_get_color(c, n, "irradiance", d->sun_irradiance, &line) < 0) return -1;
+    for (int k = 0; k < 3; k++)
+        if (!(d->sun_irradiance[k] >= 0.0f) || !isfinite(d->sun_irradiance[k]))
+            return vpt_fail("%s:%d: irradiance %g must be finite and not negative", c->file, line,
+                            d->sun_irradiance[k]);
+    d->has_sun = 1;
+    return vpt_mitsuba_check_used(c, n);
+}
+
 static int do_emitter(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
 {
-    if (!vpt_mitsuba_type_is(n, "constant")) return vpt_mitsuba_unsupported(c, n, "constant");
+    if (vpt_mitsuba_type_is(n, "directional")) return do_directional(c, n, d);
+    if (!vpt_mitsuba_type_is(n, "constant")) return vpt_mitsuba_unsupported(c, n, "constant, directional");
     int r = vpt_mitsuba_get_color(c, n, "radiance", d->env, NULL);
     if (r < 0) return -1;
     if (r > 0) return vpt_fail("%s:%d: the constant emitter has no radiance", c->file, n->line);
@@ -455,15 +479,21 @@ static int interpret(VptMitsubaReader *c, VptMitsubaDesc *d)
     c->legacy = major == 0;
     d->version_major = c->legacy ? 0 : 3;
     if (vpt_mitsuba_attrs_used(c->file, root)) return -1;
-    VptMitsubaNode *sensor = NULL, *shape = NULL, *integ = NULL, *emitter = NULL;
+    VptMitsubaNode *sensor = NULL, *shape = NULL, *integ = NULL, *emitter = NULL, *sun = NULL;
     for (int i = 0; i < root->nkid; i++) {
         VptMitsubaNode *k = root->kid[i];
+        /* emitters: one constant (or other) and one directional */
         VptMitsubaNode **slot = !strcmp(k->tag, "sensor") ? &sensor : !strcmp(k->tag, "shape") ? &shape
-                    : !strcmp(k->tag, "integrator") ? &integ : !strcmp(k->tag, "emitter") ? &emitter : NULL;
+                    : !strcmp(k->tag, "integrator") ? &integ
+                    : !strcmp(k->tag, "emitter") ? (vpt_mitsuba_type_is(k, "directional") ? &sun : &emitter) : NULL;
+        if (slot == &emitter && !vpt_mitsuba_type_is(k, "constant"))
+            return vpt_mitsuba_unsupported(c, k, "constant, directional");
         if (slot) {
             if (*slot)
-                return vpt_fail("%s:%d: a second <%s> (the first at line %d): vptune renders one %s", c->file, k->line,
-                                k->tag, (*slot)->line, k->tag);
+                return vpt_fail("%s:%d: a second <%s%s> (the first at line %d): vptune renders one %s", c->file,
+                                k->line, k->tag, slot == &sun ? " type=\"directional\"" : "", (*slot)->line,
+                                slot == &sun ? "directional emitter (the sun)"
+                                : slot == &emitter ? "environment emitter" : k->tag);
             *slot = k;
             k->used = 1;
         } else if (!strcmp(k->tag, "default")) {
@@ -485,6 +515,7 @@ static int interpret(VptMitsubaReader *c, VptMitsubaDesc *d)
     if (!shape) return vpt_fail("%s:%d: no <shape>: vptune renders a medium in a box shape", c->file, root->line);
     if (do_shape(c, shape, d)) return -1;
     if (emitter && do_emitter(c, emitter, d)) return -1;
+    if (sun && do_emitter(c, sun, d)) return -1;
     /* top-level objects no one referred to */
     for (int i = 0; i < root->nkid; i++)
         if (!root->kid[i]->used) {

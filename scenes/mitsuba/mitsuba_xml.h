@@ -32,7 +32,13 @@
  *             distribution ggx, alpha, sample_visible. Both renderers scale
  *             radiance crossing into index eta_t from eta_i by
  *             (eta_i / eta_t)^2.
- *   light     constant emitter, rgb radiance = our env.
+ *   light     constant emitter, rgb radiance = our env; a sun, when on, a
+ *             directional emitter: Mitsuba's direction is the one the light
+ *             travels, -sun_dir; irradiance = our sun_irradiance (default
+ *             1). Mitsuba's directional is a delta light: a sun with a radius
+ *             is exported as one (the XML says so in a comment). The medium's
+ *             sample_emitters is true with a sun (a delta light is reached
+ *             by shadow rays only), else false (vptune traces none).
  *   integrator volpath, max_depth -1 for our 0 (unlimited; otherwise the
  *             same number: both count scattering and surface events) and,
  *             for no Russian roulette, rr_depth VPT_MITSUBA_NO_RR.
@@ -106,8 +112,11 @@ typedef struct {
     /* integrator, in vptune's conventions */
     int max_depth;            /* 0: unlimited */
     int rr_depth;             /* -1: no Russian roulette */
-    /* emitter */
+    /* emitters: a constant one (env) and a directional one (the sun) */
     float env[3];
+    int has_sun;              /* a <emitter type="directional"> */
+    float sun_dir[3];         /* unit, toward the light: -normalize(direction) */
+    float sun_irradiance[3];  /* >= 0 */
     /* medium */
     VptMitsubaVolume sigma_t, albedo;
     double scale;
