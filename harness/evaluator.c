@@ -40,6 +40,7 @@ typedef struct {
     VptDensityFormat format;
     int sparse;
     VptTransmittance transmittance;
+    double mean_var;           /* its reference's mean pixel variance */
     int valid;                 /* passed the statistical gate */
     char why[512];             /* when not */
     float *image;
@@ -62,6 +63,7 @@ struct VptEvaluator {
     VptRenderBuffers buffers;
     int have_scene;
     float *ref_image, *ref_var;
+    double ref_mean_var;       /* mean of ref_var */
     unsigned long long ref_rays, ref_steps, ref_paths;
     /* the reference of each other estimator (majorant grid, density format):
      * naiveSK with it, rendered on first use and gated statistically
@@ -383,6 +385,7 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *asked, VptVarian
     const VptConfig scene_config = for_scene(e, asked);
     const VptConfig *c = &scene_config;
     memset(r, 0, sizeof *r);
+    r->equal_error_factor = NAN;
     r->config = *c;
     vpt_config_format(c, r->canon, sizeof r->canon);
     r->spill_stores = r->spill_loads = -1;
@@ -451,6 +454,14 @@ static int prepare_and_render(VptEvaluator *e, const VptConfig *asked, VptVarian
     return 0;
 }
 
+/* The mean of v[0..n): a reference image's mean pixel variance. */
+static double mean_of(const float *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += v[i];
+    return n ? s / (double)n : NAN;
+}
+
 int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderSettings *rset)
 {
     if (fail_if_broken(e)) return -1;
@@ -481,6 +492,7 @@ int vpt_evaluator_set_scene(VptEvaluator *e, const VptScene *s, const VptRenderS
         goto fail;
     }
     vpt_variant_unload(&v);
+    e->ref_mean_var = mean_of(e->ref_var, npix * 3);
     e->ref_rays = r.rays;
     e->ref_steps = r.steps;
     e->ref_paths = r.paths;
@@ -547,6 +559,7 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     x->rays = r.rays;
     x->steps = r.steps;
     x->paths = r.paths;
+    x->mean_var = mean_of(var, npix * 3);
     VptGateReport rep;
     int bad = vpt_gate_statistical(x->image, var, e->ref_image, e->ref_var, (int)e->params.width,
                                    (int)e->params.height, EST_GATE_BLOCK, EST_GATE_ZMAX, &rep);
@@ -560,6 +573,26 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
                  EST_GATE_BLOCK, EST_GATE_BLOCK, rep.mean_block_z2,
                  100.0 * rep.mean_rel_diff, rep.nonfinite ? ", non-finite pixels" : "");
     return x;
+}
+
+/* equal_error_factor of a valid record (VptEvalResult): the variance of
+ * its transmittance estimator's global-f32 reference over the session's
+ * base reference's; NaN without a sun. -1 when the session broke. */
+static int equal_error_factor(VptEvaluator *e, VptEvalResult *r)
+{
+    r->equal_error_factor = NAN;
+    if (!e->params.sun_on) return 0;
+    const VptConfig d = vpt_config_default();
+    VptConfig b = for_scene(e, &d);
+    if (r->config.transmittance == b.transmittance) {
+        r->equal_error_factor = 1.0;
+        return 0;
+    }
+    b.transmittance = r->config.transmittance;
+    EstimatorRef *x = estimator_ref(e, &b);
+    if (!x) return -1;
+    if (x->valid && e->ref_mean_var > 0) r->equal_error_factor = x->mean_var / e->ref_mean_var;
+    return 0;
 }
 
 static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
@@ -596,7 +629,7 @@ static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
         snprintf(r->reason, sizeof r->reason, "%s", vpt_errmsg());
         return 1;
     }
-    return 0;
+    return equal_error_factor(e, r);
 }
 
 int vpt_evaluator_run(VptEvaluator *e, const VptConfig *c, VptEvalResult *r)
@@ -840,6 +873,8 @@ json_t *vpt_eval_result_row(const VptProvenance *pv, const VptParams *P, const V
     json_object_set_new(m, "compile_cached", json_boolean(r->from_cache));
     json_object_set_new(m, "measure_s", num_or_null(r->measure_s));
     json_object_set_new(m, "image_rel_err", num_or_null(r->image_rel_err));
+    if (isfinite(r->equal_error_factor))
+        json_object_set_new(m, "equal_error_factor", json_real(r->equal_error_factor));
     json_object_set_new(m, "launches", json_integer(r->launches));
     json_object_set_new(row, "metrics", m);
     return row;

@@ -70,12 +70,6 @@ typedef struct {
     VptSceneVolume volume;   /* not part of vpt_scene_digest */
 } VptScene;
 
-/* 1 when the scene has a sun (some sun_irradiance[k] > 0). */
-static inline int vpt_scene_has_sun(const VptScene *s)
-{
-    return s->sun_irradiance[0] > 0.0f || s->sun_irradiance[1] > 0.0f || s->sun_irradiance[2] > 0.0f;
-}
-
 /* Bytes of the volume's grid in its source format (voxels x the format's
  * size): what result rows report as the volume's size. */
 uint64_t vpt_scene_volume_bytes(const VptScene *s);

@@ -10,6 +10,7 @@
 #include "harness/nvrtc_compile.h"
 #include "harness/variant.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,41 @@ TEST_TIMEOUT(codegen_every_schedule_compiles_with_a_sparse_volume, 600)
     }
 }
 
+/* Next-event estimation toward a sun: every schedule compiles with each
+ * transmittance estimator, across the majorants (global, grid, skip), with
+ * a path of 80 bytes (its gathered radiance) where it moves through shared
+ * memory. VPT_TRANSMITTANCE is VPT_TR_* (delta 0, ratio 1, residual 2). */
+TEST_TIMEOUT(codegen_every_schedule_compiles_with_every_transmittance, 900)
+{
+    VptConfig cs[16];
+    int n = vpt_config_thesis_set(cs, 16);
+    static const int majorants[3] = {0, 8, -1};
+    for (int i = 0; i < n; i++) {
+        cs[i].transmittance = (VptTransmittance)(1 + i % 3);
+        cs[i].majorant = majorants[(i / 3) % 3];
+        cs[i].lookahead = i % 2 ? 2 : 1;
+        cs[i].coop = i % 4 == 3 && cs[i].kernels == VPT_KERNELS_SINGLE ? 4 : 0;
+        char canon[VPT_CONFIG_STR_MAX];
+        vpt_config_format(&cs[i], canon, sizeof canon);
+        CHECK(strstr(canon, ",transmittance=") != NULL);
+        VptKernelSource ks;
+        REQUIRE_MSG(vpt_kernel_source_build(&cs[i], &ks) == 0, "%s: %s", canon, vpt_errmsg());
+        CHECK_STR_CONTAINS(ks.source, "#define VPT_SUN 1\n");
+        char want[64];
+        snprintf(want, sizeof want, "#define VPT_TRANSMITTANCE %d\n", i % 3);
+        CHECK_STR_CONTAINS(ks.source, want);
+        snprintf(want, sizeof want, "#define VPT_HOST_PATH_SIZE %zu\n", sizeof(VptPath));
+        CHECK_STR_CONTAINS(ks.source, want);
+        if (cs[i].reorder != VPT_REORDER_NONE && cs[i].kernels == VPT_KERNELS_SINGLE)
+            CHECK_EQ_INT((long long)ks.dynamic_smem, (long long)cs[i].block * cs[i].ppt * (long long)sizeof(VptPath));
+        vpt_kernel_source_free(&ks);
+        VptCompileResult cr;
+        int rc = compile(&cs[i], 9, 0, &cr);
+        CHECK_MSG(rc == 0, "%s for sm_90: %s", canon, vpt_errmsg());
+        vpt_compile_result_free(&cr);
+    }
+}
+
 TEST_TIMEOUT(codegen_register_bound_takes_effect, 300)
 {
     /* __launch_bounds__ would silently override --maxrregcount: the bound
@@ -222,7 +258,7 @@ TEST(codegen_defines_text_is_pinned)
         char want[2048];
         snprintf(want, sizeof want,
                  "%s#define VPT_HOST_PATH_SIZE %zu\n#define VPT_HOST_LAUNCH_SIZE %zu\n#line 1 \"kernels.cu.in\"\n",
-                 pins[i].defines, sizeof(VptPath), sizeof(VptLaunch));
+                 pins[i].defines, offsetof(VptPath, L), sizeof(VptLaunch)); /* no sun: a path without L */
         const size_t n = strlen(want);
         CHECK_MSG(strncmp(ks.source, want, n) == 0, "%s: the source starts\n%.*s\nnot\n%s", pins[i].config, (int)n,
                   ks.source, want);

@@ -737,3 +737,85 @@ TEST(majorant_grid_transmittance)
     vpt_majorant_grid_free(&g);
     free(d);
 }
+
+/* The sun's shadow rays (vpt_shadow_transmittance): each estimator's mean
+ * transmittance through the random volume against a quadrature of its
+ * optical depth, with the global majorant, the majorant grid (ratio
+ * tracking walks it) and skip (delta tracking jumps with it). 3 estimators
+ * x 3 majorants x 8 rays of 20,000 shadow rays; a ray fails past 6
+ * standard errors of the sample mean (plus 1e-3 for the quadrature); the
+ * estimators are bounded (delta and ratio in [0, 1], residual by 2^steps,
+ * in practice below 4 here), so the mean is near normal at this N and a
+ * false alarm has probability below 72 x 2e-9. */
+TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
+{
+    const int nx = 20, ny = 12, nz = 16;
+    float *d = random_volume(nx, ny, nz, 29u);
+    REQUIRE(d);
+    float dmax = 0.0f;
+    double sum = 0.0;
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++) {
+        dmax = d[i] > dmax ? d[i] : dmax;
+        sum += d[i];
+    }
+    VptMajorantGrid g;
+    REQUIRE(vpt_majorant_grid_build(d, nx, ny, nz, 4, VPT_DENSITY_F32, dmax, 1, &g) == 0);
+    uint8_t *map;
+    REQUIRE(vpt_distance_map_build(d, nx, ny, nz, 0, &map) == 0);
+    VptParams P;
+    memset(&P, 0, sizeof P);
+    P.box_min = vpt_v3(-1.0f, -0.6f, -0.8f);
+    P.box_max = vpt_v3(1.0f, 0.6f, 0.8f);
+    P.inv_extent = vpt_v3(0.5f, 1.0f / 1.2f, 1.0f / 1.6f);
+    P.density_scale = 0.5f;
+    P.density_max = dmax;
+    P.free_path_unit = VPT_LN2 / (P.density_scale * dmax);
+    P.tau_per_density = P.density_scale / VPT_LN2;
+    P.control_density = (float)(sum / ((double)nx * ny * nz)) * 4.0f; /* a control well off the mean: still unbiased */
+    P.seed = 7u;
+    VptParams Pm[3] = {P, P, P};
+    vpt_params_set_majorant_grid(&Pm[1], &g, nx, ny, nz);
+    vpt_params_set_distance_map(&Pm[2], nx, ny, nz);
+    float *cells = vpt_majorant_grid_cells(&g, Pm[1].tau_per_density);
+    REQUIRE(cells);
+    uint32_t s = 23u;
+    int tested = 0;
+    for (int r = 0; r < 8; r++) {
+        vpt_vec3 o = vpt_v3(-0.9f + 1.8f * frand(&s), -0.5f + frand(&s), -0.7f + 1.4f * frand(&s));
+        vpt_vec3 dir = vpt_normalize(vpt_v3(frand(&s) - 0.5f, frand(&s) - 0.5f, frand(&s) - 0.5f));
+        float t0, t1;
+        int a0, a1;
+        REQUIRE(vpt_box_intersect(P.box_min, P.box_max, o, dir, &t0, &t1, &a0, &a1));
+        VptMedium m = medium_of(nx, ny, nz, d, cells);
+        m.distance = map;
+        vpt_vec3 ou, du;
+        vpt_woodcock_ray(&P, o, dir, &ou, &du);
+        double tau = 0.0;
+        const int K = 20000;
+        for (int k = 0; k < K; k++) tau += vpt_medium_density(&m, vpt_woodcock_point(ou, du, (float)(t1 * (k + 0.5) / K)));
+        const double T = exp(-tau * t1 / K * P.density_scale);
+        for (int est = VPT_TR_DELTA; est <= VPT_TR_RESIDUAL; est++)
+            for (int mj = 0; mj < 3; mj++) {
+                VptParams Q = Pm[mj];
+                Q.transmittance = est;
+                const int N = 20000;
+                double sx = 0.0, sxx = 0.0;
+                vpt_u64 steps = 0;
+                for (int i = 0; i < N; i++) {
+                    const double x = vpt_shadow_transmittance(&Q, &m, o, dir, (vpt_u64)(r * N + i), i % 7, &steps);
+                    sx += x;
+                    sxx += x * x;
+                }
+                const double mean = sx / N, var = sxx / N - mean * mean, se = sqrt(var > 0 ? var / N : 0.0);
+                tested++;
+                CHECK_MSG(fabs(mean - T) <= 6 * se + 1e-3, "ray %d, estimator %d, majorant %d: mean %.5f, expected %.5f +- %.5f",
+                          r, est, mj, mean, T, se);
+                CHECK(steps > 0);
+            }
+    }
+    CHECK_EQ_INT(tested, 72);
+    free(cells);
+    free(map);
+    vpt_majorant_grid_free(&g);
+    free(d);
+}

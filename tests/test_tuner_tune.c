@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "tuner/cache.h"
+#include "tuner/estimators.h"
 #include "tuner/t4.h"
 #include "tuner/tune.h"
 
@@ -123,7 +124,7 @@ TEST(tuner_tune_run_end_to_end)
         CHECK(strcmp(inv, vpt_t4_invalidity(recs[i].status)) == 0);
         saw_failure |= strcmp(inv, "correct") != 0;
         json_t *cfg = json_object_get(e, "configuration");
-        CHECK_EQ_INT(json_object_size(cfg), 16); /* every config field, paths, majorant, density and volume included */
+        CHECK_EQ_INT(json_object_size(cfg), 17); /* every config field, paths, majorant, density, volume and transmittance */
         CHECK(strcmp(json_string_value(json_object_get(cfg, "volume")), vpt_volume_name(recs[i].config.sparse)) == 0);
         CHECK_EQ_INT(json_integer_value(json_object_get(cfg, "block")), recs[i].config.block);
         CHECK(strcmp(json_string_value(json_object_get(cfg, "regen")), vpt_regen_name(recs[i].config.regen)) == 0);
@@ -181,6 +182,59 @@ TEST(tuner_tune_without_remeasure_ranks_the_search)
     CHECK(vpt_tune_run(&o, &r) == -1);
     CHECK_STR_CONTAINS(vpt_errmsg(), "GPU lost");
     CHECK_EQ_INT(r.search.n_evals, 4);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}
+
+/* A sun's scene as the evaluator measures it: every record carries its
+ * transmittance estimator's variance over ratio tracking's
+ * (equal_error_factor). Delta tracking is the fastest per image and the
+ * noisiest (0.6 of the time, 3x the variance: 1.8x the time to equal
+ * error), residual ratio tracking the best at equal error (1.1 x 0.7). */
+static int sun_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    if (td_evaluate(ctx, c, fidelity, out)) return -1;
+    const VptTransmittance t = c->transmittance == VPT_TRANSMITTANCE_NONE ? VPT_TRANSMITTANCE_RATIO : c->transmittance;
+    if (out->status != VPT_STATUS_OK) return 0;
+    out->time_ms *= t == VPT_TRANSMITTANCE_DELTA ? 0.6 : t == VPT_TRANSMITTANCE_RESIDUAL ? 1.1 : 1.0;
+    out->equal_error_factor = t == VPT_TRANSMITTANCE_DELTA ? 3.0 : t == VPT_TRANSMITTANCE_RESIDUAL ? 0.7 : 1.0;
+    return 0;
+}
+
+TEST(tuner_tune_screens_the_transmittance_at_equal_error)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = sun_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_seconds = 40;
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    const int n_est = vpt_estimators_parse("global:f32,global:u8", est);
+    REQUIRE_MSG(n_est == 2, "%s", vpt_errmsg());
+    o.estimators = est;
+    o.n_estimators = (size_t)n_est;
+    VptTuneResult r;
+    REQUIRE(vpt_tune_run(&o, &r) == 0);
+    REQUIRE(r.have_winner);
+    /* the fastest per image (delta) loses at equal error */
+    CHECK_EQ_INT(r.winner.config.transmittance, VPT_TRANSMITTANCE_RESIDUAL);
+    int delta = 0, residual = 0;
+    for (size_t i = 0; i < r.search.n_evals; i++) {
+        delta += r.search.evals[i].config.transmittance == VPT_TRANSMITTANCE_DELTA;
+        residual += r.search.evals[i].config.transmittance == VPT_TRANSMITTANCE_RESIDUAL;
+    }
+    CHECK(delta >= 1);
+    CHECK_MSG(residual > 10, "the search after the screening ran with residual ratio tracking: %d records", residual);
+    vpt_tune_result_free(&r);
+    /* no sun (no factor): nothing screened, no record names an estimator */
+    o.evaluate = td_evaluate;
+    REQUIRE(vpt_tune_run(&o, &r) == 0);
+    for (size_t i = 0; i < r.search.n_evals; i++) CHECK(r.search.evals[i].config.transmittance == VPT_TRANSMITTANCE_NONE);
     vpt_tune_result_free(&r);
     vpt_space_destroy(s);
 }

@@ -15,7 +15,7 @@ const VptMetricField vpt_metric_fields[] = {
     F(gsteps_per_s),     F(mpaths_per_s),    F(rays),         F(steps),
     F(paths),            F(registers),       F(spill_bytes),  F(shared_bytes),
     F(occupancy_theoretical), F(occupancy_achieved), F(simd_efficiency),
-    F(compile_s),        F(measure_s),       F(image_rel_err),
+    F(compile_s),        F(measure_s),       F(image_rel_err),  F(equal_error_factor),
 };
 #undef F
 const int vpt_metric_field_count = (int)(sizeof vpt_metric_fields / sizeof vpt_metric_fields[0]);
@@ -34,6 +34,7 @@ void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity)
 double vpt_eval_objective(const VptEvalRecord *r)
 {
     if (r->status != VPT_STATUS_OK || !isfinite(r->time_ms) || r->time_ms <= 0) return INFINITY;
+    if (isfinite(r->equal_error_factor) && r->equal_error_factor > 0) return r->time_ms * r->equal_error_factor;
     return r->time_ms;
 }
 

@@ -48,6 +48,9 @@ typedef struct {
     double occupancy_theoretical, occupancy_achieved, simd_efficiency;
     double compile_s, measure_s;
     double image_rel_err;
+    double equal_error_factor;     /* with a sun: the variance of the config's transmittance
+                                      estimator over ratio tracking's (harness/evaluator.h);
+                                      NaN without */
 
     /* Who measured it, in a tune on several GPUs (tuner/pool.h): the GPU's
      * UUID, its host, and the MPI rank (-1: not under MPI). by_gpu "" (every
@@ -70,7 +73,10 @@ extern const int vpt_metric_field_count;
  * every metric NaN, measured by nobody in particular (by_gpu "", by_rank -1). */
 void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity);
 
-/* time_ms for an ok record with a finite positive time, else +inf. */
+/* time_ms for an ok record with a finite positive time, else +inf; with a
+ * sun, times equal_error_factor: the time to the error of ratio tracking,
+ * so that transmittance estimators compare at equal error (records of one
+ * estimator share the factor, so their order is their times'). */
 double vpt_eval_objective(const VptEvalRecord *r);
 
 /* Writes the current UTC time, "2025-01-31T12:34:56Z", into buf. */

@@ -134,6 +134,7 @@ void vpt_eval_record_from_result(const VptEvalResult *r, int fidelity, VptEvalRe
     out->occupancy_achieved = r->occupancy_achieved;
     out->simd_efficiency = r->simd_efficiency;
     out->image_rel_err = r->image_rel_err;
+    out->equal_error_factor = r->equal_error_factor;
 }
 
 int vpt_gpu_eval_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)

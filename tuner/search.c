@@ -145,6 +145,7 @@ static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *mem
         c.density = o->density;
     }
     if (o->paths != VPT_PATHS_SAMPLE) c.paths = o->paths;
+    if (o->transmittance != VPT_TRANSMITTANCE_NONE) c.transmittance = o->transmittance;
     return c;
 }
 

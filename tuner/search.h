@@ -266,6 +266,12 @@ typedef struct {
      * estimator (tuner/tune.c). vpt_search_options_init: sample, which
      * stamps nothing. */
     VptPathOrder paths;
+    /* The transmittance estimator of a scene with a sun (codegen/config.h:
+     * transmittance), stamped likewise when it is not none; the driver
+     * screens it at equal error (tuner/tune.c, screen_transmittance).
+     * vpt_search_options_init: none, which stamps nothing (the evaluator
+     * renders a sun's scene with ratio tracking then). */
+    VptTransmittance transmittance;
 
     /* Where records come from when not NULL: a pool of evaluators on several
      * GPUs (tuner/pool.h; it takes the announcements in place of prefetch,

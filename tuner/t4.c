@@ -78,7 +78,8 @@ static json_t *result_json(const VptEvalRecord *r)
         put(cfg, "paths", json_string(vpt_paths_name(c->paths))) ||
         put(cfg, "majorant", json_string(vpt_majorant_name(c->majorant))) ||
         put(cfg, "density", json_string(vpt_density_name(c->density))) ||
-        put(cfg, "volume", json_string(vpt_volume_name(c->sparse))))
+        put(cfg, "volume", json_string(vpt_volume_name(c->sparse))) ||
+        put(cfg, "transmittance", json_string(vpt_transmittance_name(c->transmittance))))
         goto fail;
     json_t *times = json_object_get(o, "times");
     if (isfinite(r->compile_s) && put(times, "compilation_time", json_real(r->compile_s * 1e3))) goto fail;

@@ -198,6 +198,39 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
     return vpt_eval_pool_drain(pool);
 }
 
+/* With a sun, the transmittance estimator of the shadow rays screened on
+ * the best record so far: that config with each other estimator (delta,
+ * ratio, residual; codegen/config.h: transmittance), evaluated through the
+ * pool and appended to *out, ranked at equal error (vpt_eval_objective:
+ * the time times the estimator's variance over ratio tracking's, measured
+ * by the evaluator's gate); *tr is then the estimator of out's best. A
+ * scene without a sun (its records carry no equal_error_factor) screens
+ * nothing. Why a screening and not a dimension: like the path order, the
+ * estimator changes what a path costs and how noisy it is, not how the
+ * schedule maps flights to lanes, and three evaluations settle it. */
+static int screen_transmittance(VptEvalPool *pool, VptSearchResult *out, double *seconds, VptTransmittance *tr)
+{
+    if (!out->found || !isfinite(out->best.equal_error_factor)) return 0;
+    const VptTransmittance now =
+        out->best.config.transmittance == VPT_TRANSMITTANCE_NONE ? VPT_TRANSMITTANCE_DEFAULT : out->best.config.transmittance;
+    VptEvalRecord recs[3];
+    size_t n = 0;
+    double s = 0;
+    for (int t = VPT_TRANSMITTANCE_DELTA; t <= VPT_TRANSMITTANCE_RESIDUAL; t++) {
+        if (t == (int)now) continue;
+        VptConfig c = out->best.config;
+        c.transmittance = (VptTransmittance)t;
+        double cs = 0;
+        if (vpt_eval_pool_get_charged(pool, &c, &recs[n], &cs)) return -1;
+        s += cs;
+        n++;
+    }
+    if (append_records(out, recs, n, s)) return -1;
+    *seconds += s;
+    *tr = out->best.config.transmittance;
+    return vpt_eval_pool_drain(pool);
+}
+
 /* The first search's share of the budget, as 1 / FIRST_SHARE: it finds the
  * schedule the estimators are screened on, and the rest goes to the search
  * with the screening's choice. Why a quarter and not a half: in the
@@ -287,26 +320,30 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
             if (r[i].majorant != e.majorant) rivals[n_rivals++] = r[i];
     }
     VptPathOrder paths = so.paths;
+    VptTransmittance tr = so.transmittance;
     const double before_paths_s = screen_s;
-    if (screen_paths(pool, out, &screen_s, &paths)) return -1;
+    if (screen_paths(pool, out, &screen_s, &paths) || screen_transmittance(pool, out, &screen_s, &tr)) return -1;
     const double paths_s = screen_s - before_paths_s;
     n_screened = 0;
     if (o->progress)
         fprintf(o->progress,
-                "[tune] estimators screened on the first search's best: %s:%s is the fastest; paths=%s; "
+                "[tune] estimators screened on the first search's best: %s:%s is the fastest; paths=%s%s%s; "
                 "%zu contenders within %.2fx, %zu majorant%s among them\n",
-                vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths), n_contenders,
+                vpt_majorant_name(e.majorant), vpt_density_name(e.density), vpt_paths_name(paths),
+                tr != VPT_TRANSMITTANCE_NONE ? "; transmittance=" : "",
+                tr != VPT_TRANSMITTANCE_NONE ? vpt_transmittance_name(tr) : "", n_contenders,
                 VPT_ESTIMATORS_CONTENDER_MARGIN, n_rivals, n_rivals == 1 ? "" : "s");
     /* what the searches may spend: what is left of the budget once the last
      * screening (the contenders and the path order, at what they cost the
      * first time) is set aside */
     const double reserve_s = contenders_s / vpt_eval_pool_gpus(pool) + paths_s;
-    const size_t reserve_n = n_contenders + 1;
+    const size_t reserve_n = n_contenders + (tr != VPT_TRANSMITTANCE_NONE ? 3 : 1);
     if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
     so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
     so.paths = paths;
+    so.transmittance = tr;
     const VptConfig first_best = out->best.config;
     VptConfig from = first_best;
     if (n_rivals > 1) {
@@ -374,7 +411,8 @@ last_screening:
     }
     free(screened);
     screen_s = 0;
-    return screen_paths(pool, out, &screen_s, &paths);
+    if (screen_paths(pool, out, &screen_s, &paths)) return -1;
+    return screen_transmittance(pool, out, &screen_s, &tr);
 }
 
 int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
