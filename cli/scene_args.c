@@ -293,10 +293,13 @@ VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsub
         vpt_scene_destroy(s);
         return NULL;
     }
-    /* a cloud without a light of the user's gets one that shows it (a
-     * --like scene keeps that scene's environment and boundary) */
-    const int lit = !name && !a->scene_file && a->volume && !a->like && !a->light.has_sun && !a->light.has_env &&
-                    vpt_scene_args_cloud_file(a->volume);
+    /* a cloud (a .vdb or .nvdb file) sits in no glass box: the null
+     * boundary, whatever light it gets, so a delta sun reaches it; without
+     * a light of the user's it gets one that shows it (a --like scene keeps
+     * that scene's environment and boundary) */
+    const int cloud = !name && !a->scene_file && a->volume && !a->like && vpt_scene_args_cloud_file(a->volume);
+    const int lit = cloud && !a->light.has_sun && !a->light.has_env;
+    if (cloud) s->boundary = VPT_BOUNDARY_NULL;
     if (lit ? vpt_scene_light_cloud(s) : vpt_scene_set_light(s, &a->light)) {
         vpt_scene_destroy(s);
         return NULL;
@@ -478,8 +481,9 @@ void vpt_scene_args_usage(FILE *fp)
           "    --sun-radius DEG  its angular radius in [0, 45]; 0, a delta light (default), needs\n"
           "                      a scene with the null boundary\n"
           "  --env E|R,G,B       constant environment radiance, >= 0 (default the scene's)\n"
-          "  A .vdb or .nvdb volume without --like, --sun or --env is lit as a cloud: the null\n"
-          "  boundary, --sun 0.3,1,0.2 in the camera's frame, --env 0.05,0.08,0.15\n"
+          "  A .vdb or .nvdb volume without --like has the null boundary (a cloud); without\n"
+          "  --sun or --env too, it is lit as a cloud: --sun 0.3,1,0.2 in the camera's frame,\n"
+          "  --env 0.05,0.08,0.15\n"
           "  --print-scene       print the scene's name, SHA-256 digest and source; exit\n",
           fp);
 }

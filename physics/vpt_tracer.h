@@ -571,18 +571,23 @@ VPT_FN float vpt_woodcock(const VptParams *P, const VptMedium *M, vpt_vec3 o, vp
 
 /* ------------------------------------------------ the sun's shadow rays */
 
-/* Shadow rays draw from a step stream of their own (the seed's bits
- * flipped, so never a path's own stream within one render): the shadow ray
- * of the path's scattering at depth k uses pairs [k 2^18, (k + 1) 2^18),
- * one pair per step (its x word the free path, its y word the roulette),
- * the last pair of the block for the disk's direction. A shadow ray of more
- * than 2^18 - 1 steps would reuse the next depth's words. */
-#define VPT_SHADOW_PAIRS_LOG2 18
-
-VPT_FN VptStepStream vpt_shadow_stream(const VptParams *P, vpt_u64 path)
+/* A shadow ray's random words: a step stream of its own per (seed, path,
+ * depth of the scattering it leaves from), pair k for its step k (the x
+ * word the free path, the y word the roulette; delta tracking takes its
+ * steps' words as a flight does, from draw 0), the last pair for the disk's
+ * direction. Its fourth input word carries bit 30 (a path's events,
+ * vpt_rng, carry neither bit 30 nor 31, its flights bit 31; path indices
+ * stay below 2^62), so shadow rays never reuse a path's words, and paths'
+ * depths never share a stream within a render. */
+VPT_FN VptStepStream vpt_shadow_stream(const VptParams *P, vpt_u64 path, int depth)
 {
-    return vpt_step_stream(P->seed ^ 0xA511E9B3u, path);
+    VptStepStream k;
+    k.x = vpt_pcg4d_lcg((vpt_u32)path);
+    k.z = vpt_pcg4d_lcg(P->seed ^ ((vpt_u32)depth * 0x9E3779B9u));
+    k.w = vpt_pcg4d_lcg((vpt_u32)(path >> 32) ^ 0x40000000u);
+    return k;
 }
+#define VPT_SHADOW_DISK_PAIR 0xFFFFFFFFu
 
 /* Roulette on a small shadow weight: below 1/8 it survives with
  * probability 8 T, as 1/8 (unbiased: the expectation is T). The u word's
@@ -661,7 +666,8 @@ VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec
 
 /* The transmittance from o toward direction w to the box's exit, by the
  * estimator the kernel (or params) chose; `depth` picks the shadow ray's
- * words. Delta tracking is a whole free flight, with the config's majorant. */
+ * stream (vpt_shadow_stream). Delta tracking is a whole free flight, with
+ * the config's majorant. */
 VPT_FN float vpt_shadow_transmittance(const VptParams *P, const VptMedium *M, vpt_vec3 o, vpt_vec3 w, vpt_u64 path,
                                       int depth, vpt_u64 *steps)
 {
@@ -669,15 +675,13 @@ VPT_FN float vpt_shadow_transmittance(const VptParams *P, const VptMedium *M, vp
     int a0, a1;
     if (!vpt_box_intersect(P->box_min, P->box_max, o, w, &t0, &t1, &a0, &a1) || t1 <= VPT_RAY_EPS) return 1.0f;
     const float t = vpt_fmaxf(t0, 0.0f);
-    const VptStepStream ss = vpt_shadow_stream(P, path);
-    const vpt_u32 pair = (vpt_u32)depth << VPT_SHADOW_PAIRS_LOG2;
+    const VptStepStream ss = vpt_shadow_stream(P, path, depth);
     vpt_vec3 ou, du;
     vpt_woodcock_ray(P, o, w, &ou, &du);
     const int kind = vpt_transmittance_of(P);
-    if (kind == VPT_TR_RATIO) return vpt_shadow_ratio(P, M, ou, du, t, t1, ss, pair, steps);
-    if (kind == VPT_TR_RESIDUAL) return vpt_shadow_residual(P, M, ou, du, t, t1, ss, pair, steps);
-    /* delta tracking: vpt_woodcock's draws are step indices, two per pair */
-    vpt_u32 draw = pair << 1;
+    if (kind == VPT_TR_RATIO) return vpt_shadow_ratio(P, M, ou, du, t, t1, ss, 0u, steps);
+    if (kind == VPT_TR_RESIDUAL) return vpt_shadow_residual(P, M, ou, du, t, t1, ss, 0u, steps);
+    vpt_u32 draw = 0u; /* delta tracking: a flight's steps, two to a pair */
     return vpt_woodcock_in(P, M, o, w, t, t1, ss, &draw, steps) >= t1 ? 1.0f : 0.0f;
 }
 
@@ -687,8 +691,7 @@ VPT_FN float vpt_shadow_transmittance(const VptParams *P, const VptMedium *M, vp
 VPT_FN vpt_vec3 vpt_sun_sample(const VptParams *P, vpt_u64 path, int depth)
 {
     if (P->sun_cos_max >= 1.0f) return P->sun_dir;
-    const vpt_u32 last = (((vpt_u32)depth + 1u) << VPT_SHADOW_PAIRS_LOG2) - 1u;
-    const vpt_u4 r = vpt_step_stream_pair(vpt_shadow_stream(P, path), last);
+    const vpt_u4 r = vpt_step_stream_pair(vpt_shadow_stream(P, path, depth), VPT_SHADOW_DISK_PAIR);
     const float c = 1.0f - vpt_u01(r.x) * (1.0f - P->sun_cos_max);
     const float sn = vpt_sqrtf(vpt_fmaxf(0.0f, 1.0f - c * c));
     float sp, cp;

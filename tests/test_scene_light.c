@@ -365,18 +365,27 @@ TEST(light_cloud_default_for_vdb_volumes)
     char lit[65];
     digest(s, lit);
     vpt_scene_destroy(s);
-    /* the same light given as flags names the same scene, but for the
-     * boundary: the CT defaults' rough dielectric refuses a delta sun */
+    /* the same light given as flags is the same scene: a cloud file has
+     * the null boundary whatever its light */
     s = load("--volume " BONSAI " --sun 0.3,1,0.2 --env 0.05,0.08,0.15");
-    CHECK(!s);
-    CHECK_STR_CONTAINS(vpt_errmsg(), "delta light");
+    REQUIRE_MSG(s, "%s", vpt_errmsg());
+    CHECK_STR_EQ(s->name, "bonsai_small.vdb@sun0.3,1,0.2@irr3@env0.05,0.08,0.15");
+    char flags[65];
+    digest(s, flags);
+    CHECK_STR_EQ(flags, lit);
     vpt_scene_destroy(s);
     /* any light of the user's replaces the default whole */
     s = load("--volume " BONSAI " --env 1");
     REQUIRE(s);
     CHECK_STR_EQ(s->name, "bonsai_small.vdb@env1");
     CHECK(!vpt_scene_has_sun(s));
-    CHECK_EQ_INT(s->boundary, VPT_BOUNDARY_GGX);
+    CHECK_EQ_INT(s->boundary, VPT_BOUNDARY_NULL);
+    vpt_scene_destroy(s);
+    /* a volume of another format keeps the CT defaults' rough dielectric,
+     * which refuses a delta sun */
+    s = load("--volume ../shared/data/formats/engine_small.mhd --sun 0,1,0");
+    CHECK(!s);
+    CHECK_STR_CONTAINS(vpt_errmsg(), "delta light");
     vpt_scene_destroy(s);
     s = load("--volume " BONSAI " --sun 0,1,0 --sun-radius 0.5");
     REQUIRE(s);

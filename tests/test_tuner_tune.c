@@ -188,9 +188,10 @@ TEST(tuner_tune_without_remeasure_ranks_the_search)
 
 /* A sun's scene as the evaluator measures it: every record carries its
  * transmittance estimator's variance over ratio tracking's
- * (equal_error_factor). Delta tracking is the fastest per image and the
- * noisiest (0.6 of the time, 3x the variance: 1.8x the time to equal
- * error), residual ratio tracking the best at equal error (1.1 x 0.7). */
+ * (equal_error_factor). In this double delta tracking is the fastest per
+ * image and the noisiest (0.6 of ratio tracking's time, three times its
+ * variance), residual ratio tracking the best at equal error (1.1 of the
+ * time, 0.7 of the variance). */
 static int sun_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
 {
     if (td_evaluate(ctx, c, fidelity, out)) return -1;
