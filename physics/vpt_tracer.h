@@ -598,10 +598,10 @@ VPT_FN float vpt_shadow_roulette(float T, vpt_u32 u)
     return vpt_u01(u) < 8.0f * T ? 0.125f : 0.0f;
 }
 
-/* Ratio tracking from t to tmax through the walk's cells (the majorant grid,
- * or one cell: the global majorant, or skip, whose empty space a step's
- * factor of 1 crosses anyway): steps at the cell's majorant, each
- * multiplying T by 1 - density / majorant. */
+/* Ratio tracking from t to tmax: steps at the majorant, each multiplying T
+ * by 1 - density / majorant; through the majorant grid's cells with the
+ * grid, jumping empty space by the distance map with skip, against the
+ * global majorant otherwise. */
 VPT_FN float vpt_shadow_ratio(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t, float tmax,
                               VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
 {
@@ -629,7 +629,17 @@ VPT_FN float vpt_shadow_ratio(const VptParams *P, const VptMedium *M, vpt_vec3 o
         t = vpt_woodcock_advance(P, t, vpt_woodcock_free_path_x(r.x));
         *steps += 1u;
         if (t >= tmax) break;
-        const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t));
+        float d;
+        if (vpt_uses_skip(P)) {
+            /* a step in empty space multiplies by 1: the jump across it
+             * (vpt_skip_resume) drops only factors of 1, and the steps
+             * resume past it by memorylessness */
+            float D;
+            d = vpt_medium_density_distance(M, vpt_woodcock_point(ou, du, t), &D);
+            t = vpt_skip_resume(P, du, t, D);
+        } else {
+            d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t));
+        }
         T = vpt_shadow_roulette(T * vpt_fmaxf(0.0f, 1.0f - vpt_divf(d, P->density_max)), r.y);
         if (T == 0.0f) break;
     }

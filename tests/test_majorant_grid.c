@@ -752,6 +752,10 @@ TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
     const int nx = 20, ny = 12, nz = 16;
     float *d = random_volume(nx, ny, nz, 29u);
     REQUIRE(d);
+    /* the lower x half emptied, so that shadow rays cross empty space
+     * several voxels deep (skip jumps it) */
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++)
+        if ((int)(i % (size_t)nx) < nx / 2) d[i] = 0.0f;
     float dmax = 0.0f;
     double sum = 0.0;
     for (size_t i = 0; i < (size_t)nx * ny * nz; i++) {
@@ -780,6 +784,7 @@ TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
     REQUIRE(cells);
     uint32_t s = 23u;
     int tested = 0;
+    vpt_u64 ratio_steps[3] = {0, 0, 0};
     for (int r = 0; r < 8; r++) {
         vpt_vec3 o = vpt_v3(-0.9f + 1.8f * frand(&s), -0.5f + frand(&s), -0.7f + 1.4f * frand(&s));
         vpt_vec3 dir = vpt_normalize(vpt_v3(frand(&s) - 0.5f, frand(&s) - 0.5f, frand(&s) - 0.5f));
@@ -811,9 +816,14 @@ TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
                 CHECK_MSG(fabs(mean - T) <= 6 * se + 1e-3, "ray %d, estimator %d, majorant %d: mean %.5f, expected %.5f +- %.5f",
                           r, est, mj, mean, T, se);
                 CHECK(steps > 0);
+                if (est == VPT_TR_RATIO) ratio_steps[mj] += steps;
             }
     }
     CHECK_EQ_INT(tested, 72);
+    /* ratio tracking crosses the empty half without steps with the grid and skip */
+    vpt_test_log("ratio tracking's steps: global %llu, grid %llu, skip %llu", (unsigned long long)ratio_steps[0],
+                 (unsigned long long)ratio_steps[1], (unsigned long long)ratio_steps[2]);
+    CHECK(ratio_steps[1] < ratio_steps[0] && ratio_steps[2] < ratio_steps[0]);
     free(cells);
     free(map);
     vpt_majorant_grid_free(&g);
