@@ -228,6 +228,8 @@ def config_seeds():
     s["flights_async"] = b"regenerationSK-warp,threshold=50,lookahead=2,flights=async,majorant=grid32,density=u8"
     s["bad_flights_rule"] = b"regenerationSK-block,flights=async"
     s["paths_pixel"] = b"regenerationSK-thread,paths=pixel,majorant=grid32,density=u8"
+    s["transmittance"] = b"regenerationSK-warp,threshold=75,majorant=skip,density=u8,transmittance=residual"
+    s["bad_transmittance"] = b"naiveSK,transmittance=shadow"
     return s
 
 
