@@ -24,6 +24,22 @@ static uint32_t lcg(uint32_t *s)
 }
 static float frand(uint32_t *s) { return (float)lcg(s) / 16777216.0f; }
 
+/* The params of the random volumes' box [-1, 1] x [-0.6, 0.6] x [-0.8, 0.8]
+ * with the global majorant dmax at the given density scale. */
+static VptParams box_params(float density_scale, float dmax)
+{
+    VptParams P;
+    memset(&P, 0, sizeof P);
+    P.box_min = vpt_v3(-1.0f, -0.6f, -0.8f);
+    P.box_max = vpt_v3(1.0f, 0.6f, 0.8f);
+    P.inv_extent = vpt_v3(0.5f, 1.0f / 1.2f, 1.0f / 1.6f);
+    P.density_scale = density_scale;
+    P.density_max = dmax;
+    P.free_path_unit = VPT_LN2 / (P.density_scale * dmax);
+    P.tau_per_density = P.density_scale / VPT_LN2;
+    return P;
+}
+
 /* A random sparse volume: mostly zero, some blobs and isolated voxels. */
 static float *random_volume(int nx, int ny, int nz, uint32_t seed)
 {
@@ -665,14 +681,7 @@ TEST(majorant_grid_transmittance)
     for (size_t i = 0; i < (size_t)nx * ny * nz; i++) dmax = d[i] > dmax ? d[i] : dmax;
     VptMajorantGrid g;
     REQUIRE(vpt_majorant_grid_build(d, nx, ny, nz, 4, VPT_DENSITY_F32, dmax, 1, &g) == 0);
-    VptParams P;
-    memset(&P, 0, sizeof P);
-    P.box_min = vpt_v3(-1.0f, -0.6f, -0.8f);
-    P.box_max = vpt_v3(1.0f, 0.6f, 0.8f);
-    P.inv_extent = vpt_v3(0.5f, 1.0f / 1.2f, 1.0f / 1.6f);
-    P.density_scale = 0.6f;
-    P.density_max = dmax;
-    P.free_path_unit = VPT_LN2 / (P.density_scale * dmax);
+    VptParams P = box_params(0.6f, dmax);
     vpt_params_set_majorant_grid(&P, &g, nx, ny, nz);
     float *cells = vpt_majorant_grid_cells(&g, P.tau_per_density);
     REQUIRE(cells);
@@ -766,15 +775,7 @@ TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
     REQUIRE(vpt_majorant_grid_build(d, nx, ny, nz, 4, VPT_DENSITY_F32, dmax, 1, &g) == 0);
     uint8_t *map;
     REQUIRE(vpt_distance_map_build(d, nx, ny, nz, 0, &map) == 0);
-    VptParams P;
-    memset(&P, 0, sizeof P);
-    P.box_min = vpt_v3(-1.0f, -0.6f, -0.8f);
-    P.box_max = vpt_v3(1.0f, 0.6f, 0.8f);
-    P.inv_extent = vpt_v3(0.5f, 1.0f / 1.2f, 1.0f / 1.6f);
-    P.density_scale = 0.5f;
-    P.density_max = dmax;
-    P.free_path_unit = VPT_LN2 / (P.density_scale * dmax);
-    P.tau_per_density = P.density_scale / VPT_LN2;
+    VptParams P = box_params(0.5f, dmax);
     P.control_density = (float)(sum / ((double)nx * ny * nz)) * 4.0f; /* a control well off the mean: still unbiased */
     P.seed = 7u;
     VptParams Pm[3] = {P, P, P};
