@@ -31,7 +31,9 @@
  *      picked.
  * After steps 2 and 5 the driver screens the path order (codegen/config.h:
  * paths) on the best record the same way, one evaluation each, and steps 3
- * and 4 search with the faster order (tuner/tune.c, screen_paths).
+ * and 4 search with the faster order (tuner/tune.c, screen_paths); on a
+ * scene with a sun, then the shadow rays' transmittance estimator at equal
+ * error (screen_transmittance).
  * Why the search's best and not the thesis' default schedule: an estimator
  * chosen on the default schedule can lead the search to schedules that
  * never meet the global majorant's best, so the tune ends slower than a
