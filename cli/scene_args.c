@@ -455,6 +455,12 @@ int vpt_scene_args_print(FILE *fp, const VptScene *s)
     fprintf(fp, "scene %s\nsha256 %s\nsource %s\ngrid %dx%dx%d\nvolume %s\nload_s %.3f\n", s->name, hex, s->source,
             s->nx, s->ny, s->nz, vtext, s->volume.load_s);
     free(vtext);
+    if (s->volume.has_world) {
+        const double *a = s->volume.world_min, *b = s->volume.world_max;
+        fprintf(fp, "world_box %.9g,%.9g,%.9g %.9g,%.9g,%.9g\nbox %.9g,%.9g,%.9g %.9g,%.9g,%.9g\n", a[0], a[1], a[2],
+                b[0], b[1], b[2], s->box_min[0], s->box_min[1], s->box_min[2], s->box_max[0], s->box_max[1],
+                s->box_max[2]);
+    }
     return 0;
 }
 

@@ -115,7 +115,10 @@ void vpt_scene_args_only(const VptSceneArgs *a, int which, VptSceneArgs *out);
  * vpt_scene_digest), "source SOURCE", "grid XxYxZ", "volume {...}" (the
  * "volume" of its result rows, with the file's own SHA-256) and "load_s S"
  * (the seconds vpt_scene_args_load took: the time to load, without
- * rendering, that a large volume's users want to know). */
+ * rendering, that a large volume's users want to know); then, for a volume
+ * placed by its own world frame (VptSceneVolume.has_world), "world_box MIN
+ * MAX" (the file's frame) and "box MIN MAX" (the scene's), each corner
+ * X,Y,Z: the two boxes' corners map to each other. */
 int vpt_scene_args_print(FILE *fp, const VptScene *s);
 
 /* The usage lines of the scene options, for a tool's --help. */

@@ -178,6 +178,73 @@ def mitsuba_or_skip():
     return mi
 
 
+class DisneyCloudSceneTest(unittest.TestCase):
+    """scripts/disney_cloud_scene.py on a volume with a frame of its own
+    (a MetaImage grid with spacing and offset, in place of the cloud's
+    .vdb): pbrt's camera, lights and medium land in the scene's frame, and
+    vptune reads the file back with its sun."""
+
+    def test_pbrt_camera_lights_and_medium_in_the_scenes_frame(self):
+        render = os.path.join(BIN, "render")
+        if not os.access(render, os.X_OK):
+            raise unittest.SkipTest("%s is not built" % render)
+        script = os.path.join(ROOT, "scripts", "disney_cloud_scene.py")
+        with tempfile.TemporaryDirectory() as d:
+            mhd = os.path.join(d, "c.mhd")
+            vals = array.array("f", [((i * 7) % 11) / 10.0 for i in range(8 * 6 * 10)])
+            with open(mhd, "wb") as f:
+                f.write(b"ObjectType = Image\nNDims = 3\nDimSize = 8 6 10\nElementSpacing = 2 2 2\n"
+                        b"Offset = 10 -4 3\nElementType = MET_FLOAT\nElementDataFile = LOCAL\n" + vals.tobytes())
+            xml = os.path.join(d, "cloud.xml")
+            p = subprocess.run([sys.executable, script, mhd, xml, "--width", "16", "--height", "9", "--spp", "2",
+                                "--bin", BIN], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            root = ET.parse(xml).getroot()
+            # world box [9, 25] x [-5, 7] x [2, 22]: centre (17, 1, 12), largest side 20
+            look = root.find("sensor/transform/lookat")
+            eye = [float(x) for x in look.get("origin").split(",")]
+            target = [float(x) for x in look.get("target").split(",")]
+            for got, want in zip(eye + target, [(648.064 - 17) / 20, (-82.473 - 1) / 20, (-63.856 - 12) / 20,
+                                                (6.021 - 17) / 20, (100.043 - 1) / 20, (-43.679 - 12) / 20]):
+                self.assertAlmostEqual(got, want, places=5)
+            fov = float(root.find("sensor/float[@name='fov']").get("value"))
+            want_fov = math.degrees(2 * math.atan(math.tan(math.radians(31.07 / 2)) * 16 / 9))
+            self.assertAlmostEqual(fov, want_fov, places=4)
+            self.assertAlmostEqual(float(root.find("medium/float[@name='scale']").get("value")), 80.0, places=4)
+            self.assertEqual(root.find("medium/boolean[@name='sample_emitters']").get("value"), "true")
+            self.assertEqual(root.find("medium/phase/float[@name='g']").get("value"), "0.877")
+            sun = root.find("emitter[@type='directional']")
+            self.assertEqual(sun.find("vector").get("value"), "-0.5826, -0.766, -0.2717")
+            self.assertEqual(sun.find("rgb").get("value"), "2.6, 2.5, 2.3")
+            self.assertEqual(root.find("emitter[@type='constant']/rgb").get("value"), "0.03, 0.07, 0.23")
+            # vptune reads it back: the sun is on (the digest differs from the file without it) and it renders
+            p = subprocess.run([render, "--scene-file", xml, "--print-scene"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(xml) as f:
+                text = f.read()
+            nosun = os.path.join(d, "nosun.xml")
+            with open(nosun, "w") as f:
+                f.write(text.replace('<emitter type="directional">', '<!--').replace(
+                    '</emitter>\n\n    <medium', '-->\n\n    <medium'))
+            q = subprocess.run([render, "--scene-file", nosun, "--print-scene"], capture_output=True, text=True)
+            self.assertEqual(q.returncode, 0, q.stderr)
+            sha = [next(ln for ln in r.stdout.splitlines() if ln.startswith("sha256")) for r in (p, q)]
+            self.assertNotEqual(sha[0], sha[1])
+            pfm = os.path.join(d, "c.pfm")
+            r = subprocess.run([render, "--cpu", "--scene-file", xml, "-o", pfm, "--quiet"], capture_output=True,
+                               text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            w, h, rgb = mc.read_pfm(pfm)
+            self.assertEqual((w, h), (16, 9))
+            self.assertTrue(all(math.isfinite(v) and v >= 0 for v in rgb))
+            # a file placed by a box of its own (a Mitsuba .vol) has no frame to map pbrt's camera from
+            vol = os.path.join(d, "cloud_density.vol")
+            p = subprocess.run([sys.executable, script, vol, os.path.join(d, "x.xml"), "--bin", BIN],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("no world_box", p.stderr)
+
+
 class MitsubaLoadTest(unittest.TestCase):
     def params(self, mi, scene):
         p = mi.traverse(scene)

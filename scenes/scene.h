@@ -26,6 +26,12 @@ typedef struct {
     char resample[24];       /* "up4", "down2"; "" when the grid is the file's */
     double load_s;           /* seconds the load or build took (set by cli/scene_args.c; reported, not
                                 part of the grid's identity) */
+    /* The grid's box in the file's own world frame (voxel size and origin), when the scene's box is that box
+     * scaled uniformly and centred on the origin (a volume loaded without --like and without a box of its own):
+     * world_min maps to box_min and world_max to box_max, so a camera or light given in the file's frame (a
+     * renderer's scene description of the same file) can be placed in the scene's. has_world 0 otherwise. */
+    int has_world;
+    double world_min[3], world_max[3];
 } VptSceneVolume;
 
 

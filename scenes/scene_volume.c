@@ -102,7 +102,11 @@ static void aspect_box(VptScene *s, const VptVolume *v)
     for (int k = 0; k < 3; k++) {
         s->box_max[k] = 0.5f * e[k] / mx;
         s->box_min[k] = -s->box_max[k];
+        /* origin is voxel 0's centre */
+        s->volume.world_min[k] = (double)v->origin[k] - 0.5 * v->spacing[k];
+        s->volume.world_max[k] = s->volume.world_min[k] + (double)n[k] * v->spacing[k];
     }
+    s->volume.has_world = 1;
 }
 
 static const char *basename_of(const char *path)

@@ -20,14 +20,16 @@
 # (embree, OpenEXR, libpng, libjpeg, pugixml: libmitsuba.so needs them all
 # at load time). Dropped: the other variants (spectral, polarized, mono),
 # the other plugins, .pyi stubs, headers, CMake and pkg-config files, the
-# sunsky data, byte code.
+# sunsky data, the spectral upsampling table srgb.coeff (only spectral
+# variants read it), byte code, and the shared libraries' symbols.
 #
 # With --verify (only when the bundle's Python is the one running here),
 # the bundle is unpacked into a scratch folder and, with nothing else on
 # the path (python -S), imports, checks each kept variant that can run
 # here and renders every scene bin/render exports (llvm_ad_rgb), so that a
 # missing file shows here and not on the GPU machine. Prints the bundle's
-# size; the target is under 35 MB.
+# size; the target is under 16 MB (with the repository's tracked files it
+# must fit the GPU machine's 64 MiB working tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,8 +50,8 @@ OUT=.mitsuba
 STAGE=$OUT/stage-$TAG
 BUNDLE=$OUT/mitsuba-$TAG.tar.xz
 KEEP_VARIANTS="cuda_ad_rgb llvm_ad_rgb scalar_rgb"
-KEEP_PLUGINS="box constant constvolume cube d65 dielectric gaussian gridvolume hdrfilm heterogeneous hg independent
-              isotropic merge null obj perspective regular roughdielectric srgb uniform volpath"
+KEEP_PLUGINS="box constant constvolume cube d65 dielectric directional gaussian gridvolume hdrfilm heterogeneous hg
+              independent isotropic merge null obj perspective regular roughdielectric srgb uniform volpath"
 
 mkdir -p "$OUT"
 wheel() { # wheel NAME VERSION -> path of the cpXY wheel
@@ -89,8 +91,10 @@ for f in "$STAGE"/mitsuba/plugins/*.so; do
     case " $(echo $KEEP_PLUGINS) " in *" $p "*) ;; *) rm -f "$f" ;; esac
 done
 rm -rf "$STAGE"/mitsuba/include "$STAGE"/mitsuba/cmake "$STAGE"/mitsuba/pkgconfig "$STAGE"/mitsuba/mitsuba_stubs \
-       "$STAGE"/mitsuba/data/sunsky "$STAGE"/drjit/include "$STAGE"/drjit/cmake "$STAGE"/share "$STAGE"/*.data
+       "$STAGE"/mitsuba/data/sunsky "$STAGE"/mitsuba/data/srgb.coeff "$STAGE"/drjit/include "$STAGE"/drjit/cmake "$STAGE"/share "$STAGE"/*.data
 find "$STAGE" \( -name '*.pyi' -o -name '__pycache__' -o -name 'py.typed' \) -prune -exec rm -rf {} +
+# symbols (libembree3 and libmitsuba ship theirs): a third of the packed size
+find "$STAGE" -name '*.so*' -type f -exec strip --strip-unneeded {} +
 # The variant list Mitsuba reports: the kept ones.
 python3 - "$STAGE/mitsuba/config.py" $KEEP_VARIANTS <<'EOF'
 import re, sys
@@ -106,7 +110,7 @@ after=$(du -sm "$STAGE" | cut -f1)
 echo "bundle: unpacked $before MB, trimmed to $after MB"
 
 tmp=$BUNDLE.tmp.$$
-tar -C "$STAGE" -cf - . | xz -T0 -9 > "$tmp"
+tar -C "$STAGE" -cf - . | xz -T0 -9e > "$tmp"
 mv "$tmp" "$BUNDLE"
 size=$(du -m "$BUNDLE" | cut -f1)
 echo "bundle: $BUNDLE, $(stat -c %s "$BUNDLE") bytes (${size} MB), sha256 $(sha256sum "$BUNDLE" | cut -c1-16)"

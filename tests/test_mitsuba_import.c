@@ -589,9 +589,10 @@ static void run_python_tests(const char *classes)
     CHECK_MSG(rc == 0, "experiments/test_mitsuba.py %s failed (status %d):\n%s", classes, rc, buf);
 }
 
-/* The comparison's statistics and the exported XML read with Python's own
- * XML parser (xml.etree). */
-TEST_TIMEOUT(mitsuba_python_stats_and_xml, 300) { run_python_tests("StatsTest ExportXmlTest"); }
+/* The comparison's statistics, the exported XML read with Python's own
+ * XML parser (xml.etree), and pbrt-v4's disney-cloud scene made of a volume
+ * (scripts/disney_cloud_scene.py). */
+TEST_TIMEOUT(mitsuba_python_stats_and_xml, 300) { run_python_tests("StatsTest ExportXmlTest DisneyCloudSceneTest"); }
 
 /* The exported XML loaded by the mitsuba package (scalar_rgb): its
  * parameters inside Mitsuba, and a render. Skipped where mitsuba is not

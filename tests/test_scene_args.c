@@ -267,7 +267,14 @@ TEST(print_scene_names_the_volume_and_the_load_time)
         CHECK_STR_CONTAINS(out, "\"resample\":\"up2\"");
         CHECK_STR_CONTAINS(out, "\nload_s ");
         CHECK_MSG(!strstr(out, "loaded grid"), "%s: a short load reported itself: %s", tools[t], out);
+        /* the file's frame (voxel 0's centre at 0, spacing 1,1,2: the upsampled grid covers the same box) and
+         * the scene's box it maps to (largest side 1, centred) */
+        CHECK_STR_CONTAINS(out, "\nworld_box -0.5,-0.5,-1 5.5,4.5,7\nbox -0.375,-0.3125,-0.5 0.375,0.3125,0.5\n");
     }
+    /* --like takes the built-in scene's box: no frame to map */
+    snprintf(cmd, sizeof cmd, "%s --volume %s --like manix --print-scene", vpt_test_tool("render"), mhd);
+    REQUIRE_MSG(run_cmd(cmd) == 0, "%s", out);
+    CHECK_MSG(!strstr(out, "world_box"), "%s", out);
     /* the file's hash is its bytes' */
     snprintf(cmd, sizeof cmd, "sha256sum %s", mhd);
     REQUIRE(run_cmd(cmd) == 0);
@@ -282,4 +289,5 @@ TEST(print_scene_names_the_volume_and_the_load_time)
     snprintf(cmd, sizeof cmd, "%s --scene bucky --print-scene", vpt_test_tool("render"));
     REQUIRE(run_cmd(cmd) == 0);
     CHECK_STR_CONTAINS(out, "volume {\"dims\":[32,32,32],\"format\":\"f32\",\"bytes\":131072,\"source\":\"bucky\"}");
+    CHECK_MSG(!strstr(out, "world_box"), "a built-in scene has no file frame: %s", out);
 }
