@@ -12,7 +12,12 @@
 # bytes, MD5 d8a216f2fc9b68366b1fa5cb1a1dd350), as recorded by the DataLad
 # dataset datalad-datasets/disneyanimation-cloud (whose git-annex keys give
 # the sizes and MD5s below); licence CC BY-SA 3.0, Copyright 2017 Disney
-# Enterprises, Inc. Nothing of it is kept in this repository. The zip is read
+# Enterprises, Inc. Nothing of it is kept in this repository. Without a
+# network: the sixteenth is also, byte for byte, a blob in the history of
+# public repositories (git object 668ff4aeec890b7a18321c3c488e2c5d37ba1a45,
+# e.g. sergeneren/Volumetric-Path-Tracer, assets/wdas_cloud_sixteenth.vdb);
+# a file put at DIR/wdas_cloud_sixteenth.vdb from anywhere is kept when its
+# size and MD5 are the published ones. The zip is read
 # over HTTP ranges when the server allows (python3's zipfile over a ranged
 # reader: only the asked member is transferred), else downloaded whole to
 # DIR/wdas_cloud.zip (resumable) and the member extracted.
