@@ -651,7 +651,19 @@ VPT_FN float vpt_shadow_ratio(const VptParams *P, const VptMedium *M, vpt_vec3 o
  * majorant mr = max(density_max - c, c) of 1 - (density - c) / mr, each
  * factor in [0, 2]. Fewer steps than ratio tracking when c is near the
  * middle of the densities, at the price of factors above 1. Always against
- * the global bound, whatever the config's majorant. */
+ * the global bound, whatever the config's majorant.
+ *
+ * The control's attenuation is applied step by step, exp(-sigma_c) over
+ * each step's own distance, so that T is a running product whose
+ * expectation stays the partial transmittance (in empty space each step's
+ * factor has expectation 1: (mr / (mr + c)) x (1 + c / mr)). Applied at
+ * once, in a thick medium it would start T near 0 (exp(-100) for a
+ * control optical depth of 100; 0 in float, flushed, past about 87): the
+ * roulette would end almost every ray at its first step, and the rare
+ * survivor would have to carry the whole expectation, so in any feasible
+ * number of samples the estimate would be 0. The value is the same product
+ * either way; only where the roulette acts differs, and the roulette is
+ * unbiased wherever it acts. */
 VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
                                  float tmax, VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
 {
@@ -659,16 +671,21 @@ VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec
     const float mr = vpt_fmaxf(P->density_max - c, c);
     /* tau_per_density is optical depth per unit density and distance in
      * units of ln 2: exp(-x ln 2) = exp2(-x) */
-    float T = vpt_exp2f(-c * P->tau_per_density * (tmax - t));
-    if (!(mr > 0.0f)) return T;
+    const float ctau = c * P->tau_per_density;
+    if (!(mr > 0.0f)) return vpt_exp2f(-ctau * (tmax - t));
     const float unit = vpt_divf(1.0f, P->tau_per_density * mr); /* distance per unit of free path */
+    float T = 1.0f;
     for (;;) {
         const vpt_u4 r = vpt_step_stream_pair(ss, pair++);
-        t = vpt_fmaf(vpt_woodcock_free_path_x(r.x), unit, t);
+        const float t1 = vpt_fmaf(vpt_woodcock_free_path_x(r.x), unit, t);
         *steps += 1u;
-        if (t >= tmax) break;
-        const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t));
-        T = vpt_shadow_roulette(T * (1.0f - vpt_divf(d - c, mr)), r.y);
+        if (t1 >= tmax) {
+            T *= vpt_exp2f(-ctau * (tmax - t));
+            break;
+        }
+        const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t1));
+        T = vpt_shadow_roulette(T * vpt_exp2f(-ctau * (t1 - t)) * (1.0f - vpt_divf(d - c, mr)), r.y);
+        t = t1;
         if (T == 0.0f) break;
     }
     return T;

@@ -830,3 +830,56 @@ TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
     vpt_majorant_grid_free(&g);
     free(d);
 }
+
+/* Residual ratio tracking in a thick medium: shadow rays through the empty
+ * half of a volume whose control optical depth along them is 30 or more
+ * (density scale 4000, the control the volume's mean density). Their
+ * transmittance is 1; the estimator applies the control's attenuation step
+ * by step, so its running product stays near its expectation and the
+ * roulette does not end the rays at their first step (applied at once, the
+ * attenuation starts below exp(-30) and the estimate is 0). 4 rays of 8,000
+ * shadow rays; a ray fails past 6 standard errors (plus 1e-3); the
+ * per-step factors' log-variance, about (c / mr)^2 per step over about
+ * 2,000 steps, keeps the mean's distribution close enough to normal at
+ * this N that a false alarm has probability far below 1e-6. */
+TEST(sun_shadow_residual_tracking_survives_a_thick_control)
+{
+    const int nx = 20, ny = 12, nz = 16;
+    float *d = random_volume(nx, ny, nz, 31u);
+    REQUIRE(d);
+    double sum = 0.0;
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++) {
+        if ((int)(i % (size_t)nx) < nx / 2) d[i] = 0.0f;
+        d[i] = d[i] > 1.0f ? 1.0f : d[i];
+        sum += d[i];
+    }
+    VptParams P = box_params(4000.0f, 1.0f);
+    P.control_density = (float)(sum / ((double)nx * ny * nz));
+    P.transmittance = VPT_TR_RESIDUAL;
+    P.seed = 11u;
+    VptMedium m = medium_of(nx, ny, nz, d, NULL);
+    /* in the box [-1, 1] in x the empty voxels are x < 0: rays from x = -0.5 toward -x leave without meeting the
+     * filtered density of the voxels beyond */
+    const float dirs[4][3] = {{-1.0f, 0.1f, 0.05f}, {-1.0f, -0.3f, 0.2f}, {-0.7f, 0.4f, -0.4f}, {-1.0f, 0.0f, -0.6f}};
+    for (int r = 0; r < 4; r++) {
+        vpt_vec3 o = vpt_v3(-0.5f, 0.05f * (float)r - 0.1f, 0.1f);
+        vpt_vec3 dir = vpt_normalize(vpt_v3(dirs[r][0], dirs[r][1], dirs[r][2]));
+        float t0, t1;
+        int a0, a1;
+        REQUIRE(vpt_box_intersect(P.box_min, P.box_max, o, dir, &t0, &t1, &a0, &a1));
+        const double control_tau = (double)P.control_density * P.density_scale * t1;
+        CHECK_MSG(control_tau > 30.0, "ray %d: the control's optical depth %.1f is not thick", r, control_tau);
+        const int N = 8000;
+        double sx = 0.0, sxx = 0.0;
+        vpt_u64 steps = 0;
+        for (int i = 0; i < N; i++) {
+            const double x = vpt_shadow_transmittance(&P, &m, o, dir, (vpt_u64)(r * N + i), 0, &steps);
+            sx += x;
+            sxx += x * x;
+        }
+        const double mean = sx / N, var = sxx / N - mean * mean, se = sqrt(var > 0 ? var / N : 0.0);
+        CHECK_MSG(fabs(mean - 1.0) <= 6 * se + 1e-3, "ray %d (control optical depth %.1f): mean %.4f +- %.4f, expected 1",
+                  r, control_tau, mean, se);
+    }
+    free(d);
+}
