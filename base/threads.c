@@ -1,6 +1,7 @@
 #include "base/threads.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -21,7 +22,11 @@ static void *run_chunk(void *p)
 
 int vpt_cpu_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    /* The cores this process may run on: under taskset, a cpuset or a
+     * batch scheduler's allocation that is fewer than the host has. */
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 

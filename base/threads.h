@@ -23,7 +23,8 @@ void vpt_parallel_for(size_t n, int threads, VptRangeFn fn, void *arg);
  * thread count. */
 void vpt_parallel_items(size_t n, int threads, VptRangeFn fn, void *arg);
 
-/* The online cores (at least 1). */
+/* The cores this process may run on (its CPU affinity: taskset, a cpuset, a
+ * batch job's allocation), else the online cores; at least 1. */
 int vpt_cpu_count(void);
 
 #endif

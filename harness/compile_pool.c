@@ -5,6 +5,7 @@
 #include "harness/compile_pool.h"
 
 #include "base/error.h"
+#include "base/threads.h"
 #include "harness/compile_protocol.h"
 #include "harness/compile_worker.h"
 #include "harness/wire.h"
@@ -126,7 +127,7 @@ int vpt_compile_pool_default_jobs(void)
         if (atomic_exchange(&warned, 1) == 0)
             fprintf(stderr, "vptune: ignoring VPT_COMPILE_JOBS=%s (a whole number 1..%d)\n", v, MAX_JOBS);
     }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = vpt_cpu_count();
     if (n < 2) return 1;
     return n - 1 > MAX_JOBS ? MAX_JOBS : (int)(n - 1);
 }

@@ -3,11 +3,15 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/parse.h"
+#include "base/threads.h"
+#include "harness/compile_pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST(base_parse_int_strict)
@@ -110,4 +114,26 @@ TEST(base_sys_try_names_call_place_and_errno)
     CHECK_STR_CONTAINS(vpt_errmsg(), "ENOENT (No such file or directory)");
     char b[32];
     CHECK_STR_CONTAINS(vpt_errno_name(99999, b, sizeof b), "error 99999");
+}
+
+/* A process held to one core (taskset, a cpuset, a batch job's allocation)
+ * counts one core, and compiles one variant at a time: the host's other
+ * cores are not its to use. In a child, so the suite keeps its cores. */
+TEST(base_cpu_count_follows_the_affinity)
+{
+    REQUIRE(vpt_cpu_count() >= 1);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0) _exit(3);
+        unsetenv("VPT_COMPILE_JOBS");
+        _exit(vpt_cpu_count() == 1 && vpt_compile_pool_default_jobs() == 1 ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "held to one core, the count or the compile jobs were not 1 (child status %d)", status);
 }
