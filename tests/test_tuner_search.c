@@ -5,11 +5,13 @@
 #include "tests/test_tuner_double.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "tuner/search.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static VptSearchOptions opts(VptStrategy s, uint64_t seed, size_t max_evals, double max_seconds)
 {
@@ -86,6 +88,45 @@ TEST(tuner_search_respects_time_budget)
             check_result(s, &r);
             vpt_search_result_free(&r);
         }
+    vpt_space_destroy(s);
+}
+
+/* The test double, taking 5 ms of real time per evaluation while it
+ * charges its own (simulated) cost. */
+static int slow_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+    return td_evaluate(ctx, c, fidelity, out);
+}
+
+/* The wall-clock side of a time budget: when the real clock reaches the
+ * deadline first, no evaluation starts after it, whatever the charged
+ * clock says; without one the same search runs on. */
+TEST(tuner_search_stops_at_the_wall_deadline)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    for (int k = 0; k < VPT_STRATEGY_COUNT; k++) {
+        TdCtx ctx = {0};
+        VptSearchOptions o = opts((VptStrategy)k, 1, 0, 1e9);
+        const double t0 = vpt_seconds();
+        o.wall_deadline = t0 + 0.25;
+        VptSearchResult r;
+        REQUIRE(vpt_search_run(s, slow_evaluate, &ctx, NULL, &o, &r) == 0);
+        const double took = vpt_seconds() - t0;
+        CHECK_MSG(r.stop == VPT_STOP_BUDGET, "%s: stop %s", vpt_strategy_name(k), vpt_stop_reason_name(r.stop));
+        CHECK_MSG(took >= 0.25 && took < 2.0, "%s: %.3f s for a 0.25 s deadline", vpt_strategy_name(k), took);
+        CHECK(r.seconds < 1e9);
+        check_result(s, &r);
+        vpt_search_result_free(&r);
+    }
+    TdCtx ctx = {0};
+    VptSearchOptions o = opts(VPT_STRATEGY_RANDOM, 1, 80, 1e9);
+    VptSearchResult r;
+    REQUIRE(vpt_search_run(s, slow_evaluate, &ctx, NULL, &o, &r) == 0);
+    CHECK_EQ_INT(r.n_evals, 80); /* 0.4 s of real time: no deadline, no stop */
+    vpt_search_result_free(&r);
     vpt_space_destroy(s);
 }
 

@@ -21,6 +21,7 @@
  * runs: the tune is the one it always was. */
 #include "base/embedded.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/file.h"
 #include "base/parse.h"
 #include "base/threads.h"
@@ -401,12 +402,27 @@ static int select_gpus(const Options *o, const VptMpi *m, LaneSetup *ls, int *no
     return 0;
 }
 
-/* Compiles per lane when several lanes share this host's cores (and
- * VPT_COMPILE_JOBS does not say): the cores but one per lane, shared out. */
-static void share_cores(VptEvaluatorOptions *eo, int lanes_on_host)
+/* Compiles per lane when several lanes share this process's cores (and
+ * VPT_COMPILE_JOBS does not say): the cores but one per lane, shared out.
+ * The cores are the process's CPU affinity; when a launcher gave it fewer
+ * than the host has (mpirun --map-by ...:PE=N, srun --cpus-per-task), they
+ * are this process's own and only its lanes share them, else every lane of
+ * the host does. Fewer than two cores per lane starves the compiles (a
+ * rank that mpirun bound to one core measured a fifth of the evaluations
+ * per GPU: docs/multi-gpu.md), so that is said. */
+static void share_cores(VptEvaluatorOptions *eo, int lanes_here, int lanes_on_host)
 {
-    if (lanes_on_host < 2 || eo->compile_threads != 0 || getenv("VPT_COMPILE_JOBS")) return;
-    int jobs = (vpt_cpu_count() - lanes_on_host) / lanes_on_host;
+    const int cores = vpt_cpu_count();
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const int sharing = online > 0 && cores < online ? lanes_here : lanes_on_host;
+    if (cores < 2 * lanes_here)
+        fprintf(stderr,
+                "tune: this process may run on %d core%s (its CPU affinity) for %d GPU%s: compiles will queue "
+                "behind the measurements; give it more (mpirun --bind-to none or --map-by slot:PE=N, srun "
+                "--cpus-per-task=N, taskset)\n",
+                cores, cores == 1 ? "" : "s", lanes_here, lanes_here == 1 ? "" : "s");
+    if (sharing < 2 || eo->compile_threads != 0 || getenv("VPT_COMPILE_JOBS")) return;
+    int jobs = (cores - sharing) / sharing;
     eo->compile_threads = jobs > 1 ? jobs : 1;
 }
 
@@ -803,6 +819,9 @@ static int save_winner(const Options *o, const VptTuneProvenance *prov, const Vp
     return 0;
 }
 
+/* When main began: the wall time a tune reports is counted from it. */
+static double started_s;
+
 static int run_gpu(Options *o, VptMpi *m)
 {
     VptGpuCheck gpu_check;
@@ -857,7 +876,7 @@ static int run_gpu(Options *o, VptMpi *m)
             ls.eo.device = ls.device[0];
             g = vpt_gpu_eval_create(&ls.eo, scene, &o->rs, &no_gpu);
         } else {
-            share_cores(&ls.eo, ls.n * (m ? vpt_mpi_local_size(m) : 1));
+            share_cores(&ls.eo, ls.n, ls.n * (m ? vpt_mpi_local_size(m) : 1));
             start_lanes(&b, &ls, &no_gpu);
         }
     }
@@ -910,6 +929,9 @@ static int run_gpu(Options *o, VptMpi *m)
                                              from, sizeof from);
     if (to.search.n_starts && b.rank0)
         printf("transfer prior: %zu starts, the configs saved for %s\n", to.search.n_starts, from);
+    /* a time budget is wall time too (VptSearchOptions.wall_deadline) */
+    const double search_start_s = vpt_seconds();
+    if (o->budget_s > 0) to.search.wall_deadline = search_start_s + o->budget_s;
     VptTuneResult res;
     if (vpt_tune_run(&to, &res)) {
         vpt_report_error(prog);
@@ -926,6 +948,8 @@ static int run_gpu(Options *o, VptMpi *m)
         vpt_report_error(prog);
         rc = 1;
     }
+    printf("wall time: %.1f s: %.1f s to start (scene, GPUs), %.1f s from the search's start to the end\n",
+           vpt_seconds() - started_s, search_start_s - started_s, vpt_seconds() - search_start_s);
     vpt_tune_result_free(&res);
 out:
     close_backend(&b);
@@ -953,6 +977,7 @@ static int start_mpi(VptMpi **m)
 
 int main(int argc, char **argv)
 {
+    started_s = vpt_seconds();
     Options o;
     /* Under a launcher, only rank 0 speaks about the command line: every
      * rank parses the same one. */

@@ -3,6 +3,7 @@
 #include "tuner/search.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "tuner/pool.h"
 #include "tuner/search_engine.h"
 
@@ -230,7 +231,8 @@ static int may_start(VptSearchEngine *e)
         return 0;
     }
     if ((e->o->max_evals && e->res->n_evals >= e->o->max_evals) ||
-        (e->o->max_seconds > 0 && e->res->seconds >= e->o->max_seconds)) {
+        (e->o->max_seconds > 0 && e->res->seconds >= e->o->max_seconds) ||
+        (e->o->wall_deadline > 0 && vpt_seconds() >= e->o->wall_deadline)) {
         vpt_search_stop(e, VPT_STOP_BUDGET);
         return 0;
     }

@@ -184,6 +184,12 @@ typedef struct {
     uint64_t seed;
     size_t max_evals;   /* 0: no limit */
     double max_seconds; /* 0: no limit */
+    /* The wall-clock side of a time budget on real GPUs: no evaluation
+     * starts once vpt_seconds() (base/progress.h) reads this (0: none). The
+     * charged clock simulates the GPUs side by side from the records'
+     * costs; on several GPUs it can run behind the real one (lanes waiting
+     * for the search or the compiles), and the user's budget is wall time. */
+    double wall_deadline;
 
     /* Strategy knobs; vpt_search_options_init sets the defaults.
      * ga_population was scored on the recorded spaces (tuner/score.h); the
