@@ -125,7 +125,7 @@ TEST(tuner_search_stops_at_the_wall_deadline)
     VptSearchOptions o = opts(VPT_STRATEGY_RANDOM, 1, 80, 1e9);
     VptSearchResult r;
     REQUIRE(vpt_search_run(s, slow_evaluate, &ctx, NULL, &o, &r) == 0);
-    CHECK_EQ_INT(r.n_evals, 80); /* 0.4 s of real time: no deadline, no stop */
+    CHECK_EQ_INT(r.n_evals, 80); /* no deadline: no stop however long it takes */
     vpt_search_result_free(&r);
     vpt_space_destroy(s);
 }

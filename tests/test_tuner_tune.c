@@ -239,3 +239,49 @@ TEST(tuner_tune_screens_the_transmittance_at_equal_error)
     vpt_tune_result_free(&r);
     vpt_space_destroy(s);
 }
+
+/* A large volume as the evaluator measures it: every config that names an
+ * estimator other than the first search's costs 5 s (a new kernel, a new
+ * texture, slow images). */
+static int costly_estimators_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    if (td_evaluate(ctx, c, fidelity, out)) return -1;
+    if (c->majorant != 0 || c->density != VPT_DENSITY_F32) out->cost_s = 5.0;
+    return 0;
+}
+
+/* The estimator screening is charged to the budget and stops with it: with
+ * 32 estimators at 5 s each, a whole screening would take the 40 s budget
+ * twice over. What may overrun: the member started last, and the path
+ * order's screening after it (one or two members), as any evaluation
+ * started under budget may. */
+TEST(tuner_tune_screening_stops_at_the_budget)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = costly_estimators_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_seconds = 40;
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    const int n_est = vpt_estimators_parse("all", est);
+    REQUIRE_MSG(n_est == VPT_ESTIMATORS_ALL, "%s", vpt_errmsg());
+    o.estimators = est;
+    o.n_estimators = (size_t)n_est;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE(r.have_winner);
+    size_t screened = 0;
+    for (size_t i = 0; i < r.search.n_evals; i++)
+        screened += r.search.evals[i].config.majorant != 0 ||
+                    r.search.evals[i].config.density != VPT_DENSITY_F32;
+    CHECK_MSG(screened >= 2, "the screening measured %zu estimators", screened);
+    CHECK_MSG(r.search.seconds <= 40 + 3 * 5.0, "%.1f s charged for a 40 s budget (%zu estimator records)",
+              r.search.seconds, screened);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}

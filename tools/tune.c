@@ -407,9 +407,8 @@ static int select_gpus(const Options *o, const VptMpi *m, LaneSetup *ls, int *no
  * The cores are the process's CPU affinity; when a launcher gave it fewer
  * than the host has (mpirun --map-by ...:PE=N, srun --cpus-per-task), they
  * are this process's own and only its lanes share them, else every lane of
- * the host does. Fewer than two cores per lane starves the compiles (a
- * rank that mpirun bound to one core measured a fifth of the evaluations
- * per GPU: docs/multi-gpu.md), so that is said. */
+ * the host does. Fewer than two cores per lane starves the compiles, so
+ * that is said (docs/decisions/cores-from-affinity.md). */
 static void share_cores(VptEvaluatorOptions *eo, int lanes_here, int lanes_on_host)
 {
     const int cores = vpt_cpu_count();

@@ -2,6 +2,7 @@
 #include "tuner/estimators.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -125,8 +126,15 @@ static int announce(const VptConfig *base, const VptEstimator *est, size_t n, co
     return 0;
 }
 
+/* 1 when the screening's budget (vpt_estimators_screen) is spent. */
+static int spent(double seconds, double max_seconds, double wall_deadline)
+{
+    return (max_seconds > 0 && seconds >= max_seconds) || (wall_deadline > 0 && vpt_seconds() >= wall_deadline);
+}
+
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
-                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best)
+                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best,
+                          double max_seconds, double wall_deadline)
 {
     if (n > VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators to screen", VPT_ESTIMATORS_MAX);
     VptEvalRecord *grown = realloc(*recs, (*n_recs + n + 1) * sizeof *grown);
@@ -137,7 +145,7 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
     if (n <= VPT_ESTIMATORS_SCREEN_ALL) {
         memset(pick, 1, n);
         if (announce(base, est, n, pick, pool)) return -1;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n && !spent(*seconds, max_seconds, wall_deadline); i++)
             if (screen_one(base, &est[i], pool, *recs, n_recs, seconds, &best_obj, best)) return -1;
         return vpt_eval_pool_drain(pool);
     }
@@ -159,6 +167,7 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
         if (announce(base, est, n, pick, pool)) return -1;
         for (size_t i = 0; i < n; i++) {
             if (!pick[i]) continue;
+            if (spent(*seconds, max_seconds, wall_deadline)) return vpt_eval_pool_drain(pool);
             done[i] = 1;
             if (screen_one(base, &est[i], pool, *recs, n_recs, seconds, &best_obj, best)) return -1;
         }

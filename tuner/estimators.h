@@ -94,9 +94,15 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * independently (a format changes what a fetch moves, a majorant how many
  * steps there are), and on large volumes one evaluation costs seconds, so
  * a whole screening can eat most of a tune's budget
- * (docs/decisions/screening-coordinate-descent.md). */
+ * (docs/decisions/screening-coordinate-descent.md).
+ *
+ * The budget: no member starts once *seconds reaches max_seconds (> 0) or
+ * vpt_seconds() reaches wall_deadline (> 0); what was screened is ranked.
+ * Where one evaluation costs seconds, a whole screening can exceed a tune's
+ * budget (docs/decisions/screening-within-the-budget.md). */
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
-                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best);
+                          VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best,
+                          double max_seconds, double wall_deadline);
 
 /* How much slower than a screening's fastest an estimator may be and still
  * be screened again on the second search's best (vpt_estimators_contenders).

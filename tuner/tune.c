@@ -297,7 +297,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     double screen_s = 0;
     VptEstimator e = o->estimators[0];
     if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, pool, &screened, &n_screened,
-                              &screen_s, &e) ||
+                              &screen_s, &e, budget_s > 0 ? budget_s - out->seconds : 0, so.wall_deadline) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
         return -1;
@@ -402,9 +402,12 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
         if (!isfinite(obj)) return 0;
     }
 last_screening:
+    /* the budget set it aside (reserve_s), on the charged clock: it runs
+     * past a wall deadline, as the finalists do */
     screen_s = 0;
     const VptConfig last_best = out->best.config;
-    if (vpt_estimators_screen(&last_best, contenders, n_contenders, pool, &screened, &n_screened, &screen_s, &e) ||
+    if (vpt_estimators_screen(&last_best, contenders, n_contenders, pool, &screened, &n_screened, &screen_s, &e,
+                              budget_s > 0 ? fmax(budget_s - out->seconds, reserve_s) : 0, 0) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
         return -1;
