@@ -426,6 +426,7 @@ struct VptEvalWorker {
     /* what the current exchange has heard */
     int phase;
     char last_cu[256];
+    int killed_from_outside; /* the child died of SIGKILL or SIGTERM it was not sent here */
 };
 
 static const char *phase_text(const VptEvalWorker *w, int starting)
@@ -473,6 +474,8 @@ static void lost_message(VptEvalWorker *w, int status, int starting)
 {
     char how[160];
     vpt_wire_describe_exit(status, how, sizeof how);
+    w->killed_from_outside = status != -1 && WIFSIGNALED(status) &&
+                             (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGTERM);
     vpt_fail("worker process died: %s %s%s; last CUDA error: %s", how,
              w->phase == PHASE_NONE ? "" : "during ", phase_text(w, starting),
              w->last_cu[0] ? w->last_cu : "none reported");
@@ -509,6 +512,7 @@ static int exchange(VptEvalWorker *w, uint32_t type, const void *a, size_t alen,
 {
     *timed_out = 0;
     *reply = NULL;
+    w->killed_from_outside = 0;
     w->phase = PHASE_NONE;
     w->last_cu[0] = '\0';
     int starting = type == 0;
@@ -818,6 +822,7 @@ int vpt_eval_worker_run_fault(VptEvalWorker *w, const VptConfig *c, VptFault fau
     req.config = *c;
     req.fault = (int32_t)fault;
     double t0 = now_s();
+    int killed_before = 0;
     for (int attempt = 0;; attempt++) {
         if (ensure(w)) return -1;
         uint32_t t;
@@ -839,11 +844,24 @@ int vpt_eval_worker_run_fault(VptEvalWorker *w, const VptConfig *c, VptFault fau
             free(p);
             unexpected(w, t, len, "an evaluation");
         }
-        /* Lost. Blame the config only if the child had accepted it. */
+        /* Lost. Blame the config only if the child had accepted it, and
+         * not for a kill from outside (an operator, the OOM killer: no
+         * kernel fault ends a worker so) the first time: the config is
+         * measured again on a fresh worker. */
         if (w->phase == PHASE_NONE && attempt == 0) continue;
+        if (w->killed_from_outside && !killed_before) {
+            killed_before = 1;
+            if (!w->spec.eval.quiet) {
+                char text[VPT_CONFIG_STR_MAX];
+                vpt_config_format(c, text, sizeof text);
+                fprintf(stderr, "vptune: %s: %s; measured again on a fresh worker\n", text, vpt_errmsg());
+            }
+            continue;
+        }
         init_result(res, c);
         res->status = timed_out ? VPT_STATUS_TIMEOUT : VPT_STATUS_RUNTIME;
-        snprintf(res->reason, sizeof res->reason, "%s", vpt_errmsg());
+        snprintf(res->reason, sizeof res->reason, "%s%s", vpt_errmsg(),
+                 killed_before && w->killed_from_outside ? " (the second time for this config)" : "");
         res->measure_s = now_s() - t0;
         dequeue(w, c);
         if (!w->spec.eval.quiet)

@@ -11,6 +11,7 @@
 #include "harness/eval_worker.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -326,6 +327,65 @@ TEST(worker_hang_is_killed_as_timeout_and_a_fresh_worker_continues)
     CHECK(vpt_eval_worker_pid(w) != first);
     vpt_eval_worker_stop(w);
     CHECK(no_children());
+}
+
+/* Kills the worker(s) of a request from outside, as an operator or the
+ * OOM killer would: each of `times` workers with SIGKILL, 0.15 s after it
+ * is seen running. */
+typedef struct {
+    VptEvalWorker *w;
+    int times, killed;
+    pid_t pids[2];
+} Killer;
+
+static void *kill_from_outside(void *arg)
+{
+    Killer *k = arg;
+    pid_t last = 0;
+    double t0 = now_s();
+    while (k->killed < k->times && now_s() - t0 < 5.0) {
+        pid_t p = vpt_eval_worker_pid(k->w);
+        if (p > 0 && p != last) {
+            struct timespec pause = {0, 150000000};
+            nanosleep(&pause, NULL);
+            if (kill(p, SIGKILL) == 0) k->pids[k->killed++] = p;
+            last = p;
+        }
+        struct timespec tick = {0, 5000000};
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+
+/* A worker killed from outside mid-request is no fault of the config: it is
+ * measured again on a fresh worker (here the hang then meets the
+ * watchdog: a timeout, not a runtime failure); killed a second time, it is
+ * recorded as a runtime failure that says so. */
+TEST(worker_killed_from_outside_measures_the_config_again_once)
+{
+    for (int times = 1; times <= 2; times++) {
+        VptEvalWorker *w = test_worker(1.5);
+        REQUIRE(w);
+        Killer k = {.w = w, .times = times};
+        pthread_t th;
+        REQUIRE(pthread_create(&th, NULL, kill_from_outside, &k) == 0);
+        VptConfig c = cfg("regenerationSK-block");
+        VptEvalResult r;
+        REQUIRE_MSG(vpt_eval_worker_run_fault(w, &c, VPT_FAULT_HANG, &r) == 0, "%s", vpt_errmsg());
+        pthread_join(th, NULL);
+        CHECK_EQ_INT(k.killed, times);
+        CHECK_EQ_INT(vpt_eval_worker_restarts(w), 1); /* the first kill; after the last, the next request restarts */
+        if (times == 1) {
+            CHECK_MSG(r.status == VPT_STATUS_TIMEOUT, "status %s: %s", vpt_status_name(r.status), r.reason);
+            CHECK_STR_CONTAINS(r.reason, "gave no sign of life");
+        } else {
+            CHECK_MSG(r.status == VPT_STATUS_RUNTIME, "status %s: %s", vpt_status_name(r.status), r.reason);
+            CHECK_STR_CONTAINS(r.reason, "killed by signal 9");
+            CHECK_STR_CONTAINS(r.reason, "the second time for this config");
+        }
+        vpt_eval_worker_stop(w);
+        CHECK(no_children());
+    }
 }
 
 TEST(worker_death_while_idle_is_not_blamed_on_the_next_config)
