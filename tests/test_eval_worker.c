@@ -330,7 +330,7 @@ TEST(worker_hang_is_killed_as_timeout_and_a_fresh_worker_continues)
 }
 
 /* Kills the worker(s) of a request from outside, as an operator or the
- * OOM killer would: each of `times` workers with SIGKILL, 0.15 s after it
+ * OOM killer would: each of `times` workers with SIGKILL, a moment after it
  * is seen running. */
 typedef struct {
     VptEvalWorker *w;
