@@ -35,8 +35,13 @@ typedef struct {
 } VptSceneVolume;
 
 
+/* A scene's name holds at most VPT_SCENE_NAME_MAX - 1 bytes: a file's stem
+ * and every light and medium value it was given ("@sun...@irr...@env...");
+ * a longer one is refused, never cut (scenes/scene_common.c). */
+#define VPT_SCENE_NAME_MAX 192
+
 typedef struct {
-    char name[64];
+    char name[VPT_SCENE_NAME_MAX];
     char source[256];        /* "procedural stand-in: ..." or the file loaded */
     int nx, ny, nz;
     float *density;          /* owned; normalized densities in [0, 1], x fastest */

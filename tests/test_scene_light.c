@@ -168,7 +168,7 @@ TEST(light_name_suffix_round_trips_through_the_flags)
         REQUIRE_MSG(vpt_scene_set_light(s, &lights[i]) == 0, "light %zu: %s", i, vpt_errmsg());
         REQUIRE(!strncmp(s->name, "smoke@", 6));
         /* "smoke@sun0.3,1,0.2@irr3" -> "--scene smoke --sun 0.3,1,0.2 --sun-irradiance 3" */
-        char args[1024] = "--scene smoke", name[64];
+        char args[1024] = "--scene smoke", name[VPT_SCENE_NAME_MAX];
         snprintf(name, sizeof name, "%s", s->name);
         for (char *p = strtok(name + 6, "@"); p; p = strtok(NULL, "@")) {
             size_t t = 0;
@@ -250,7 +250,7 @@ TEST(light_values_no_scene_has_are_refused)
     VptScene *s = vpt_scene_builtin("manix"); /* a rough dielectric boundary */
     REQUIRE(s);
     REQUIRE(s->boundary != VPT_BOUNDARY_NULL);
-    char before[65], after[65], name[64];
+    char before[65], after[65], name[VPT_SCENE_NAME_MAX];
     digest(s, before);
     snprintf(name, sizeof name, "%s", s->name);
     const struct {
@@ -310,13 +310,21 @@ TEST(light_name_never_cut)
 {
     VptScene *s = vpt_scene_builtin("smoke");
     REQUIRE(s);
-    memset(s->name, 'n', 40);
-    s->name[40] = '\0';
-    char before[64];
-    snprintf(before, sizeof before, "%s", s->name);
     VptLightOverride o = {1, {0.123456789, 1, 0.2}, {1, 2, 3}, 0.27, 1, {0.05, 0.08, 0.15}};
+    /* a file's stem and a whole sun and sky fit */
+    snprintf(s->name, sizeof s->name, "wdas_cloud_sixteenth");
+    REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
+    CHECK_STR_CONTAINS(s->name, "wdas_cloud_sixteenth@sun");
+    CHECK_STR_CONTAINS(s->name, "@env0.05,0.08,0.15");
+    vpt_scene_destroy(s);
+    s = vpt_scene_builtin("smoke");
+    REQUIRE(s);
+    memset(s->name, 'n', 150);
+    s->name[150] = '\0';
+    char before[VPT_SCENE_NAME_MAX];
+    snprintf(before, sizeof before, "%s", s->name);
     CHECK(vpt_scene_set_light(s, &o) == -1);
-    CHECK_STR_CONTAINS(vpt_errmsg(), "more than the 63 a scene name holds");
+    CHECK_STR_CONTAINS(vpt_errmsg(), "more than the 191 a scene name holds");
     CHECK_STR_CONTAINS(vpt_errmsg(), "never cut");
     CHECK_STR_EQ(s->name, before);
     CHECK(!vpt_scene_has_sun(s));

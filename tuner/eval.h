@@ -114,7 +114,7 @@ typedef struct {
     char driver[64];
     char nvrtc[32];
     char commit[64];
-    char scene[64];
+    char scene[VPT_SCENE_NAME_MAX];
     int width, height, spp;
     uint64_t seed;
     int max_depth, rr_depth;
