@@ -330,3 +330,24 @@ TEST(tuner_estimators_parse)
     CHECK_STR_CONTAINS(vpt_errmsg(), "twice");
     CHECK(vpt_estimators_parse("", e) < 0);
 }
+
+TEST(tuner_estimators_cell_neighbours_are_half_and_twice_in_the_list)
+{
+    VptEstimator list[VPT_ESTIMATORS_MAX], nb[2];
+    const int n = vpt_estimators_parse("all", list);
+    REQUIRE(n == VPT_ESTIMATORS_ALL);
+    VptEstimator g64 = {64, VPT_DENSITY_U8, 0};
+    REQUIRE(vpt_estimators_cell_neighbours(&g64, list, (size_t)n, nb) == 2);
+    CHECK(nb[0].majorant == 32 && nb[0].density == VPT_DENSITY_U8);
+    CHECK(nb[1].majorant == 128 && nb[1].density == VPT_DENSITY_U8);
+    VptEstimator g128 = {128, VPT_DENSITY_F32, 0}, g4 = {4, VPT_DENSITY_F16, 0};
+    CHECK(vpt_estimators_cell_neighbours(&g128, list, (size_t)n, nb) == 1 && nb[0].majorant == 64);
+    CHECK(vpt_estimators_cell_neighbours(&g4, list, (size_t)n, nb) == 1 && nb[0].majorant == 8);
+    VptEstimator global = {0, VPT_DENSITY_U8, 0}, skip = {-1, VPT_DENSITY_U8, 0};
+    CHECK(vpt_estimators_cell_neighbours(&global, list, (size_t)n, nb) == 0);
+    CHECK(vpt_estimators_cell_neighbours(&skip, list, (size_t)n, nb) == 0);
+    /* only what the tune was given */
+    const int m = vpt_estimators_parse("grid32:u8,grid64:u8", list);
+    REQUIRE(m == 2);
+    CHECK(vpt_estimators_cell_neighbours(&g64, list, (size_t)m, nb) == 1 && nb[0].majorant == 32);
+}

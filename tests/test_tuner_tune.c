@@ -285,3 +285,46 @@ TEST(tuner_tune_screening_stops_at_the_budget)
     vpt_tune_result_free(&r);
     vpt_space_destroy(s);
 }
+
+/* Grids of 64-voxel cells the fastest on every schedule, their neighbours
+ * 32 and 128 more than the contenders' margin behind. */
+static int grid64_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    if (td_evaluate(ctx, c, fidelity, out)) return -1;
+    out->time_ms *= c->majorant == 64 ? 0.5 : c->majorant == 0 ? 1.0 : 2.0;
+    return 0;
+}
+
+/* The last screening measures the winner's grid neighbours on the final
+ * best, though they were never contenders (vpt_estimators_cell_neighbours). */
+TEST(tuner_tune_last_screening_measures_the_winners_grid_neighbours)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptTuneOptions o;
+    vpt_tune_options_init(&o);
+    o.space = s;
+    o.evaluate = grid64_evaluate;
+    o.evaluate_ctx = &ctx;
+    o.search.strategy = VPT_STRATEGY_LOCAL;
+    o.search.max_seconds = 60;
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    const int n_est = vpt_estimators_parse("global:f32,grid32:f32,grid64:f32,grid128:f32", est);
+    REQUIRE_MSG(n_est == 4, "%s", vpt_errmsg());
+    o.estimators = est;
+    o.n_estimators = (size_t)n_est;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE(r.have_winner);
+    CHECK_EQ_INT(r.search.best.config.majorant, 64);
+    for (int cells = 32; cells <= 128; cells *= 4) {
+        VptConfig nb = r.search.best.config;
+        nb.majorant = cells;
+        int found = 0;
+        for (size_t i = 0; i < r.search.n_evals; i++) found |= vpt_config_equal(&r.search.evals[i].config, &nb);
+        CHECK_MSG(found, "grid%d was not measured on the final best", cells);
+    }
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}

@@ -218,3 +218,17 @@ size_t vpt_estimators_rivals(const VptEstimator *contenders, size_t n, size_t ma
     }
     return k;
 }
+
+size_t vpt_estimators_cell_neighbours(const VptEstimator *e, const VptEstimator *list, size_t n, VptEstimator *out)
+{
+    if (e->majorant <= 0) return 0;
+    const int want[2] = {e->majorant / 2, e->majorant * 2};
+    size_t k = 0;
+    for (int w = 0; w < 2; w++)
+        for (size_t i = 0; i < n; i++)
+            if (list[i].majorant == want[w] && same_texture(&list[i], e)) {
+                out[k++] = list[i];
+                break;
+            }
+    return k;
+}

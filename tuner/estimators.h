@@ -144,6 +144,16 @@ size_t vpt_estimators_rivals(const VptEstimator *contenders, size_t n, size_t ma
  * rivals leave each too little to finish its descent. */
 #define VPT_ESTIMATORS_RIVALS_MAX 3
 
+/* The grid majorants one cell size either side of e's (half and twice its
+ * cell size, where the domain has them), with e's texture, that appear in
+ * list[0..n), into out[0..2); returns how many (0 when e's majorant is not
+ * a grid). The tune screens them beside the contenders on its final best:
+ * the cell size is ordinal, and a screening on the first search's schedule
+ * can rank the grids in another order than the final schedule does, so the
+ * winner's neighbours may never have been contenders
+ * (docs/decisions/grid-neighbours-in-the-last-screening.md). */
+size_t vpt_estimators_cell_neighbours(const VptEstimator *e, const VptEstimator *list, size_t n, VptEstimator *out);
+
 /* c with estimator e. */
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);
 

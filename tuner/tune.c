@@ -334,10 +334,15 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
                 tr != VPT_TRANSMITTANCE_NONE ? vpt_transmittance_name(tr) : "", n_contenders,
                 VPT_ESTIMATORS_CONTENDER_MARGIN, n_rivals, n_rivals == 1 ? "" : "s");
     /* what the searches may spend: what is left of the budget once the last
-     * screening (the contenders and the path order, at what they cost the
-     * first time) is set aside */
-    const double reserve_s = contenders_s / vpt_eval_pool_gpus(pool) + paths_s;
-    const size_t reserve_n = n_contenders + (tr != VPT_TRANSMITTANCE_NONE ? 3 : 1);
+     * screening (the contenders, the winner's grid neighbours when a grid
+     * contends, and the path order, at what they cost the first time) is
+     * set aside */
+    int grid_contends = 0;
+    for (size_t i = 0; i < n_contenders; i++) grid_contends |= contenders[i].majorant > 0;
+    const size_t n_reserved = n_contenders + (grid_contends ? 2 : 0);
+    const double per_contender_s = n_contenders ? contenders_s / (double)n_contenders : 0;
+    const double reserve_s = per_contender_s * (double)n_reserved / vpt_eval_pool_gpus(pool) + paths_s;
+    const size_t reserve_n = n_reserved + (tr != VPT_TRANSMITTANCE_NONE ? 3 : 1);
     if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
@@ -406,7 +411,21 @@ last_screening:
      * past a wall deadline, as the finalists do */
     screen_s = 0;
     const VptConfig last_best = out->best.config;
-    if (vpt_estimators_screen(&last_best, contenders, n_contenders, pool, &screened, &n_screened, &screen_s, &e,
+    size_t n_last = n_contenders;
+    {
+        /* the winner's grid neighbours, after the contenders */
+        const VptEstimator at = {last_best.majorant, last_best.density, last_best.sparse};
+        VptEstimator nb[2];
+        const size_t k = vpt_estimators_cell_neighbours(&at, o->estimators, o->n_estimators, nb);
+        for (size_t i = 0; i < k && n_last < VPT_ESTIMATORS_MAX; i++) {
+            size_t j = 0;
+            while (j < n_last && !(contenders[j].majorant == nb[i].majorant && contenders[j].density == nb[i].density &&
+                                   contenders[j].sparse == nb[i].sparse))
+                j++;
+            if (j == n_last) contenders[n_last++] = nb[i];
+        }
+    }
+    if (vpt_estimators_screen(&last_best, contenders, n_last, pool, &screened, &n_screened, &screen_s, &e,
                               budget_s > 0 ? fmax(budget_s - out->seconds, reserve_s) : 0, 0) ||
         append_records(out, screened, n_screened, screen_s)) {
         free(screened);
