@@ -110,6 +110,14 @@ static int same_texture(const VptEstimator *a, const VptEstimator *b)
     return a->density == b->density && a->sparse == b->sparse;
 }
 
+/* 1 when e is in list[0..n). */
+static int listed(const VptEstimator *list, size_t n, const VptEstimator *e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (same_majorant(&list[i], e) && same_texture(&list[i], e)) return 1;
+    return 0;
+}
+
 /* On several GPUs, the configs of est[i] for the i with pick[i] set are
  * announced together, so the lanes measure them side by side. */
 static int announce(const VptConfig *base, const VptEstimator *est, size_t n, const unsigned char *pick,
@@ -153,7 +161,7 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
      * screen the members that share the current best's majorant or its
      * texture (format and volume), move to the fastest, and repeat until it
      * stays. */
-    VptEstimator at = {base->majorant, base->density, base->sparse};
+    VptEstimator at = vpt_estimator_of(base);
     int in_list = 0;
     for (size_t i = 0; i < n; i++) in_list |= same_majorant(&est[i], &at) && same_texture(&est[i], &at);
     if (!in_list) at = est[0];
@@ -197,11 +205,8 @@ size_t vpt_estimators_contenders(const VptEvalRecord *recs, size_t n, double mar
     const double limit = vpt_eval_objective(ok[0]) * margin;
     size_t k = 0;
     for (size_t i = 0; i < m && k < VPT_ESTIMATORS_MAX && vpt_eval_objective(ok[i]) <= limit; i++) {
-        const VptEstimator e = {ok[i]->config.majorant, ok[i]->config.density, ok[i]->config.sparse};
-        int seen = 0;
-        for (size_t j = 0; j < k; j++)
-            seen |= same_majorant(&out[j], &e) && same_texture(&out[j], &e);
-        if (seen) continue;
+        const VptEstimator e = vpt_estimator_of(&ok[i]->config);
+        if (listed(out, k, &e)) continue;
         out[k++] = e;
         if (isfinite(ok[i]->cost_s) && ok[i]->cost_s > 0) *cost_s += ok[i]->cost_s;
     }
@@ -231,4 +236,19 @@ size_t vpt_estimators_cell_neighbours(const VptEstimator *e, const VptEstimator 
                 break;
             }
     return k;
+}
+
+size_t vpt_estimators_add_cell_neighbours(const VptEstimator *e, const VptEstimator *list, size_t n, VptEstimator *to,
+                                          size_t n_to)
+{
+    VptEstimator nb[2];
+    const size_t k = vpt_estimators_cell_neighbours(e, list, n, nb);
+    for (size_t i = 0; i < k && n_to < VPT_ESTIMATORS_MAX; i++)
+        if (!listed(to, n_to, &nb[i])) to[n_to++] = nb[i];
+    return n_to;
+}
+
+VptEstimator vpt_estimator_of(const VptConfig *c)
+{
+    return (VptEstimator){c->majorant, c->density, c->sparse};
 }

@@ -154,7 +154,16 @@ size_t vpt_estimators_rivals(const VptEstimator *contenders, size_t n, size_t ma
  * (docs/decisions/grid-neighbours-in-the-last-screening.md). */
 size_t vpt_estimators_cell_neighbours(const VptEstimator *e, const VptEstimator *list, size_t n, VptEstimator *out);
 
+/* Appends to to[0..n_to) those of e's cell neighbours in list[0..n)
+ * (vpt_estimators_cell_neighbours) that it does not hold, up to
+ * VPT_ESTIMATORS_MAX; returns the new count. */
+size_t vpt_estimators_add_cell_neighbours(const VptEstimator *e, const VptEstimator *list, size_t n, VptEstimator *to,
+                                          size_t n_to);
+
 /* c with estimator e. */
 VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);
+
+/* The estimator c names. */
+VptEstimator vpt_estimator_of(const VptConfig *c);
 
 #endif

@@ -411,20 +411,9 @@ last_screening:
      * past a wall deadline, as the finalists do */
     screen_s = 0;
     const VptConfig last_best = out->best.config;
-    size_t n_last = n_contenders;
-    {
-        /* the winner's grid neighbours, after the contenders */
-        const VptEstimator at = {last_best.majorant, last_best.density, last_best.sparse};
-        VptEstimator nb[2];
-        const size_t k = vpt_estimators_cell_neighbours(&at, o->estimators, o->n_estimators, nb);
-        for (size_t i = 0; i < k && n_last < VPT_ESTIMATORS_MAX; i++) {
-            size_t j = 0;
-            while (j < n_last && !(contenders[j].majorant == nb[i].majorant && contenders[j].density == nb[i].density &&
-                                   contenders[j].sparse == nb[i].sparse))
-                j++;
-            if (j == n_last) contenders[n_last++] = nb[i];
-        }
-    }
+    /* the winner's grid neighbours, after the contenders */
+    const VptEstimator at = vpt_estimator_of(&last_best);
+    const size_t n_last = vpt_estimators_add_cell_neighbours(&at, o->estimators, o->n_estimators, contenders, n_contenders);
     if (vpt_estimators_screen(&last_best, contenders, n_last, pool, &screened, &n_screened, &screen_s, &e,
                               budget_s > 0 ? fmax(budget_s - out->seconds, reserve_s) : 0, 0) ||
         append_records(out, screened, n_screened, screen_s)) {
