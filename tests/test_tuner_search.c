@@ -542,3 +542,55 @@ TEST(tuner_search_descends_to_the_cap_below_the_kernels_registers)
     vpt_search_result_free(&r);
     vpt_space_destroy(s);
 }
+
+/* A basin two moves wide, in the shape the manix tunes on an H200 showed:
+ * without cooperative flights the kernel wants 72 registers, with coop=4 it
+ * wants 96; a cap of 64 holds either (64 registers). Capped at 64, coop=4
+ * measures a little slower than none; with a cap of 80 it is the fastest
+ * (occupancy kept, lanes fed); uncapped, 96 registers cost occupancy. Moves
+ * of the estimator and of the lookahead cost 3%, so that the descent stands
+ * at (cap 64, no coop) where every one-move neighbour is slower. */
+static int lift_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    VptConfig plain = *c;
+    plain.maxrregcount = 0;
+    plain.coop = 0;
+    if (plain.block == 1024) plain.block = 512; /* the double refuses uncapped block 1024 */
+    if (td_evaluate(ctx, &plain, fidelity, out)) return -1;
+    out->config = *c;
+    if (out->status != VPT_STATUS_OK) return 0;
+    const int cap = c->maxrregcount, demand = c->coop == 4 ? 96 : 72;
+    const int regs = cap > 0 && cap < demand ? cap : demand;
+    double f = regs < 64 ? 1.3 : regs == 64 ? (c->coop == 4 ? 1.004 : 1.0) : regs <= 80 ? (c->coop == 4 ? 0.94 : 1.02) : 1.05;
+    if (c->coop == 2 || c->coop == 8) f *= 1.1;
+    if (c->majorant != 0 || c->density != VPT_DENSITY_F32 || c->lookahead != 4) f *= 1.03;
+    out->registers = regs;
+    out->time_ms *= f;
+    return 0;
+}
+
+TEST(tuner_search_lifts_the_cap_of_a_move_it_held)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig start;
+    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,block=128,lookahead=4,maxrregcount=64", &start) == 0);
+    REQUIRE(vpt_space_index_of(s, &start) >= 0);
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        TdCtx ctx = {0};
+        VptSearchOptions o = opts(VPT_STRATEGY_LOCAL, seed, 4000, 0);
+        o.max_descents = 1;
+        o.no_prior = 1;
+        o.starts = &start;
+        o.n_starts = 1;
+        o.random_starts = 0;
+        VptSearchResult r;
+        REQUIRE(vpt_search_run(s, lift_evaluate, &ctx, NULL, &o, &r) == 0);
+        REQUIRE(r.found);
+        CHECK_MSG(r.best.config.coop == 4 && r.best.config.maxrregcount == 80,
+                  "seed %llu: one descent from cap 64 without coop ended at coop=%d, maxrregcount=%d",
+                  (unsigned long long)seed, r.best.config.coop, r.best.config.maxrregcount);
+        vpt_search_result_free(&r);
+    }
+    vpt_space_destroy(s);
+}

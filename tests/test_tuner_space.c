@@ -476,3 +476,41 @@ TEST(tuner_space_register_cap_lands_below_the_kernels_registers)
     CHECK_EQ_INT(vpt_space_register_cap(s, (size_t)i, 32), -1);
     vpt_space_destroy(s);
 }
+
+/* The cap lifted: the next caps of the domain up, all else kept, the block
+ * lowered to what the register file holds at that cap; nothing from "no
+ * cap" or past the domain's end. */
+TEST(tuner_space_cap_lifted_keeps_the_config_and_fits_the_block)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    VptConfig c;
+    long i = member_of(s, "regenerationSK-warp,threshold=50,block=128,lookahead=4,coop=4,maxrregcount=64", &c);
+    REQUIRE(i >= 0);
+    VptConfig want = c;
+    want.maxrregcount = 80;
+    long m = vpt_space_cap_lifted(s, (size_t)i, 1);
+    REQUIRE(m >= 0);
+    CHECK(vpt_config_equal(vpt_space_point(s, (size_t)m), &want));
+    want.maxrregcount = 96;
+    m = vpt_space_cap_lifted(s, (size_t)i, 2);
+    REQUIRE(m >= 0);
+    CHECK(vpt_config_equal(vpt_space_point(s, (size_t)m), &want));
+    /* block 1024 holds 64 registers a lane: cap 80 needs block 512 or less */
+    long j = member_of(s, "regenerationSK-warp,threshold=50,block=1024,lookahead=4,coop=4,maxrregcount=64", &c);
+    REQUIRE(j >= 0);
+    m = vpt_space_cap_lifted(s, (size_t)j, 1);
+    REQUIRE(m >= 0);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->maxrregcount, 80);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 512);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->coop, 4);
+    CHECK_EQ_INT(vpt_config_check(vpt_space_point(s, (size_t)m)), 0);
+    /* no cap, or the domain's largest */
+    long k = member_of(s, "regenerationSK-warp,threshold=50,block=128,lookahead=4,coop=4", &c);
+    REQUIRE(k >= 0);
+    CHECK_EQ_INT(vpt_space_cap_lifted(s, (size_t)k, 1), -1);
+    long t = member_of(s, "regenerationSK-warp,threshold=50,block=128,lookahead=4,coop=4,maxrregcount=255", &c);
+    REQUIRE(t >= 0);
+    CHECK_EQ_INT(vpt_space_cap_lifted(s, (size_t)t, 1), -1);
+    vpt_space_destroy(s);
+}

@@ -66,10 +66,13 @@
  *                improves. Neighbourhoods, in order: the parameter moves
  *                (every dimension but the schedule: vpt_space_neighbours_in);
  *                at their optimum, the schedule moves with their dependent
- *                parameters (vpt_space_schedule_moves); an improving schedule
- *                move starts over with the parameters. At the optimum of
- *                both, the next descent starts from a perturbation of the
- *                best member so far (about two dimensions changed,
+ *                parameters (vpt_space_schedule_moves); at the optimum of
+ *                both, the caps lifted: the fastest few parameter
+ *                neighbours whose kernel cur's register cap held, each
+ *                with the next caps up (vpt_space_cap_lifted); an
+ *                improvement in any of them starts over with the
+ *                parameters. At the optimum of all three, the next descent
+ *                starts from a perturbation of the best member so far (about two dimensions changed,
  *                vpt_space_mutate), or from a random unvisited member when a
  *                few perturbations land only on evaluated ones. With a batch
  *                width w above 1, 5w descents run side by side on several

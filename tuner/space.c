@@ -599,6 +599,23 @@ long vpt_space_register_cap(const VptSpace *s, size_t member, double registers)
     return m >= 0 && (size_t)m != member ? m : -1;
 }
 
+long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps)
+{
+    VPT_ASSERT(member < s->n && steps > 0);
+    const int d = VPT_DIM_MAXRREGCOUNT, b = VPT_DIM_BLOCK;
+    const uint8_t *co = s->coords[member];
+    if (s->dom[d][co[d]] == 0 || co[d] + steps >= s->dom_n[d]) return -1;
+    uint8_t c2[VPT_DIM_COUNT];
+    memcpy(c2, co, sizeof c2);
+    c2[d] = (uint8_t)(co[d] + steps);
+    for (int v = co[b]; v >= 0; v--) { /* the block's domain is increasing */
+        c2[b] = (uint8_t)v;
+        long m = find_coords(s, c2);
+        if (m >= 0) return m;
+    }
+    return -1;
+}
+
 /* Dimensions whose value only matters for some schedules. */
 static const VptDim dependent[] = {VPT_DIM_GRID, VPT_DIM_THRESHOLD, VPT_DIM_SORTKEY};
 #define N_DEPENDENT 3

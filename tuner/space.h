@@ -157,6 +157,18 @@ size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, 
  * it, or no member is left after repair. */
 long vpt_space_register_cap(const VptSpace *s, size_t member, double registers);
 
+/* The cap lifted. A move that changes what a kernel holds per lane (its
+ * cooperative flights, its lookahead, its schedule) is measured under the
+ * cap of the member it left; where that cap binds the new kernel, the move
+ * is judged with its registers cut, and a basin two moves wide (the move,
+ * then a larger cap) hides behind a slower first step. The member with
+ * maxrregcount `steps` places of the domain above member's (never from "no
+ * cap", which binds nothing), its block lowered to the largest of the
+ * domain whose block x cap the SM's register file holds when its own does
+ * not (vpt_config_check); all else kept. -1 when member has no cap, the
+ * domain has no value that far up, or no block is left. */
+long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps);
+
 /* Schedule moves that bring their dependent parameters along: for each other
  * schedule, the plain move (as vpt_space_neighbours_in with the schedule
  * dimension), and, for each of grid, threshold and sortkey that is fixed at

@@ -11,21 +11,75 @@
 /* Parameter moves: every dimension but the schedule. */
 #define PARAM_DIMS (VPT_SPACE_ALL_DIMS & ~(1u << VPT_DIM_SCHEDULE))
 
-/* The neighbourhood of cur in a descent's phase: 0 the parameter moves and,
- * where cur's register cap does not bind, the cap just below the registers
- * its kernel used (vpt_space_register_cap: the domain's steps from a cap
- * that does not bind change nothing, or, from "no cap", fall to the
- * smallest cap, far below any kernel's count, so a descent could never
- * reach the cap that pays); 1 the schedule moves with their dependent
- * parameters. nb holds VPT_SPACE_MAX_SCHEDULE_MOVES. */
-static size_t neighbourhood(const VptSearchEngine *e, size_t cur, int phase, size_t *nb)
+/* The parameter moves of cur, and where cur's register cap does not bind,
+ * the cap just below the registers its kernel used (vpt_space_register_cap:
+ * the domain's steps from a cap that does not bind change nothing, or,
+ * from "no cap", fall to the smallest cap, far below any kernel's count, so
+ * a descent could never reach the cap that pays). */
+static size_t parameter_moves(const VptSearchEngine *e, size_t cur, size_t *nb)
 {
-    if (phase != 0) return vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
     size_t n = vpt_space_neighbours_in(e->space, cur, PARAM_DIMS, nb, VPT_SPACE_MAX_NEIGHBOURS);
     const VptEvalRecord *r = vpt_search_record(e, cur);
     const long cap = r ? vpt_space_register_cap(e->space, cur, r->registers) : -1;
     if (cap >= 0 && !vpt_search_listed(nb, n, (size_t)cap)) nb[n++] = (size_t)cap;
     return n;
+}
+
+/* How many of cur's capped neighbours get their cap lifted, the fastest
+ * first, and by how many places of the cap's domain each (1 .. LIFT_STEPS):
+ * at most LIFT_BASES x LIFT_STEPS members per local optimum, so the widening
+ * costs a few evaluations where a descent has stopped anyway. */
+#define LIFT_BASES 3
+#define LIFT_STEPS 2
+
+/* The caps lifted around a local optimum: cur's parameter neighbours that
+ * kept cur's cap and whose kernel it held (registers at the cap, their
+ * records'), the LIFT_BASES fastest, each with the next LIFT_STEPS caps up
+ * (vpt_space_cap_lifted). Why: such a move was measured with its registers
+ * cut, so a basin two moves away (cooperative flights and the larger cap
+ * they need) sits behind a slower first step that no one-move descent takes,
+ * whatever the GPU's register file or the scene. */
+static size_t caps_lifted(const VptSearchEngine *e, size_t cur, size_t *nb)
+{
+    size_t pm[VPT_SPACE_MAX_NEIGHBOURS + 1], base[LIFT_BASES], nbase = 0, n = 0;
+    double base_obj[LIFT_BASES];
+    const int cap = vpt_space_point(e->space, cur)->maxrregcount;
+    if (cap == 0) return 0;
+    const size_t np = parameter_moves(e, cur, pm);
+    for (size_t i = 0; i < np; i++) {
+        const VptEvalRecord *r = vpt_search_record(e, pm[i]);
+        if (!r || vpt_space_point(e->space, pm[i])->maxrregcount != cap || !(r->registers >= cap)) continue;
+        const double obj = vpt_eval_objective(r);
+        if (!isfinite(obj)) continue;
+        size_t k = nbase < LIFT_BASES ? nbase++ : LIFT_BASES;
+        if (k == LIFT_BASES && obj >= base_obj[LIFT_BASES - 1]) continue;
+        if (k == LIFT_BASES) k--;
+        for (; k > 0 && base_obj[k - 1] > obj; k--) {
+            base[k] = base[k - 1];
+            base_obj[k] = base_obj[k - 1];
+        }
+        base[k] = pm[i];
+        base_obj[k] = obj;
+    }
+    for (size_t i = 0; i < nbase; i++)
+        for (int step = 1; step <= LIFT_STEPS; step++) {
+            const long m = vpt_space_cap_lifted(e->space, base[i], step);
+            if (m >= 0 && (size_t)m != cur && !vpt_search_listed(nb, n, (size_t)m)) nb[n++] = (size_t)m;
+        }
+    return n;
+}
+
+/* The neighbourhood of cur in a descent's phase: 0 the parameter moves; 1
+ * the schedule moves with their dependent parameters; 2 the caps lifted
+ * around cur (measured last: only a local optimum of both move sets needs
+ * them, and they read the records of phase 0). nb holds
+ * VPT_SPACE_MAX_SCHEDULE_MOVES. */
+#define PHASES 3
+static size_t neighbourhood(const VptSearchEngine *e, size_t cur, int phase, size_t *nb)
+{
+    if (phase == 1) return vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+    if (phase == 2) return caps_lifted(e, cur, nb);
+    return parameter_moves(e, cur, nb);
 }
 
 /* One descent after another (a batch width of 1: the search as it runs on
@@ -51,12 +105,16 @@ static void run_one(VptSearchEngine *e, VptShuffle *starts)
             continue;
         }
         /* variable neighbourhood descent: steepest descent over the
-         * parameter moves; at their optimum, over the schedule moves; an
-         * improvement there starts over with the parameters */
-        for (int phase = 0; phase < 2;) {
+         * parameter moves; at their optimum, over the schedule moves, then
+         * the caps lifted; an improvement starts over with the parameters */
+        for (int phase = 0; phase < PHASES;) {
             size_t n = neighbourhood(e, cur, phase, nb);
             size_t best = cur;
-            double best_obj;
+            double best_obj = INFINITY;
+            if (n == 0) {
+                phase++;
+                continue;
+            }
             if (!vpt_search_eval_all(e, nb, n, &best, &best_obj)) return;
             if (best_obj < cur_obj) {
                 cur = best;
@@ -83,7 +141,7 @@ static void run_one(VptSearchEngine *e, VptShuffle *starts)
 typedef struct {
     size_t cur;
     double cur_obj;
-    int phase;  /* 0, 1; 2: at a local optimum, to start again */
+    int phase;  /* 0 .. PHASES - 1; PHASES: at a local optimum, to start again */
     int fresh;  /* cur was proposed, not yet measured: list is {cur} */
     int idle;   /* nothing left to start from */
     size_t n;
@@ -182,7 +240,7 @@ static int step(VptSearchEngine *e, Descent *d, size_t nd, size_t i, size_t best
         g->inc_obj = x->cur_obj;
         g->incumbent = (long)x->cur;
     }
-    if ((pruned || x->phase >= 2 || shared(d, nd, i)) && !start_again(e, g->starts, &g->p, x, g->incumbent)) return 0;
+    if ((pruned || x->phase >= PHASES || shared(d, nd, i)) && !start_again(e, g->starts, &g->p, x, g->incumbent)) return 0;
     if (!x->idle) propose(e, x);
     return 1;
 }
