@@ -67,9 +67,10 @@
  *                (every dimension but the schedule: vpt_space_neighbours_in);
  *                at their optimum, the schedule moves with their dependent
  *                parameters (vpt_space_schedule_moves); at the optimum of
- *                both, the caps lifted: the fastest few parameter
- *                neighbours whose kernel cur's register cap held, each
- *                with the next caps up (vpt_space_cap_lifted); an
+ *                both, the caps lifted: the fastest few neighbours by a
+ *                move of the kernel's code (not of the launch's shape)
+ *                whose kernel cur's register cap held, each with the next
+ *                caps up (vpt_space_cap_lifted); an
  *                improvement in any of them starts over with the
  *                parameters. At the optimum of all three, the next descent
  *                starts from a perturbation of the best member so far (about two dimensions changed,

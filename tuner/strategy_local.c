@@ -25,27 +25,33 @@ static size_t parameter_moves(const VptSearchEngine *e, size_t cur, size_t *nb)
     return n;
 }
 
+/* The moves that change a kernel's code, and so what each lane holds: every
+ * parameter but the launch's shape (block, grid, threshold) and the cap
+ * itself, which leave the registers a kernel wants as they are. */
+#define LIFT_DIMS \
+    (PARAM_DIMS & ~((1u << VPT_DIM_MAXRREGCOUNT) | (1u << VPT_DIM_BLOCK) | (1u << VPT_DIM_GRID) | (1u << VPT_DIM_THRESHOLD)))
+
 /* How many of cur's capped neighbours get their cap lifted, the fastest
  * first, and by how many places of the cap's domain each (1 .. LIFT_STEPS):
  * at most LIFT_BASES x LIFT_STEPS members per local optimum, so the widening
  * costs a few evaluations where a descent has stopped anyway. */
-#define LIFT_BASES 3
+#define LIFT_BASES 4
 #define LIFT_STEPS 2
 
-/* The caps lifted around a local optimum: cur's parameter neighbours that
- * kept cur's cap and whose kernel it held (registers at the cap, their
- * records'), the LIFT_BASES fastest, each with the next LIFT_STEPS caps up
- * (vpt_space_cap_lifted). Why: such a move was measured with its registers
- * cut, so a basin two moves away (cooperative flights and the larger cap
- * they need) sits behind a slower first step that no one-move descent takes,
- * whatever the GPU's register file or the scene. */
+/* The caps lifted around a local optimum: cur's neighbours by a move of
+ * LIFT_DIMS that kept cur's cap and whose kernel it held (registers at the
+ * cap, their records'), the LIFT_BASES fastest, each with the next
+ * LIFT_STEPS caps up (vpt_space_cap_lifted). Why: such a move was measured
+ * with its registers cut, so a basin two moves away (cooperative flights and
+ * the larger cap they need) sits behind a slower first step that no one-move
+ * descent takes, whatever the GPU's register file or the scene. */
 static size_t caps_lifted(const VptSearchEngine *e, size_t cur, size_t *nb)
 {
-    size_t pm[VPT_SPACE_MAX_NEIGHBOURS + 1], base[LIFT_BASES], nbase = 0, n = 0;
+    size_t pm[VPT_SPACE_MAX_NEIGHBOURS], base[LIFT_BASES], nbase = 0, n = 0;
     double base_obj[LIFT_BASES];
     const int cap = vpt_space_point(e->space, cur)->maxrregcount;
     if (cap == 0) return 0;
-    const size_t np = parameter_moves(e, cur, pm);
+    const size_t np = vpt_space_neighbours_in(e->space, cur, LIFT_DIMS, pm, VPT_SPACE_MAX_NEIGHBOURS);
     for (size_t i = 0; i < np; i++) {
         const VptEvalRecord *r = vpt_search_record(e, pm[i]);
         if (!r || vpt_space_point(e->space, pm[i])->maxrregcount != cap || !(r->registers >= cap)) continue;
