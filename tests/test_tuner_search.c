@@ -545,7 +545,8 @@ TEST(tuner_search_descends_to_the_cap_below_the_kernels_registers)
 
 /* A basin two moves wide, in the shape the manix tunes on an H200 showed:
  * without cooperative flights the kernel wants 72 registers, with coop=4 it
- * wants 96; a cap of 64 holds either (64 registers). Capped at 64, coop=4
+ * wants 96; a cap of 64 (or block 1024 uncapped, whose launch bound is 64)
+ * holds either to 64 registers. Capped at 64, coop=4
  * measures a little slower than none; with a cap of 80 it is the fastest
  * (occupancy kept, lanes fed); uncapped, 96 registers cost occupancy. Moves
  * of the estimator and of the lookahead cost 3%, so that the descent stands
@@ -559,8 +560,8 @@ static int lift_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRec
     if (td_evaluate(ctx, &plain, fidelity, out)) return -1;
     out->config = *c;
     if (out->status != VPT_STATUS_OK) return 0;
-    const int cap = c->maxrregcount, demand = c->coop == 4 ? 96 : 72;
-    const int regs = cap > 0 && cap < demand ? cap : demand;
+    const int bound = c->maxrregcount ? c->maxrregcount : 65536 / c->block, demand = c->coop == 4 ? 96 : 72;
+    const int regs = bound < demand ? bound : demand;
     double f = regs < 64 ? 1.3 : regs == 64 ? (c->coop == 4 ? 1.004 : 1.0) : regs <= 80 ? (c->coop == 4 ? 0.94 : 1.02) : 1.05;
     if (c->coop == 2 || c->coop == 8) f *= 1.1;
     if (c->majorant != 0 || c->density != VPT_DENSITY_F32 || c->lookahead != 4) f *= 1.03;
@@ -573,10 +574,12 @@ TEST(tuner_search_lifts_the_cap_of_a_move_it_held)
 {
     VptSpace *s = vpt_space_create();
     REQUIRE(s);
-    VptConfig start;
-    REQUIRE(vpt_config_parse("regenerationSK-warp,threshold=50,block=128,lookahead=4,maxrregcount=64", &start) == 0);
-    REQUIRE(vpt_space_index_of(s, &start) >= 0);
-    for (uint64_t seed = 1; seed <= 3; seed++) {
+    static const char *const starts[] = {"regenerationSK-warp,threshold=50,block=128,lookahead=4,maxrregcount=64",
+                                         "regenerationSK-warp,threshold=50,block=1024,lookahead=4"};
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        VptConfig start;
+        REQUIRE(vpt_config_parse(starts[seed % 2], &start) == 0);
+        REQUIRE(vpt_space_index_of(s, &start) >= 0);
         TdCtx ctx = {0};
         VptSearchOptions o = opts(VPT_STRATEGY_LOCAL, seed, 4000, 0);
         o.max_descents = 1;
@@ -588,8 +591,8 @@ TEST(tuner_search_lifts_the_cap_of_a_move_it_held)
         REQUIRE(vpt_search_run(s, lift_evaluate, &ctx, NULL, &o, &r) == 0);
         REQUIRE(r.found);
         CHECK_MSG(r.best.config.coop == 4 && r.best.config.maxrregcount == 80,
-                  "seed %llu: one descent from cap 64 without coop ended at coop=%d, maxrregcount=%d",
-                  (unsigned long long)seed, r.best.config.coop, r.best.config.maxrregcount);
+                  "seed %llu: one descent from %s ended at coop=%d, maxrregcount=%d", (unsigned long long)seed,
+                  starts[seed % 2], r.best.config.coop, r.best.config.maxrregcount);
         vpt_search_result_free(&r);
     }
     vpt_space_destroy(s);

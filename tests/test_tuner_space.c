@@ -477,9 +477,9 @@ TEST(tuner_space_register_cap_lands_below_the_kernels_registers)
     vpt_space_destroy(s);
 }
 
-/* The cap lifted: the next caps of the domain up, all else kept, the block
- * lowered to what the register file holds at that cap; nothing from "no
- * cap" or past the domain's end. */
+/* The cap lifted: the next caps of the domain above the register bound (the
+ * cap, or the block's launch bound), all else kept, the block lowered to
+ * what the register file holds at that cap; nothing past the domain's end. */
 TEST(tuner_space_cap_lifted_keeps_the_config_and_fits_the_block)
 {
     VptSpace *s = vpt_space_create();
@@ -505,9 +505,18 @@ TEST(tuner_space_cap_lifted_keeps_the_config_and_fits_the_block)
     CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 512);
     CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->coop, 4);
     CHECK_EQ_INT(vpt_config_check(vpt_space_point(s, (size_t)m)), 0);
-    /* no cap, or the domain's largest */
+    /* uncapped, block 1024's launch bound is 64: lifted as a cap of 64 is */
+    long u = member_of(s, "regenerationSK-warp,threshold=50,block=1024,lookahead=4,coop=4", &c);
+    REQUIRE(u >= 0);
+    CHECK_EQ_INT(vpt_space_register_bound(s, (size_t)u), 64);
+    m = vpt_space_cap_lifted(s, (size_t)u, 1);
+    REQUIRE(m >= 0);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->maxrregcount, 80);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 512);
+    /* uncapped at a block whose launch bound is the largest, or the domain's largest cap: nothing above */
     long k = member_of(s, "regenerationSK-warp,threshold=50,block=128,lookahead=4,coop=4", &c);
     REQUIRE(k >= 0);
+    CHECK_EQ_INT(vpt_space_register_bound(s, (size_t)k), 255);
     CHECK_EQ_INT(vpt_space_cap_lifted(s, (size_t)k, 1), -1);
     long t = member_of(s, "regenerationSK-warp,threshold=50,block=128,lookahead=4,coop=4,maxrregcount=255", &c);
     REQUIRE(t >= 0);

@@ -69,8 +69,9 @@
  *                parameters (vpt_space_schedule_moves); at the optimum of
  *                both, the caps lifted: the fastest few neighbours by a
  *                move of the kernel's code (not of the launch's shape)
- *                whose kernel cur's register cap held, each with the next
- *                caps up (vpt_space_cap_lifted); an
+ *                whose kernel cur's register bound held (its cap, or the
+ *                block's launch bound), each with the next caps up
+ *                (vpt_space_cap_lifted); an
  *                improvement in any of them starts over with the
  *                parameters. At the optimum of all three, the next descent
  *                starts from a perturbation of the best member so far (about two dimensions changed,

@@ -599,16 +599,28 @@ long vpt_space_register_cap(const VptSpace *s, size_t member, double registers)
     return m >= 0 && (size_t)m != member ? m : -1;
 }
 
+int vpt_space_register_bound(const VptSpace *s, size_t member)
+{
+    VPT_ASSERT(member < s->n);
+    const uint8_t *co = s->coords[member];
+    const int cap = s->dom[VPT_DIM_MAXRREGCOUNT][co[VPT_DIM_MAXRREGCOUNT]];
+    if (cap > 0) return cap;
+    const int bound = VPT_SM_REGISTERS / s->dom[VPT_DIM_BLOCK][co[VPT_DIM_BLOCK]];
+    return bound < VPT_SPACE_MAX_REGISTERS ? bound : VPT_SPACE_MAX_REGISTERS;
+}
+
 long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps)
 {
     VPT_ASSERT(member < s->n && steps > 0);
     const int d = VPT_DIM_MAXRREGCOUNT, b = VPT_DIM_BLOCK;
-    const uint8_t *co = s->coords[member];
-    if (s->dom[d][co[d]] == 0 || co[d] + steps >= s->dom_n[d]) return -1;
+    const int bound = vpt_space_register_bound(s, member);
+    int first = 0; /* the domain is increasing: the smallest cap above the bound */
+    while (first < s->dom_n[d] && s->dom[d][first] <= bound) first++;
+    if (bound >= VPT_SPACE_MAX_REGISTERS || first + steps - 1 >= s->dom_n[d]) return -1;
     uint8_t c2[VPT_DIM_COUNT];
-    memcpy(c2, co, sizeof c2);
-    c2[d] = (uint8_t)(co[d] + steps);
-    for (int v = co[b]; v >= 0; v--) { /* the block's domain is increasing */
+    memcpy(c2, s->coords[member], sizeof c2);
+    c2[d] = (uint8_t)(first + steps - 1);
+    for (int v = c2[b]; v >= 0; v--) { /* the block's domain is increasing too */
         c2[b] = (uint8_t)v;
         long m = find_coords(s, c2);
         if (m >= 0) return m;

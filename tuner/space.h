@@ -157,16 +157,24 @@ size_t vpt_space_neighbours_in(const VptSpace *s, size_t member, unsigned dims, 
  * it, or no member is left after repair. */
 long vpt_space_register_cap(const VptSpace *s, size_t member, double registers);
 
+/* The most registers a lane of member's kernel may hold: its maxrregcount,
+ * or without one the launch bound the kernel declares (the SM's register
+ * file over the block, VPT_SM_REGISTERS / block, at most
+ * VPT_SPACE_MAX_REGISTERS: kernels.cu.in, VPT_KERNEL_BOUNDS). A block of
+ * 1024 caps an uncapped kernel at 64 registers as surely as maxrregcount=64. */
+#define VPT_SPACE_MAX_REGISTERS 255
+int vpt_space_register_bound(const VptSpace *s, size_t member);
+
 /* The cap lifted. A move that changes what a kernel holds per lane (its
- * cooperative flights, its lookahead, its schedule) is measured under the
- * cap of the member it left; where that cap binds the new kernel, the move
- * is judged with its registers cut, and a basin two moves wide (the move,
- * then a larger cap) hides behind a slower first step. The member with
- * maxrregcount `steps` places of the domain above member's (never from "no
- * cap", which binds nothing), its block lowered to the largest of the
- * domain whose block x cap the SM's register file holds when its own does
- * not (vpt_config_check); all else kept. -1 when member has no cap, the
- * domain has no value that far up, or no block is left. */
+ * cooperative flights, its lookahead, its estimator) is measured under the
+ * register bound of the member it left; where that bound binds the new
+ * kernel, the move is judged with its registers cut, and a basin two moves
+ * wide (the move, then a larger cap) hides behind a slower first step. The
+ * member with the cap `steps` places of the domain above member's bound
+ * (step 1: the smallest cap above it), its block lowered to the largest of
+ * the domain whose block x cap the SM's register file holds when its own
+ * does not (vpt_config_check); all else kept. -1 when the bound is the
+ * largest there is, the domain has no cap that far up, or no block is left. */
 long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps);
 
 /* Schedule moves that bring their dependent parameters along: for each other

@@ -39,8 +39,9 @@ static size_t parameter_moves(const VptSearchEngine *e, size_t cur, size_t *nb)
 #define LIFT_STEPS 2
 
 /* The caps lifted around a local optimum: cur's neighbours by a move of
- * LIFT_DIMS that kept cur's cap and whose kernel it held (registers at the
- * cap, their records'), the LIFT_BASES fastest, each with the next
+ * LIFT_DIMS that kept cur's register bound (its cap, or the block's launch
+ * bound: vpt_space_register_bound) and whose kernel it held (registers at
+ * the bound, their records'), the LIFT_BASES fastest, each with the next
  * LIFT_STEPS caps up (vpt_space_cap_lifted). Why: such a move was measured
  * with its registers cut, so a basin two moves away (cooperative flights and
  * the larger cap they need) sits behind a slower first step that no one-move
@@ -49,12 +50,12 @@ static size_t caps_lifted(const VptSearchEngine *e, size_t cur, size_t *nb)
 {
     size_t pm[VPT_SPACE_MAX_NEIGHBOURS], base[LIFT_BASES], nbase = 0, n = 0;
     double base_obj[LIFT_BASES];
-    const int cap = vpt_space_point(e->space, cur)->maxrregcount;
-    if (cap == 0) return 0;
+    const int bound = vpt_space_register_bound(e->space, cur);
+    if (bound >= VPT_SPACE_MAX_REGISTERS) return 0;
     const size_t np = vpt_space_neighbours_in(e->space, cur, LIFT_DIMS, pm, VPT_SPACE_MAX_NEIGHBOURS);
     for (size_t i = 0; i < np; i++) {
         const VptEvalRecord *r = vpt_search_record(e, pm[i]);
-        if (!r || vpt_space_point(e->space, pm[i])->maxrregcount != cap || !(r->registers >= cap)) continue;
+        if (!r || vpt_space_register_bound(e->space, pm[i]) != bound || !(r->registers >= bound)) continue;
         const double obj = vpt_eval_objective(r);
         if (!isfinite(obj)) continue;
         size_t k = nbase < LIFT_BASES ? nbase++ : LIFT_BASES;
