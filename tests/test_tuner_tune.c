@@ -236,11 +236,29 @@ TEST(tuner_tune_screens_the_transmittance_at_equal_error)
     }
     CHECK(delta >= 1);
     CHECK_MSG(residual > 10, "the search after the screening ran with residual ratio tracking: %d records", residual);
+    /* the table ranks by the time to equal error, and shows it */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    REQUIRE(f);
+    vpt_tune_print_top(f, r.search.evals, r.search.n_evals, 3);
+    fclose(f);
+    CHECK_STR_CONTAINS(buf, "eq_err_ms");
+    char want[64];
+    snprintf(want, sizeof want, "   1 %10.4f %10.4f", r.winner.time_ms, vpt_eval_objective(&r.winner));
+    CHECK_MSG(strstr(buf, want) != NULL, "rank 1 is not the winner at equal error (%s):\n%s", want, buf);
+    free(buf);
     vpt_tune_result_free(&r);
     /* no sun (no factor): nothing screened, no record names an estimator */
     o.evaluate = td_evaluate;
     REQUIRE(vpt_tune_run(&o, &r) == 0);
     for (size_t i = 0; i < r.search.n_evals; i++) CHECK(r.search.evals[i].config.transmittance == VPT_TRANSMITTANCE_NONE);
+    f = open_memstream(&buf, &len);
+    REQUIRE(f);
+    vpt_tune_print_top(f, r.search.evals, r.search.n_evals, 3);
+    fclose(f);
+    CHECK_MSG(strstr(buf, "eq_err_ms") == NULL, "a table without a sun shows no time to equal error:\n%s", buf);
+    free(buf);
     vpt_tune_result_free(&r);
     vpt_space_destroy(s);
 }

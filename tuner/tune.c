@@ -140,16 +140,22 @@ void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k)
     size_t m;
     VptEvalRecord *top = best_ok(recs, n, k > 0 ? (size_t)k : 0, &m);
     if (!top) return;
-    fprintf(f, "%4s %10s %9s %9s %5s %6s  %-22s %s\n", "rank", "time_ms", "spread", "Mrays/s", "regs", "occ",
-            "schedule", "config");
+    /* with a sun the rank is the time to equal error (vpt_eval_objective),
+     * which the table then shows beside the time */
+    int eq = 0;
+    for (size_t i = 0; i < m; i++) eq |= isfinite(top[i].equal_error_factor) && top[i].equal_error_factor > 0;
+    fprintf(f, "%4s %10s%s %9s %9s %5s %6s  %-22s %s\n", "rank", "time_ms", eq ? "  eq_err_ms" : "", "spread",
+            "Mrays/s", "regs", "occ", "schedule", "config");
     for (size_t i = 0; i < m; i++) {
         const VptEvalRecord *r = &top[i];
         char text[VPT_CONFIG_STR_MAX];
         vpt_config_format(&r->config, text, sizeof text);
-        char a[32], b[32], c[32], d[32];
-        fprintf(f, "%4zu %10.4f %s %s %s %s  %-22s %s\n", i + 1, r->time_ms, num(a, sizeof a, r->time_ms_spread, 9, 4),
-                num(b, sizeof b, r->mrays_per_s, 9, 2), num(c, sizeof c, r->registers, 5, 0),
-                num(d, sizeof d, r->occupancy_theoretical, 6, 2), vpt_config_schedule_name(&r->config), text);
+        char a[32], b[32], c[32], d[32], e[32] = "";
+        if (eq) snprintf(e, sizeof e, " %10.4f", vpt_eval_objective(r));
+        fprintf(f, "%4zu %10.4f%s %s %s %s %s  %-22s %s\n", i + 1, r->time_ms, e,
+                num(a, sizeof a, r->time_ms_spread, 9, 4), num(b, sizeof b, r->mrays_per_s, 9, 2),
+                num(c, sizeof c, r->registers, 5, 0), num(d, sizeof d, r->occupancy_theoretical, 6, 2),
+                vpt_config_schedule_name(&r->config), text);
     }
     if (m == 0) fprintf(f, "   (no config passed every gate)\n");
     free(top);

@@ -78,7 +78,9 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out);
 void vpt_tune_result_free(VptTuneResult *r);
 
 /* The table vpt_tune_run prints, for any records (ok fidelity-1 ones are
- * listed, best first, at most k). */
+ * listed, best first, at most k). When a record carries an
+ * equal_error_factor (a sun's shadow rays), the rank is the time to equal
+ * error and an eq_err_ms column shows it beside time_ms. */
 void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k);
 
 #endif
