@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Copies one report session (scripts/gpu_report_session.sh's $OUT) into
+results/<gpu>/ and brings results/manifest.json and results/README.md along.
+
+    scripts/report_session_collect.py OUT [--root DIR] [--dry-run]
+
+Contract:
+  - every .jsonl under OUT/results/<gpu>/ is appended to the same path under
+    results/<gpu>/ (a line already there is not appended twice): the older
+    sessions' rows stay, since the report's cross-session noise floor is
+    measured from them (report/noise.py), and the report's pool prefers the
+    named session's rows (report/pool.py);
+  - OUT/results/<gpu>/report_session.json replaces results/<gpu>/report_session.json:
+    from then on the report is built from that session (report/README.md,
+    "One session per table");
+  - the GPU's nvidia-smi facts (OUT/machine.txt, the last part's) are
+    appended to results/<gpu>/machines.txt in the CSV form report/front.py
+    reads (maximum SM clock, application clocks, whether they are locked);
+  - each copied file's manifest line gets the commits its rows now hold; a
+    new file gets a line whose "what" is the other GPU folders' line for the
+    same path (else the experiment's name) and whose command is the script's;
+  - then scripts/results_index.py rewrites results/README.md.
+Refuses (exit 1) a session whose rows name more than one GPU UUID or commit,
+or a commit marked -dirty: such rows are not one session at a clean commit.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMMAND = "scripts/gpu_report_session.sh part1 part2 (one GPU session; scripts/report_session_collect.py copies it)"
+MACHINE_KEYS = ["name", "uuid", "driver_version", "memory.total", "clocks.max.sm",
+                "clocks.applications.graphics", "clocks.default_applications.graphics", "clocks locked"]
+
+
+def rows_of(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+def commits_of(rows):
+    return sorted({r["commit"] for r in rows if isinstance(r.get("commit"), str) and r.get("kind") != "run"})
+
+
+def machine_block(machine_txt):
+    """The last part's facts of OUT/machine.txt as a machines.txt block:
+    a date line, a CSV header with units and one data line."""
+    facts, date = {}, None
+    with open(machine_txt, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("== part "):
+                facts = {}
+                date = line.split("date: ", 1)[-1]
+            elif ": " in line and line.split(": ", 1)[0] in MACHINE_KEYS:
+                k, v = line.split(": ", 1)
+                facts[k] = v.replace(",", ";").strip()
+    if not facts.get("uuid", "").startswith("GPU-"):
+        return None
+    head, vals = [], []
+    for k in MACHINE_KEYS:
+        v = facts.get(k, "?")
+        unit = v.split()[-1] if v.split() and v.split()[-1] in ("MHz", "MiB") else None
+        head.append("%s [%s]" % (k, unit) if unit else k)
+        vals.append(v)
+    return "date: %s\n%s\n%s\nsource: scripts/gpu_report_session.sh\n" % (date, ", ".join(head), ", ".join(vals))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out", help="the $OUT of scripts/gpu_report_session.sh")
+    ap.add_argument("--root", default=ROOT)
+    ap.add_argument("--dry-run", action="store_true")
+    a = ap.parse_args(argv)
+    sessions = glob.glob(os.path.join(a.out, "results", "*", "report_session.json"))
+    if len(sessions) != 1:
+        print("collect: expected one %s/results/<gpu>/report_session.json, found %d" % (a.out, len(sessions)),
+              file=sys.stderr)
+        return 1
+    src = os.path.dirname(sessions[0])
+    gpu = os.path.basename(src)
+    with open(sessions[0], encoding="utf-8") as f:
+        sess = json.load(f)
+    if not sess.get("one_session") or not sess.get("uuid") or not sess.get("commit"):
+        print("collect: the rows name GPUs %s and commits %s: not one session" % (sess.get("uuids"),
+              sorted(sess.get("commits") or {})), file=sys.stderr)
+        return 1
+    if sess["commit"].endswith("-dirty"):
+        print("collect: commit %s: the binaries were built from a modified tree" % sess["commit"], file=sys.stderr)
+        return 1
+    dest = os.path.join(a.root, "results", gpu)
+    mpath = os.path.join(a.root, "results", "manifest.json")
+    with open(mpath, encoding="utf-8") as f:
+        manifest = json.load(f)
+    copied = []
+    for p in sorted(glob.glob(os.path.join(src, "**", "*.jsonl"), recursive=True)):
+        rel = os.path.relpath(p, src)
+        if rel.endswith(".d") or "/" in rel and rel.split("/")[0].endswith(".d"):
+            continue   # a tuner run's working cache (experiments/run), not a results file
+        target = os.path.join(dest, rel)
+        have = set()
+        if os.path.exists(target):
+            with open(target, encoding="utf-8") as f:
+                have = {line.rstrip("\n") for line in f}
+        with open(p, encoding="utf-8") as f:
+            new = [line.rstrip("\n") for line in f if line.strip() and line.rstrip("\n") not in have]
+        print("collect: results/%s/%s: %d rows appended" % (gpu, rel, len(new)))
+        copied.append(rel)
+        if a.dry_run or not new:
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "a", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in new))
+    block = machine_block(os.path.join(a.out, "machine.txt")) if os.path.exists(
+        os.path.join(a.out, "machine.txt")) else None
+    if not a.dry_run:
+        with open(os.path.join(dest, "report_session.json"), "w", encoding="utf-8") as f:
+            json.dump(sess, f, indent=1)
+            f.write("\n")
+        if block:
+            with open(os.path.join(dest, "machines.txt"), "a", encoding="utf-8") as f:
+                f.write("\n" + block)
+    for rel in copied + ["report_session.json"] + (["machines.txt"] if block else []):
+        key = "%s/%s" % (gpu, rel)
+        target = os.path.join(dest, rel)
+        rec = manifest.get(key)
+        if rec is None:
+            other = next((v for k, v in manifest.items() if k.split("/", 1)[-1] == rel), None)
+            what = other["what"] if other else rel
+            if rel == "report_session.json":
+                what = "the report's session: the GPU UUID, commit and clocks of the one session the report's thesis " \
+                       "tables and verdicts are built from (report/README.md, 'One session per table')"
+            rec = manifest[key] = {"what": what, "command": COMMAND, "commit": None}
+        if rel.endswith(".jsonl") and os.path.exists(target):
+            cs = commits_of(rows_of(target))
+            rec["commit"] = cs[0] if len(cs) == 1 else cs
+        elif rel == "report_session.json":
+            rec["commit"] = sess["commit"]
+    if a.dry_run:
+        print("collect: dry run, nothing written")
+        return 0
+    with open(mpath, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    rc = subprocess.call([sys.executable, os.path.join(a.root, "scripts", "results_index.py")], cwd=a.root)
+    print("collect: session %s at %s copied into results/%s/ (rebuild: make report)" % (sess["uuid"], sess["commit"],
+                                                                                     gpu))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
