@@ -106,6 +106,9 @@ def run(root, gpu, out_dir):
 
 
 def pick_gpu(results_dir, wanted):
+    """The report's GPU folder: wanted (REPORT_GPU) if given; else the
+    folder whose report_session.json names the newest session (report/README.md,
+    "One session per table"); else the folder with the most result rows."""
     dirs = vx.gpu_dirs(results_dir)
     if wanted:
         if wanted not in dirs:
@@ -113,6 +116,9 @@ def pick_gpu(results_dir, wanted):
         return wanted
     if not dirs:
         raise SystemExit("generate: no results/<gpu>/*.jsonl under %s" % results_dir)
+    named = pool.session_gpu(results_dir, dirs)
+    if named:
+        return named   # the folder whose report_session.json names the newest session
 
     def count(d):
         n = 0

@@ -10,6 +10,14 @@ canonical config, workload) for results, (scene, rays) for roofline rows,
 profiles; when a key was measured more than once, the newest row (by its
 'time') counts. Tables and figures look rows up by the workload their
 experiment's spec states, so rows of different workloads are never mixed.
+
+The report's session: results/<gpu>/report_session.json (written by
+scripts/gpu_report_session.sh, copied by scripts/report_session_collect.py)
+names one session (GPU UUID, commit). When it exists, a key measured in that
+session takes that session's row, whatever the time of other sessions' rows;
+a key the session lacks falls back to the newest row of any session, and a
+float showing such a row carries its \\mixedsessions mark as before. Without
+it, newest wins.
 """
 
 import glob
@@ -32,11 +40,50 @@ def inputs(specs):
     the roofline."""
     outputs = sorted({sp.output for sp in specs.values() if sp.pooled})
     return {POOL_EXPERIMENTS: ["{gpu}/%s.jsonl" % o for o in outputs],
-            POOL_TUNED: ["{gpu}/best_vs_roofline.jsonl"]}
+            POOL_TUNED: ["{gpu}/best_vs_roofline.jsonl"],
+            POOL_SESSION: ["{gpu}/" + SESSION_FILE]}
 
 
 POOL_EXPERIMENTS = "report: thesis tables, figures and key numbers (the experiments' outputs)"
 POOL_TUNED = "report: key numbers (tuned configs beside the roofline)"
+POOL_SESSION = "report: the session its thesis tables and verdicts are built from"
+SESSION_FILE = "report_session.json"
+
+
+def report_session(results_dir, gpu):
+    """results/<gpu>/report_session.json as a dict with "key" (GPU UUID,
+    commit) added; None when the folder names no session or the file does
+    not name exactly one (its one_session false)."""
+    path = os.path.join(results_dir, gpu, SESSION_FILE)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        s = json.load(f)
+    if not s.get("uuid") or not s.get("commit"):
+        raise SystemExit("report: %s names no single GPU UUID and commit (uuids %s, commits %s)"
+                         % (path, s.get("uuids"), sorted(s.get("commits") or {})))
+    s["key"] = (s["uuid"], s["commit"])
+    return s
+
+
+def session_gpu(results_dir, dirs):
+    """The GPU folder whose report_session.json names the newest session
+    (by its rows' last time); None when no folder has one."""
+    named = []
+    for d in dirs:
+        s = report_session(results_dir, d)
+        if s is not None:
+            named.append((s.get("last") or "", d))
+    return max(named)[1] if named else None
+
+
+def prefer_session(rows, keyfn, key):
+    """{key: row}: newest_by over rows, then, for each key the session `key`
+    measured, that session's newest row instead."""
+    best = vx.newest_by(rows, keyfn)
+    if key is not None:
+        best.update(vx.newest_by([r for r in rows if session_of(r) == key], keyfn))
+    return best
 
 
 def all_inputs(specs):
@@ -67,11 +114,14 @@ def files_read(root, gpu, specs):
 def session_of(r):
     """A row's measurement session: (GPU UUID, commit). Rows name the GPU as
     a dict with "uuid" (bench) or as nvidia-smi's "name, uuid, driver"
-    text (scripts' tune rows); a CPU row (the CPU reference, Mitsuba on a
-    CPU) has the UUID "-"; a GPU row that does not record its GPU (Nsight
+    text (scripts' tune rows); a CPU reference row that names the GPU of
+    its host ("host_gpu", experiments/run) belongs to that GPU's session;
+    another CPU row (Mitsuba on a CPU, an older CPU reference) has the UUID "-"; a GPU row that does not record its GPU (Nsight
     Compute profiles) has "?", as has a row without a commit."""
     g = r.get("gpu")
     uuid = None
+    if g is None and r.get("kind") == "cpu_reference" and isinstance(r.get("host_gpu"), dict):
+        g = r["host_gpu"]   # measured on the host of that GPU, in the same experiments/run call
     if isinstance(g, dict):
         uuid = g.get("uuid")
     elif isinstance(g, str):
@@ -100,8 +150,10 @@ class Pool:
     def __init__(self, results_dir, gpu, specs):
         self.gpu = gpu
         self.dir = os.path.join(results_dir, gpu)
+        self.session = report_session(results_dir, gpu)
+        key = self.session["key"] if self.session else None
         self.files = sorted(os.path.basename(p.format(gpu=gpu)) for ps in inputs(specs).values() for p in ps
-                            if os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
+                            if p.endswith(".jsonl") and os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
         self.rows = []
         self.warnings = []
         self.by_file = {}
@@ -109,17 +161,17 @@ class Pool:
             rows = vx.read_rows(os.path.join(self.dir, f), self.warnings.append)
             self.by_file[f] = rows
             self.rows.extend(rows)
-        self.results = vx.newest_by(self.rows, vx.result_key)
+        self.results = prefer_session(self.rows, vx.result_key, key)
         # the global-majorant probes (rows without "majorant" are global):
         # a grid probe (bench --roofline of grid configs) never stands in
-        self.roofline = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("rays"))
-                                     if r.get("kind") == "roofline" and r.get("majorant", "global") == "global"
-                                     else None)
-        self.cpu = vx.newest_by(self.rows, lambda r: (r.get("scene"), vx.workload_key(r.get("workload", {})))
-                                if r.get("kind") == "cpu_reference" and r.get("status") == "ok" else None)
-        self.profiles = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("config"),
-                                                          vx.workload_key(r.get("workload", {})))
-                                     if r.get("kind") == "profile" and r.get("status") == "ok" else None)
+        self.roofline = prefer_session(self.rows, lambda r: (r.get("scene"), r.get("rays"))
+                                       if r.get("kind") == "roofline" and r.get("majorant", "global") == "global"
+                                       else None, key)
+        self.cpu = prefer_session(self.rows, lambda r: (r.get("scene"), vx.workload_key(r.get("workload", {})))
+                                  if r.get("kind") == "cpu_reference" and r.get("status") == "ok" else None, key)
+        self.profiles = prefer_session(self.rows, lambda r: (r.get("scene"), r.get("config"),
+                                                            vx.workload_key(r.get("workload", {})))
+                                       if r.get("kind") == "profile" and r.get("status") == "ok" else None, key)
         self.touched = set()
         self.tuned = set()
         self.sessions = {}
@@ -165,8 +217,11 @@ class Pool:
         return rows
 
     def provenance(self):
-        """GPU facts of the newest result or roofline row."""
+        """GPU facts of the newest result or roofline row (of the report's
+        session when results/<gpu>/report_session.json names one)."""
         rows = [r for r in self.rows if r.get("kind") in ("result", "roofline") and isinstance(r.get("gpu"), dict)]
+        if self.session is not None:
+            rows = [r for r in rows if session_of(r) == self.session["key"]] or rows
         rows.sort(key=vx.row_time)
         return rows[-1] if rows else None
 
