@@ -186,6 +186,7 @@ class Out:
         self.source = None
         self.marked = {}
         self.tuned_source = None
+        self.session_key = None   # row -> (GPU UUID, commit): pool.session_of, set by pool.Context
         self.spreads = {}
 
     def write(self, name, text):
@@ -236,13 +237,20 @@ class Out:
         if key is not None:
             self.values[key] = value
 
-    def number(self, name, value, fmt, noise=0.0, better="higher", key=None):
+    def number(self, name, value, fmt, noise=0.0, better="higher", key=None, rows=None):
         """A measured number the prose may cite, and a \\verdict compare:
         its macro (value formatted by fmt, "--" when None) and its entry in
-        numbers.json (value, relative noise, which way is better)."""
+        numbers.json (value, relative noise, which way is better, and the
+        sessions of the rows it was computed from: rows, through
+        self.session_key; None when the caller does not say, so that
+        verdicts.py can tell a verdict within one session from one across
+        sessions)."""
         assert better in ("higher", "lower"), better
         text = fmt(value) if value is not None else "--"
         self.numbers[name] = {"value": value, "noise": noise, "better": better, "text": text}
+        if rows is not None and self.session_key is not None:
+            keys = {tuple(self.session_key(r)) for r in rows if r is not None}
+            self.numbers[name]["sessions"] = [list(k) for k in sorted(keys)]
         self.macro(name, text, key)
 
     def figure(self, name, script):

@@ -248,6 +248,7 @@ class Context:
         self.out.commit = self.commit
         self.out.source = lambda: set(self.pool.touched)
         self.out.tuned_source = lambda: set(self.pool.tuned)
+        self.out.session_key = session_of
         self.seed_spreads = {}
         self.seed_spread_pct = {}
         self.transfer_others, self.transfer_default = {}, {}
