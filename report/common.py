@@ -187,6 +187,7 @@ class Out:
         self.marked = {}
         self.tuned_source = None
         self.session_key = None   # row -> (GPU UUID, commit): pool.session_of, set by pool.Context
+        self.other_tool_source = None
         self.spreads = {}
 
     def write(self, name, text):
@@ -194,6 +195,11 @@ class Out:
             sessions = sorted(self.source())
             commits = sorted({c for _, c in sessions})
             self.provenance[name] = {"commits": commits, "sessions": [list(x) for x in sessions]}
+            other_tool = sorted(self.other_tool_source()) if self.other_tool_source is not None else []
+            if other_tool:
+                # sessions of another renderer's rows (Mitsuba): marked like any other, and
+                # told apart by check_report.py's one-session rule
+                self.provenance[name]["other_tool_sessions"] = [list(x) for x in other_tool]
             self.marked.pop(name, None)
             tuned = sorted(self.tuned_source()) if self.tuned_source is not None else []
             if tuned:

@@ -173,6 +173,7 @@ class Pool:
                                                             vx.workload_key(r.get("workload", {})))
                                        if r.get("kind") == "profile" and r.get("status") == "ok" else None, key)
         self.touched = set()
+        self.other_tool = set()   # sessions of another renderer's rows (Mitsuba) among touched
         self.tuned = set()
         self.sessions = {}
 
@@ -182,6 +183,8 @@ class Pool:
         or when the commit is not the report's)."""
         if r is not None:
             self.touched.add(session_of(r))
+            if r.get("kind") == "mitsuba_compare":
+                self.other_tool.add(session_of(r))
             note_session(self.sessions, r)
         return r
 
@@ -249,6 +252,7 @@ class Context:
         self.out.source = lambda: set(self.pool.touched)
         self.out.tuned_source = lambda: set(self.pool.tuned)
         self.out.session_key = session_of
+        self.out.other_tool_source = lambda: set(self.pool.other_tool)
         self.seed_spreads = {}
         self.seed_spread_pct = {}
         self.transfer_others, self.transfer_default = {}, {}
@@ -258,6 +262,7 @@ class Context:
     def begin(self):
         """A new float (or part) starts: forget the rows looked up so far."""
         self.pool.touched.clear()
+        self.pool.other_tool.clear()
         self.pool.tuned.clear()
 
     def tuned_shown(self, scene):
