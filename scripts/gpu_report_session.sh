@@ -9,6 +9,8 @@
 #   OUT=DIR scripts/gpu_report_session.sh part1   thesis tables but 4.2, and the pooled verdicts' rows
 #   OUT=DIR scripts/gpu_report_session.sh part2   thesis table 4.2 (tiling), then the profiles
 #   OUT=DIR scripts/gpu_report_session.sh part1 part2   both, one after the other (no 600 s limit)
+#   scripts/gpu_report_session.sh precompile      on the build machine, no GPU: every config the
+#                                                 parts measure into .cache/cubin (carry it along)
 #
 # Each part ends within STAGE_BUDGET seconds (default 560) of its start: its
 # steps run in order, each experiments/run call with the time left as its
@@ -224,6 +226,42 @@ print("session: %s" % json.dumps({k: s[k] for k in ("uuids", "commits", "one_ses
 EOF
 }
 
+# The experiments each part runs, and the committed files whose configs it measures again.
+PART1_EXPERIMENTS="roofline t41_kernels t43_regeneration t45_compaction t46_sorting t61_gpu_vs_cpu t62_smoke t63_bucky
+                   t44_registers best_vs_roofline compaction_depth path_order async_flights estimators"
+PART2_EXPERIMENTS="t42_tiling sorting_coherence"
+REMEASURED="results/h100/estimators/manix-depths.jsonl results/h100/async/smoke-winners.jsonl"
+
+if [ "${1:-}" = precompile ]; then
+  # The kernels are keyed by config, NVRTC build and architecture, not by
+  # scene: one list covers every part. The tuned configs are those of any
+  # results/*/best/ (best_vs_roofline takes this GPU's, else another's).
+  mkdir -p .cache/cubin
+  # shellcheck disable=SC2086
+  python3 - $PART1_EXPERIMENTS $PART2_EXPERIMENTS -- $REMEASURED > "$OUT/precompile.configs" <<'EOF2'
+import glob, json, sys
+sys.path.insert(0, "experiments")
+import vptexp as vx
+args = sys.argv[1:]
+names, files = args[:args.index("--")], args[args.index("--") + 1:]
+specs = vx.load_specs("experiments")
+out = []
+for n in names:
+    out += vx.static_configs(specs[n])[0]
+for p in sorted(glob.glob("results/*/best/*.json")):
+    with open(p, encoding="utf-8") as f:
+        out.append(vx.canonical(json.load(f)["config"]))
+for p in files:
+    for r in vx.read_rows(p):
+        if r.get("kind") == "result" and r.get("config"):
+            out.append(r["config"])
+print("\n".join(dict.fromkeys(out)))
+EOF2
+  echo "precompile: $(wc -l < "$OUT/precompile.configs") configs into .cache/cubin"
+  exec ./bin/bench --precompile --arch "${ARCH:-sm_90}" --configs "$OUT/precompile.configs" --roofline \
+    --cache .cache/cubin --jobs "$(nproc)"
+fi
+
 for PART in "$@"; do
   STAGE_END=$(( $(date +%s) + STAGE_BUDGET ))
   machine
@@ -233,6 +271,7 @@ for PART in "$@"; do
       # The pooled rows (report/pool.py): the thesis schedules, the roofline,
       # the CPU reference (tables 4.1, 4.3, 4.5, 4.6, 6.1-6.3), the register
       # sweep (4.4), the tuned configs beside the roofline, compaction depth.
+      # (the same experiments as PART1_EXPERIMENTS, in this order, one deadline each)
       experiments roofline t41_kernels t43_regeneration t45_compaction t46_sorting t61_gpu_vs_cpu t62_smoke t63_bucky
       experiments t44_registers
       experiments best_vs_roofline
