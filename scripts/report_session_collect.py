@@ -2,18 +2,21 @@
 """Copies one report session (scripts/gpu_report_session.sh's $OUT) into
 results/<gpu>/ and brings results/manifest.json and results/README.md along.
 
-    scripts/report_session_collect.py OUT [--root DIR] [--dry-run]
+    scripts/report_session_collect.py OUT [OUT...] [--root DIR] [--dry-run]
 
+OUT: the $OUT of each call (part1's, part2's: each call's output folder).
 Contract:
+  - the OUTs' report_session.json must name one GPU folder, one GPU UUID and
+    one clean commit, the same in every OUT (else exit 1, nothing written);
   - every .jsonl under OUT/results/<gpu>/ is appended to the same path under
     results/<gpu>/ (a line already there is not appended twice): the older
     sessions' rows stay, since the report's cross-session noise floor is
     measured from them (report/noise.py), and the report's pool prefers the
     named session's rows (report/pool.py);
-  - OUT/results/<gpu>/report_session.json replaces results/<gpu>/report_session.json:
-    from then on the report is built from that session (report/README.md,
-    "One session per table");
-  - the GPU's nvidia-smi facts (OUT/machine.txt, the last part's) are
+  - the OUTs' report_session.json, merged (parts, first and last row times),
+    replaces results/<gpu>/report_session.json: from then on the report is
+    built from that session (report/README.md, "One session per table");
+  - the GPU's nvidia-smi facts (each OUT/machine.txt, its last part's) are
     appended to results/<gpu>/machines.txt in the CSV form report/front.py
     reads (maximum SM clock, application clocks, whether they are locked);
   - each copied file's manifest line gets the commits its rows now hold; a
@@ -34,6 +37,31 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMAND = "scripts/gpu_report_session.sh part1 part2 (one GPU session; scripts/report_session_collect.py copies it)"
 MACHINE_KEYS = ["name", "uuid", "driver_version", "memory.total", "clocks.max.sm",
                 "clocks.applications.graphics", "clocks.default_applications.graphics", "clocks locked"]
+
+
+# What the session's files that no experiment spec makes hold (the command
+# that makes each is in scripts/gpu_report_session.sh).
+WHAT = {
+    "report_session.json": "the report's session: the GPU UUID, commit and clocks of the one session the report's "
+                           "thesis tables and verdicts are built from (report/README.md, 'One session per table')",
+    "machines.txt": "nvidia-smi facts (memory, maximum SM clock, application clocks, whether they are locked) of the "
+                    "GPUs the rows name",
+    "estimators/manix-depths.jsonl": "manix: the configs of the committed manix-depths table measured again whole "
+                                     "(with the roofline probes) and cut after the first flight (--max-depth 2, 3)",
+    "async/smoke-winners.jsonl": "smoke: the two committed winners (every estimator, flights=sync only) measured "
+                                 "again side by side with the roofline probes",
+}
+
+
+def experiment_titles(root):
+    """{output path relative to results/<gpu>/: "title (experiment NAME)"} of the specs."""
+    sys.path.insert(0, os.path.join(root, "experiments"))
+    import vptexp as vx
+    out = {}
+    for name, sp in vx.load_specs(os.path.join(root, "experiments")).items():
+        rel = sp.output + ".jsonl"
+        out[rel] = (out[rel] + "; " if rel in out else "") + "%s (experiment %s)" % (sp.get("title") or name, name)
+    return out
 
 
 def rows_of(path):
@@ -77,32 +105,48 @@ def machine_block(machine_txt):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("out", help="the $OUT of scripts/gpu_report_session.sh")
+    ap.add_argument("out", nargs="+", help="the $OUT of each scripts/gpu_report_session.sh call")
     ap.add_argument("--root", default=ROOT)
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args(argv)
-    sessions = glob.glob(os.path.join(a.out, "results", "*", "report_session.json"))
-    if len(sessions) != 1:
-        print("collect: expected one %s/results/<gpu>/report_session.json, found %d" % (a.out, len(sessions)),
-              file=sys.stderr)
-        return 1
-    src = os.path.dirname(sessions[0])
-    gpu = os.path.basename(src)
-    with open(sessions[0], encoding="utf-8") as f:
-        sess = json.load(f)
-    if not sess.get("one_session") or not sess.get("uuid") or not sess.get("commit"):
-        print("collect: the rows name GPUs %s and commits %s: not one session" % (sess.get("uuids"),
-              sorted(sess.get("commits") or {})), file=sys.stderr)
-        return 1
-    if sess["commit"].endswith("-dirty"):
-        print("collect: commit %s: the binaries were built from a modified tree" % sess["commit"], file=sys.stderr)
-        return 1
+    sess, srcs, gpu = None, [], None
+    for out in a.out:
+        found = glob.glob(os.path.join(out, "results", "*", "report_session.json"))
+        if len(found) != 1:
+            print("collect: expected one %s/results/<gpu>/report_session.json, found %d" % (out, len(found)),
+                  file=sys.stderr)
+            return 1
+        with open(found[0], encoding="utf-8") as f:
+            s = json.load(f)
+        if not s.get("one_session") or not s.get("uuid") or not s.get("commit"):
+            print("collect: %s: the rows name GPUs %s and commits %s: not one session" % (
+                out, s.get("uuids"), sorted(s.get("commits") or {})), file=sys.stderr)
+            return 1
+        if s["commit"].endswith("-dirty"):
+            print("collect: commit %s: the binaries were built from a modified tree" % s["commit"], file=sys.stderr)
+            return 1
+        here = os.path.basename(os.path.dirname(found[0]))
+        if sess is not None and (s["uuid"], s["commit"], here) != (sess["uuid"], sess["commit"], gpu):
+            print("collect: %s is %s at %s in %s, the others %s at %s in %s: two sessions" % (
+                out, s["uuid"], s["commit"], here, sess["uuid"], sess["commit"], gpu), file=sys.stderr)
+            return 1
+        if sess is None:
+            sess, gpu = dict(s), here
+        else:
+            sess["parts"] = list(dict.fromkeys(sess.get("parts", []) + s.get("parts", [])))
+            times = [x for x in (sess.get("first"), s.get("first"), sess.get("last"), s.get("last")) if x]
+            sess["first"], sess["last"] = (min(times), max(times)) if times else (None, None)
+            sess["commits"] = {sess["commit"]: sum((x.get("commits") or {}).get(sess["commit"], 0) for x in (sess, s))}
+            sess["clocks"] = s.get("clocks") or sess.get("clocks")
+        srcs.append((out, os.path.dirname(found[0])))
     dest = os.path.join(a.root, "results", gpu)
     mpath = os.path.join(a.root, "results", "manifest.json")
     with open(mpath, encoding="utf-8") as f:
         manifest = json.load(f)
+    titles = experiment_titles(a.root)
     copied = []
-    for p in sorted(glob.glob(os.path.join(src, "**", "*.jsonl"), recursive=True)):
+    for p, src in sorted((p, src) for _, src in srcs
+                         for p in glob.glob(os.path.join(src, "**", "*.jsonl"), recursive=True)):
         rel = os.path.relpath(p, src)
         if rel.endswith(".d") or "/" in rel and rel.split("/")[0].endswith(".d"):
             continue   # a tuner run's working cache (experiments/run), not a results file
@@ -114,32 +158,32 @@ def main(argv):
         with open(p, encoding="utf-8") as f:
             new = [line.rstrip("\n") for line in f if line.strip() and line.rstrip("\n") not in have]
         print("collect: results/%s/%s: %d rows appended" % (gpu, rel, len(new)))
-        copied.append(rel)
+        if rel not in copied:
+            copied.append(rel)
         if a.dry_run or not new:
             continue
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "a", encoding="utf-8") as f:
             f.write("".join(line + "\n" for line in new))
-    block = machine_block(os.path.join(a.out, "machine.txt")) if os.path.exists(
-        os.path.join(a.out, "machine.txt")) else None
+    blocks = [machine_block(os.path.join(out, "machine.txt")) for out, _ in srcs
+              if os.path.exists(os.path.join(out, "machine.txt"))]
+    block = "".join("\n" + b for b in blocks if b)
     if not a.dry_run:
         with open(os.path.join(dest, "report_session.json"), "w", encoding="utf-8") as f:
             json.dump(sess, f, indent=1)
             f.write("\n")
         if block:
             with open(os.path.join(dest, "machines.txt"), "a", encoding="utf-8") as f:
-                f.write("\n" + block)
+                f.write(block)
     for rel in copied + ["report_session.json"] + (["machines.txt"] if block else []):
         key = "%s/%s" % (gpu, rel)
         target = os.path.join(dest, rel)
         rec = manifest.get(key)
         if rec is None:
-            other = next((v for k, v in manifest.items() if k.split("/", 1)[-1] == rel), None)
-            what = other["what"] if other else rel
-            if rel == "report_session.json":
-                what = "the report's session: the GPU UUID, commit and clocks of the one session the report's thesis " \
-                       "tables and verdicts are built from (report/README.md, 'One session per table')"
-            rec = manifest[key] = {"what": what, "command": COMMAND, "commit": None}
+            rec = manifest[key] = {"what": WHAT.get(rel) or titles.get(rel) or rel, "command": COMMAND,
+                                   "commit": None}
+        elif COMMAND not in rec["command"]:
+            rec["command"] += "; then " + COMMAND
         if rel.endswith(".jsonl") and os.path.exists(target):
             cs = commits_of(rows_of(target))
             rec["commit"] = cs[0] if len(cs) == 1 else cs
