@@ -15,19 +15,23 @@
 # Each part ends within STAGE_BUDGET seconds (default 560) of its start: its
 # steps run in order, each experiments/run call with the time left as its
 # --deadline; a step that finds no time left, or fails, is recorded as a row
-# of $OUT/steps.jsonl with its reason and the next step still runs. Calling a
+# of steps.jsonl with its reason and the next step still runs. Calling a
 # part again resumes it (experiments/run skips what the same commit already
-# measured into $OUT). Both parts must run on the same GPU (the same UUID):
-# run part2 right after part1 while the machine is still held; machine.txt
-# is appended per part so that a change of GPU shows.
+# measured into WORK; on a fresh machine, RESUME=the part's earlier archive
+# unpacks it into WORK first). Both parts must run on the same GPU (the same
+# UUID): run part2 right after part1 while the machine is still held;
+# machine.txt is appended per part so that a change of GPU shows.
 #
-# Writes, under $OUT:
+# Writes, under WORK (default /tmp/report-session):
 #   machine.txt                 per part: date, nvidia-smi facts and clocks, nvcc, nproc
 #   steps.jsonl                 one row per step: exit status, start, end, reason
 #   results/<gpu>/...           the results files in the layout of results/<gpu>/
 #   results/<gpu>/report_session.json   the session: GPU UUID, commit, clocks, parts done
 #   logs/*.log                  each step's output
-# scripts/report_session_collect.py copies results/<gpu>/ into the checkout.
+# and, at the end of each part, under $OUT (three files a part):
+#   report-session-PART.tar.gz  all of WORK
+#   PART-steps.txt, PART-machine.txt   the steps' summary and machine.txt, to read at once
+# scripts/report_session_collect.py ARCHIVE... copies results/<gpu>/ into the checkout.
 #
 # The measurement protocol of every row is its experiment spec's (the same
 # bench_args, e.g. --max-time 3) or, for the files no spec makes, the command
@@ -35,6 +39,14 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd)
+# The session is written to W and packed into $OUT at the end of each part:
+# the device machine returns a few files, at most two folders down.
+W=${WORK:-/tmp/report-session}
+mkdir -p "$W"
+W=$(cd "$W" && pwd)
+if [ -n "${RESUME:-}" ]; then
+  for t in $RESUME; do tar -xzf "$t" -C "$W" || echo "RESUME: cannot unpack $t"; done
+fi
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
 SMI_ID=${CUDA_VISIBLE_DEVICES%%,*}   # nvidia-smi's -i for the GPU CUDA calls 0
 # a cubin cache built beforehand (bench --precompile --arch sm_90 --cache .cache/cubin) and carried
@@ -44,14 +56,14 @@ if [ -z "${VPT_CACHE_DIR:-}" ]; then
 fi
 export VPT_CACHE_DIR
 STAGE_BUDGET=${STAGE_BUDGET:-560}
-mkdir -p "$OUT/logs" "$OUT/results"
+mkdir -p "$W/logs" "$W/results"
 ROOT=$PWD
 
 now() { date -u +%FT%TZ; }
 
 # steprow STEP EXIT STARTED REASON: one row of steps.jsonl
 steprow() {
-  python3 - "$OUT/steps.jsonl" "$1" "$2" "$3" "$(now)" "$4" "${PART:-}" <<'EOF'
+  python3 - "$W/steps.jsonl" "$1" "$2" "$3" "$(now)" "$4" "${PART:-}" <<'EOF'
 import json, sys
 path, step, rc, started, ended, reason, part = sys.argv[1:8]
 with open(path, "a", encoding="utf-8") as f:
@@ -97,10 +109,10 @@ machine() {
     echo "bench: $(./bin/bench --version 2>&1 | head -3 | tr '\n' ' ')"
     echo "nproc: $(nproc)"
     echo "VPT_CACHE_DIR=$VPT_CACHE_DIR ($(ls "$VPT_CACHE_DIR" 2>/dev/null | wc -l) entries)"
-  } >> "$OUT/machine.txt" 2>&1
+  } >> "$W/machine.txt" 2>&1
 }
 
-# experiments NAME...: experiments/run into $OUT/results, bounded by the part's time left
+# experiments NAME...: experiments/run into $W/results, bounded by the part's time left
 experiments() {
   local step="experiments:$*" started rc t
   started=$(now)
@@ -110,9 +122,9 @@ experiments() {
     return
   fi
   echo "== $step (deadline ${t}s)"
-  python3 experiments/run --results "$OUT/results" --deadline "$t" "$@" > "$OUT/logs/${1}.log" 2>&1
+  python3 experiments/run --results "$W/results" --deadline "$t" "$@" > "$W/logs/${1}.log" 2>&1
   rc=$?
-  tail -4 "$OUT/logs/${1}.log"
+  tail -4 "$W/logs/${1}.log"
   case $rc in
     0) steprow "$step" 0 "$started" "" ;;
     4) steprow "$step" 4 "$started" "stopped at the deadline: run the part again (it resumes)" ;;
@@ -123,7 +135,7 @@ experiments() {
 # gpudir: the results folder bench names this GPU (set after the first experiments/run)
 gpudir() {
   local d
-  d=$(cd "$OUT/results" 2>/dev/null && ls -d */ 2>/dev/null | head -1)
+  d=$(cd "$W/results" 2>/dev/null && ls -d */ 2>/dev/null | head -1)
   echo "${d%/}"
 }
 
@@ -135,12 +147,12 @@ remeasure() {
   shift 3
   started=$(now)
   t=$(left)
-  if grep -q "\"step\": \"$name\", \"exit\": 0," "$OUT/steps.jsonl" 2>/dev/null; then
+  if grep -q "\"step\": \"$name\", \"exit\": 0," "$W/steps.jsonl" 2>/dev/null; then
     echo "== $name: done in an earlier call"; return
   fi
   if [ ! -f "$src" ]; then steprow "$name" 2 "$started" "no $src to take the configs from"; return; fi
   if [ "$t" -le 10 ]; then steprow "$name" 4 "$started" "not started: the part's time was spent"; return; fi
-  cfg="$OUT/logs/$name.configs"
+  cfg="$W/logs/$name.configs"
   scene=$(python3 - "$src" "$cfg" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
@@ -155,9 +167,9 @@ EOF
   mkdir -p "$(dirname "$dest")"
   echo "== $name: bench --scene $scene --configs ($(wc -l < "$cfg") configs) $*"
   timeout --kill-after=5 "$t" ./bin/bench --scene "$scene" --configs "$cfg" "$@" -o "$dest" --quiet \
-    > "$OUT/logs/$name.log" 2>&1
+    > "$W/logs/$name.log" 2>&1
   rc=$?
-  tail -3 "$OUT/logs/$name.log"
+  tail -3 "$W/logs/$name.log"
   case $rc in
     0) steprow "$name" 0 "$started" "" ;;
     124|137) steprow "$name" "$rc" "$started" "stopped at the part's deadline (rows appended so far stay)" ;;
@@ -171,7 +183,7 @@ session() {
   local g
   g=$(gpudir)
   [ -n "$g" ] || return
-  python3 - "$OUT" "$g" "${PART:-}" <<'EOF'
+  python3 - "$W" "$g" "${PART:-}" <<'EOF'
 import glob, json, os, sys
 out, gpu, part = sys.argv[1:4]
 base = os.path.join(out, "results", gpu)
@@ -238,7 +250,7 @@ if [ "${1:-}" = precompile ]; then
   # results/*/best/ (best_vs_roofline takes this GPU's, else another's).
   mkdir -p .cache/cubin
   # shellcheck disable=SC2086
-  python3 - $PART1_EXPERIMENTS $PART2_EXPERIMENTS -- $REMEASURED > "$OUT/precompile.configs" <<'EOF2'
+  python3 - $PART1_EXPERIMENTS $PART2_EXPERIMENTS -- $REMEASURED > "$W/precompile.configs" <<'EOF2'
 import glob, json, sys
 sys.path.insert(0, "experiments")
 import vptexp as vx
@@ -257,15 +269,15 @@ for p in files:
             out.append(r["config"])
 print("\n".join(dict.fromkeys(out)))
 EOF2
-  echo "precompile: $(wc -l < "$OUT/precompile.configs") configs into .cache/cubin"
-  exec ./bin/bench --precompile --arch "${ARCH:-sm_90}" --configs "$OUT/precompile.configs" --roofline \
+  echo "precompile: $(wc -l < "$W/precompile.configs") configs into .cache/cubin"
+  exec ./bin/bench --precompile --arch "${ARCH:-sm_90}" --configs "$W/precompile.configs" --roofline \
     --cache .cache/cubin --jobs "$(nproc)"
 fi
 
 for PART in "$@"; do
   STAGE_END=$(( $(date +%s) + STAGE_BUDGET ))
   machine
-  grep -E "^(== part|name|uuid|clocks.max.sm|clocks.applications.graphics|clocks locked|bench)" "$OUT/machine.txt" | tail -7
+  grep -E "^(== part|name|uuid|clocks.max.sm|clocks.applications.graphics|clocks locked|bench)" "$W/machine.txt" | tail -7
   case "$PART" in
     part1)
       # The pooled rows (report/pool.py): the thesis schedules, the roofline,
@@ -282,13 +294,13 @@ for PART in "$@"; do
       g=$(gpudir)
       if [ -n "$g" ]; then
         remeasure manix-depths "$ROOT/results/h100/estimators/manix-depths.jsonl" \
-          "$OUT/results/$g/estimators/manix-depths.jsonl" --roofline --max-time 2
+          "$W/results/$g/estimators/manix-depths.jsonl" --roofline --max-time 2
         remeasure manix-depths-2 "$ROOT/results/h100/estimators/manix-depths.jsonl" \
-          "$OUT/results/$g/estimators/manix-depths.jsonl" --max-depth 2 --no-gate --max-time 1
+          "$W/results/$g/estimators/manix-depths.jsonl" --max-depth 2 --no-gate --max-time 1
         remeasure manix-depths-3 "$ROOT/results/h100/estimators/manix-depths.jsonl" \
-          "$OUT/results/$g/estimators/manix-depths.jsonl" --max-depth 3 --no-gate --max-time 1
+          "$W/results/$g/estimators/manix-depths.jsonl" --max-depth 3 --no-gate --max-time 1
         remeasure smoke-winners "$ROOT/results/h100/async/smoke-winners.jsonl" \
-          "$OUT/results/$g/async/smoke-winners.jsonl" --roofline --max-time 4
+          "$W/results/$g/async/smoke-winners.jsonl" --roofline --max-time 4
       else
         steprow remeasure 2 "$(now)" "no results folder yet: every experiment above failed"
       fi
@@ -307,5 +319,8 @@ import json,sys
 for l in open(sys.argv[1]):
     r=json.loads(l)
     if r['part']==sys.argv[2]: print('  %-60s exit %-3d %s' % (r['step'][:60], r['exit'], r['reason']))
-" "$OUT/steps.jsonl" "$PART"
+" "$W/steps.jsonl" "$PART" | tee "$OUT/$PART-steps.txt"
+  cp "$W/machine.txt" "$OUT/$PART-machine.txt"
+  # everything so far (rows, logs, machine.txt, steps.jsonl): the part's one archive
+  tar -czf "$OUT/report-session-$PART.tar.gz" -C "$W" . && echo "== packed $OUT/report-session-$PART.tar.gz"
 done
