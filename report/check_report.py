@@ -119,13 +119,16 @@ def rows_of_file(path):
 
 
 def report_session(results_dir):
-    """(GPU UUID, commit) that results_dir/report_session.json names, else None."""
+    """[(GPU UUID, commit)] of the sessions results_dir/report_session.json
+    names, first named first (report/pool.py reads it the same way); None
+    without the file."""
     path = os.path.join(results_dir, "report_session.json")
     if not os.path.exists(path):
         return None
     with open(path, encoding="utf-8") as f:
         s = json.load(f)
-    return (s.get("uuid"), s.get("commit"))
+    keys = [(x.get("uuid"), x.get("commit")) for x in s.get("sessions") or []]
+    return keys or [(s.get("uuid"), s.get("commit"))]
 
 
 def rows_of(results_dir):
@@ -142,28 +145,31 @@ def f_sec(x):
 
 
 def newest(rows, key):
-    """{key: row}: the newest row per key; a row of the report's session
-    (marked "_session" by session_first) over any row that is not."""
+    """{key: row}: the newest row per key; a row of a named session (ranked
+    "_session" by session_first: the first named highest) over any row of a
+    later-named or unnamed one."""
     out = {}
     for r in rows:
         k = key(r)
         if k is None:
             continue
-        if k not in out or (bool(r.get("_session")), r.get("time") or "") >= (bool(out[k].get("_session")),
-                                                                            out[k].get("time") or ""):
+        if k not in out or (r.get("_session", 0), r.get("time") or "") >= (out[k].get("_session", 0),
+                                                                         out[k].get("time") or ""):
             out[k] = r
     return out
 
 
-def session_first(rows, key):
-    """rows, those of session key (GPU UUID, commit) marked "_session"."""
+def session_first(rows, keys):
+    """rows, each of a named session (keys: [(GPU UUID, commit)], first
+    first) ranked "_session": len(keys) for the first, 1 for the last."""
     out = []
     for r in rows:
         g = r.get("gpu")
         uuid = g.get("uuid") if isinstance(g, dict) else None
         if uuid is None and isinstance(r.get("host_gpu"), dict):
             uuid = r["host_gpu"].get("uuid")
-        out.append(dict(r, _session=True) if (uuid, r.get("commit")) == key else r)
+        k = (uuid, r.get("commit"))
+        out.append(dict(r, _session=len(keys) - keys.index(k)) if k in keys else r)
     return out
 
 
@@ -249,12 +255,14 @@ def session_marks(pv, gendir):
 THESIS_FLOAT = re.compile(r"tab_t\d+\.tex$")
 
 
-def one_session(pv, numbers, found, key):
+def one_session(pv, numbers, found, keys):
     """Findings of the one-session rule: [message] for each thesis table
-    whose vptune rows are not all of session key, and each verdict whose
-    numbers are not (key None: that span more than one session), and
-    [note] for the thesis tables that keep a mark for another renderer's
-    rows."""
+    whose vptune rows span more than one session or one not in keys (the
+    named sessions; None: no session named), and each verdict whose two
+    numbers do, and [note] for the thesis tables that keep a mark for
+    another renderer's rows."""
+    def off(sessions):
+        return len(sessions) > 1 or keys is not None and not sessions <= set(keys)
     bad, notes = [], []
     def name(k):
         return "%s at %s" % k
@@ -263,7 +271,7 @@ def one_session(pv, numbers, found, key):
             continue
         other = {tuple(x) for x in p.get("other_tool_sessions", [])}
         ours = {tuple(x) for x in p.get("sessions", [])} - other
-        if key is None and len(ours) > 1 or key is not None and ours and ours != {key}:
+        if off(ours):
             bad.append("%s: vptune rows of %s" % (f, "; ".join(name(k) for k in sorted(ours))))
         if other and p.get("mark"):
             notes.append("%s keeps %s for another renderer's rows (%s)" % (f, p["mark"].split("}")[0] + "}",
@@ -278,7 +286,7 @@ def one_session(pv, numbers, found, key):
         where = "%s:%d (%s %s %s)" % (source, line, a, word, b)
         if s is None:
             bad.append("%s: \\%s or \\%s records no sessions" % (where, ma, mb))
-        elif key is None and len(s) > 1 or key is not None and s != {key}:
+        elif off(s):
             bad.append("%s: rows of %s" % (where, "; ".join(name(k) for k in sorted(s))))
     return bad, notes
 
@@ -457,8 +465,9 @@ def main(argv):
         found, numbers = verdicts.load(rdir)
         bad, notes = one_session(pv, numbers or {}, found, sess)
         if sess is not None:
-            c.check(not bad, "one session: the thesis tables' vptune rows and every verdict's numbers are of the "
-                    "report's session %s at %s (results/%s/report_session.json)" % (sess + (gpu,)),
+            c.check(not bad, "one session: each thesis table's vptune rows and each verdict's numbers are of one "
+                    "of the report's sessions (%s; results/%s/report_session.json)"
+                    % ("; ".join("%s at %s" % k for k in sess), gpu),
                     "; ".join(bad[:8]) + (" (and %d more)" % (len(bad) - 8) if len(bad) > 8 else ""))
         else:
             for msg in bad:

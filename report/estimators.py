@@ -47,19 +47,19 @@ PATHS_NUMBERS = ["pathsHeadGlobalPixelMs", "pathsHeadGlobalSampleMs", "pathsMani
 SKIP_ESTIMATORS = [("global", "f32"), ("global", "u8"), ("grid32", "u8"), ("skip", "u8")]
 
 
-# the report's session (pool.report_session's key), set by write()
-_SESSION = {"key": None}
+# the report's named sessions (pool.report_session's keys), set by write()
+_SESSION = {"keys": None}
 
 
 def _rows(path):
-    """The file's rows; only the report's session's when the file holds any
-    of them (the other sessions' rows stay in the file as evidence of the
+    """The file's rows; only the report's named sessions' when the file holds
+    any of them (the other sessions' rows stay in the file as evidence of the
     noise between sessions, report/noise.py)."""
     with open(path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
-    key = _SESSION["key"]
-    if key is not None and any(session_of(r) == key for r in rows):
-        rows = [r for r in rows if session_of(r) == key]
+    keys = _SESSION["keys"]
+    if keys and any(session_of(r) in keys for r in rows):
+        rows = [r for r in rows if session_of(r) in keys]
     return rows
 
 
@@ -82,7 +82,7 @@ def write(ctx):
     result files read (relative to results/<gpu>)."""
     out = ctx.out
     base = os.path.join(ctx.root, "results", ctx.gpu, "estimators")
-    _SESSION["key"] = ctx.pool.session["key"] if ctx.pool.session else None
+    _SESSION["keys"] = ctx.pool.session["keys"] if ctx.pool.session else None
     used = []
     # the macros the prose cites, "--" when there is nothing to cite
     macros = {"estTableCommit": "--", "estSkipCommit": "--", "estSkipCloudSpeedup": "--", "estSkipCloudVsGrid": "--",

@@ -11,13 +11,15 @@ profiles; when a key was measured more than once, the newest row (by its
 'time') counts. Tables and figures look rows up by the workload their
 experiment's spec states, so rows of different workloads are never mixed.
 
-The report's session: results/<gpu>/report_session.json (written by
-scripts/gpu_report_session.sh, copied by scripts/report_session_collect.py)
-names one session (GPU UUID, commit). When it exists, a key measured in that
-session takes that session's row, whatever the time of other sessions' rows;
-a key the session lacks falls back to the newest row of any session, and a
-float showing such a row carries its \\mixedsessions mark as before. Without
-it, newest wins.
+The report's sessions: results/<gpu>/report_session.json (written by
+scripts/report_session_collect.py from scripts/gpu_report_session.sh's
+output) names the sessions (GPU UUID, commit) of one such run: one, or one
+per device call when its calls landed on different cards. When it exists, a
+key measured in a named session takes that session's row (the first named
+session's where two measured it), whatever the time of other sessions' rows;
+a key they lack falls back to the newest row of any session, and a float
+showing such a row carries its \\mixedsessions mark as before. Without it,
+newest wins.
 """
 
 import glob
@@ -51,18 +53,22 @@ SESSION_FILE = "report_session.json"
 
 
 def report_session(results_dir, gpu):
-    """results/<gpu>/report_session.json as a dict with "key" (GPU UUID,
-    commit) added; None when the folder names no session or the file does
-    not name exactly one (its one_session false)."""
+    """results/<gpu>/report_session.json as a dict with "keys" added: the
+    named sessions, [(GPU UUID, commit)] in the file's order ("sessions";
+    a file of one session may name it as "uuid" and "commit"); None when the
+    folder names no session. Exits naming the file when it names none."""
     path = os.path.join(results_dir, gpu, SESSION_FILE)
     if not os.path.exists(path):
         return None
     with open(path, encoding="utf-8") as f:
         s = json.load(f)
-    if not s.get("uuid") or not s.get("commit"):
-        raise SystemExit("report: %s names no single GPU UUID and commit (uuids %s, commits %s)"
-                         % (path, s.get("uuids"), sorted(s.get("commits") or {})))
-    s["key"] = (s["uuid"], s["commit"])
+    keys = [(x.get("uuid"), x.get("commit")) for x in s.get("sessions") or []]
+    if not keys and s.get("uuid") and s.get("commit"):
+        keys = [(s["uuid"], s["commit"])]
+    if not keys or not all(u and c for u, c in keys):
+        raise SystemExit("report: %s names no session (GPU UUID and commit)" % path)
+    s["keys"] = keys
+    s.setdefault("last", max((x.get("last") or "" for x in s.get("sessions") or []), default=""))
     return s
 
 
@@ -77,12 +83,12 @@ def session_gpu(results_dir, dirs):
     return max(named)[1] if named else None
 
 
-def prefer_session(rows, keyfn, key):
-    """{key: row}: newest_by over rows, then, for each key the session `key`
-    measured, that session's newest row instead."""
+def prefer_session(rows, keyfn, keys):
+    """{key: row}: newest_by over rows, then, for each key a named session
+    (keys, first named first) measured, that session's newest row instead."""
     best = vx.newest_by(rows, keyfn)
-    if key is not None:
-        best.update(vx.newest_by([r for r in rows if session_of(r) == key], keyfn))
+    for k in reversed(keys or []):
+        best.update(vx.newest_by([r for r in rows if session_of(r) == k], keyfn))
     return best
 
 
@@ -151,7 +157,7 @@ class Pool:
         self.gpu = gpu
         self.dir = os.path.join(results_dir, gpu)
         self.session = report_session(results_dir, gpu)
-        key = self.session["key"] if self.session else None
+        key = self.session["keys"] if self.session else None
         self.files = sorted(os.path.basename(p.format(gpu=gpu)) for ps in inputs(specs).values() for p in ps
                             if p.endswith(".jsonl") and os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
         self.rows = []
@@ -224,7 +230,7 @@ class Pool:
         session when results/<gpu>/report_session.json names one)."""
         rows = [r for r in self.rows if r.get("kind") in ("result", "roofline") and isinstance(r.get("gpu"), dict)]
         if self.session is not None:
-            rows = [r for r in rows if session_of(r) == self.session["key"]] or rows
+            rows = [r for r in rows if session_of(r) in self.session["keys"]] or rows
         rows.sort(key=vx.row_time)
         return rows[-1] if rows else None
 

@@ -554,9 +554,12 @@ class SessionTest(unittest.TestCase):
         only_b = self.row("GPU-b", "c1", "2026-02-01T00:00:00Z", 3.0, config="regenerationSK-thread")
         rows = [old, newer, only_b]
         self.assertIs(self.pool.prefer_session(rows, vx.result_key, None)[vx.result_key(old)], newer)
-        got = self.pool.prefer_session(rows, vx.result_key, key)
+        got = self.pool.prefer_session(rows, vx.result_key, [key])
         self.assertIs(got[vx.result_key(old)], old)             # the session's row, though older
         self.assertIs(got[vx.result_key(only_b)], only_b)       # a key it lacks: the newest row
+        got = self.pool.prefer_session(rows, vx.result_key, [key, ("GPU-b", "c1")])
+        self.assertIs(got[vx.result_key(old)], old)             # two named: the first named wins
+        self.assertIs(got[vx.result_key(only_b)], only_b)
         cpu = {"kind": "cpu_reference", "commit": "c1", "host_gpu": dict(GPU, uuid="GPU-a")}
         self.assertEqual(self.pool.session_of(cpu), key)
         self.assertEqual(self.pool.session_of(dict(cpu, host_gpu=None)), ("-", "c1"))
@@ -667,12 +670,12 @@ class SessionTest(unittest.TestCase):
             pv, numbers = self.generate(root)
             self.assertNotIn("mark", pv["floats"]["tab_t43.tex"])
             self.assertEqual(pv["floats"]["tab_t43.tex"]["sessions"], [list(key)])
-            bad, notes = self.check_report.one_session(pv, numbers, [], key)
+            bad, notes = self.check_report.one_session(pv, numbers, [], [key])
             self.assertEqual([b for b in bad if b.startswith("tab_t")], [])
             self.assertTrue(any(x.startswith("tab_t61.tex keeps") for x in notes), notes)   # Mitsuba's rows
             found = [("x", 1, "block", "wins", "naive", "mrManixBlock", "mrManixNaiveSK")]
             self.assertEqual(numbers["mrManixBlock"]["sessions"], [list(key)])
-            self.assertEqual(self.check_report.one_session(pv, numbers, found, key)[0], [])
+            self.assertEqual(self.check_report.one_session(pv, numbers, found, [key])[0], [])
             # a key the session lacks falls back to the other session's row: the table keeps its
             # mark, and the rule names it and the verdict that cites it
             with open(path, "w") as f:
@@ -681,7 +684,7 @@ class SessionTest(unittest.TestCase):
                                         and r["config"] == block)))
             pv, numbers = self.generate(root)
             self.assertIn("mark", pv["floats"]["tab_t43.tex"])
-            bad, _ = self.check_report.one_session(pv, numbers, found, key)
+            bad, _ = self.check_report.one_session(pv, numbers, found, [key])
             self.assertTrue(any(b.startswith("tab_t43.tex: vptune rows of") for b in bad), bad)
             self.assertTrue(any(b.startswith("x:1 (block wins naive): rows of") for b in bad), bad)
         finally:

@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
-"""Copies one report session (scripts/gpu_report_session.sh's $OUT) into
+"""Copies one report session (scripts/gpu_report_session.sh's output) into
 results/<gpu>/ and brings results/manifest.json and results/README.md along.
 
     scripts/report_session_collect.py OUT [OUT...] [--root DIR] [--dry-run]
 
-OUT: the $OUT of each call (part1's, part2's: each call's output folder).
+OUT: each call's output: a folder holding report-session-PART.tar.gz
+archives (the device call's returned files), an archive itself, or an
+unpacked WORK folder.
 Contract:
-  - the OUTs' report_session.json must name one GPU folder, one GPU UUID and
-    one clean commit, the same in every OUT (else exit 1, nothing written);
+  - the rows must name one GPU folder, one clean commit and, each, their GPU
+    (else exit 1, nothing written); they name one GPU UUID when both parts
+    ran on one card, else each card is a session of its own (a warning says
+    so; report/check_report.py then checks that no thesis table or verdict
+    mixes them);
   - every .jsonl under OUT/results/<gpu>/ is appended to the same path under
     results/<gpu>/ (a line already there is not appended twice): the older
     sessions' rows stay, since the report's cross-session noise floor is
     measured from them (report/noise.py), and the report's pool prefers the
     named session's rows (report/pool.py);
-  - the OUTs' report_session.json, merged (parts, first and last row times),
-    replaces results/<gpu>/report_session.json: from then on the report is
-    built from that session (report/README.md, "One session per table");
+  - results/<gpu>/report_session.json is replaced by the sessions found in
+    the rows (GPU UUID, commit, first and last row time, rows; the first
+    measured first) and the parts run: from then on the report is built
+    from them (report/README.md, "One session per table");
   - the GPU's nvidia-smi facts (each OUT/machine.txt, its last part's) are
     appended to results/<gpu>/machines.txt in the CSV form report/front.py
     reads (maximum SM clock, application clocks, whether they are locked);
@@ -23,15 +29,16 @@ Contract:
     new file gets a line whose "what" is the other GPU folders' line for the
     same path (else the experiment's name) and whose command is the script's;
   - then scripts/results_index.py rewrites results/README.md.
-Refuses (exit 1) a session whose rows name more than one GPU UUID or commit,
-or a commit marked -dirty: such rows are not one session at a clean commit.
 """
 import argparse
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMAND = "scripts/gpu_report_session.sh part1 part2 (one GPU session; scripts/report_session_collect.py copies it)"
@@ -109,36 +116,76 @@ def main(argv):
     ap.add_argument("--root", default=ROOT)
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args(argv)
-    sess, srcs, gpu = None, [], None
-    for out in a.out:
-        found = glob.glob(os.path.join(out, "results", "*", "report_session.json"))
-        if len(found) != 1:
-            print("collect: expected one %s/results/<gpu>/report_session.json, found %d" % (out, len(found)),
-                  file=sys.stderr)
-            return 1
-        with open(found[0], encoding="utf-8") as f:
-            s = json.load(f)
-        if not s.get("one_session") or not s.get("uuid") or not s.get("commit"):
-            print("collect: %s: the rows name GPUs %s and commits %s: not one session" % (
-                out, s.get("uuids"), sorted(s.get("commits") or {})), file=sys.stderr)
-            return 1
-        if s["commit"].endswith("-dirty"):
-            print("collect: commit %s: the binaries were built from a modified tree" % s["commit"], file=sys.stderr)
-            return 1
-        here = os.path.basename(os.path.dirname(found[0]))
-        if sess is not None and (s["uuid"], s["commit"], here) != (sess["uuid"], sess["commit"], gpu):
-            print("collect: %s is %s at %s in %s, the others %s at %s in %s: two sessions" % (
-                out, s["uuid"], s["commit"], here, sess["uuid"], sess["commit"], gpu), file=sys.stderr)
-            return 1
-        if sess is None:
-            sess, gpu = dict(s), here
-        else:
-            sess["parts"] = list(dict.fromkeys(sess.get("parts", []) + s.get("parts", [])))
-            times = [x for x in (sess.get("first"), s.get("first"), sess.get("last"), s.get("last")) if x]
-            sess["first"], sess["last"] = (min(times), max(times)) if times else (None, None)
-            sess["commits"] = {sess["commit"]: sum((x.get("commits") or {}).get(sess["commit"], 0) for x in (sess, s))}
-            sess["clocks"] = s.get("clocks") or sess.get("clocks")
-        srcs.append((out, os.path.dirname(found[0])))
+    tmp = tempfile.mkdtemp(prefix="vpt-collect-")
+    try:
+        return collect(a, unpack(a.out, tmp))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def unpack(outs, tmp):
+    """[folder] holding results/<gpu>/: each OUT's report-session-*.tar.gz
+    unpacked into tmp (an archive may also be named itself); a folder
+    without archives is taken as it is."""
+    out = []
+    for o in outs:
+        archives = [o] if o.endswith(".tar.gz") else sorted(glob.glob(os.path.join(o, "report-session-*.tar.gz")))
+        if not archives:
+            out.append(o)
+        for t in archives:
+            d = os.path.join(tmp, str(len(out)))
+            os.makedirs(d)
+            with tarfile.open(t) as tf:
+                try:
+                    tf.extractall(d, filter="data")
+                except TypeError:   # a Python without extraction filters
+                    tf.extractall(d)
+            out.append(d)
+    return out
+
+
+def collect(a, srcs_in):
+    """Copies the folders' sessions (see the module's docstring)."""
+    gpus = sorted({os.path.basename(os.path.dirname(p)) for d in srcs_in
+                   for p in glob.glob(os.path.join(d, "results", "*", "report_session.json"))})
+    if len(gpus) != 1:
+        print("collect: the outputs name GPU folders %s: expected one" % (gpus or "none"), file=sys.stderr)
+        return 1
+    gpu = gpus[0]
+    srcs = [(d, os.path.join(d, "results", gpu)) for d in srcs_in if os.path.isdir(os.path.join(d, "results", gpu))]
+    # the sessions, from the rows themselves: (uuid, commit) -> first, last, rows
+    found = {}
+    for _, src in srcs:
+        for p in glob.glob(os.path.join(src, "**", "*.jsonl"), recursive=True):
+            for r in rows_of(p):
+                if r.get("kind") not in ("result", "roofline", "profile", "cpu_reference"):
+                    continue
+                g = r.get("gpu") if isinstance(r.get("gpu"), dict) else r.get("host_gpu")
+                k = ((g or {}).get("uuid") if isinstance(g, dict) else None, r.get("commit"))
+                rec = found.setdefault(k, {"uuid": k[0], "commit": k[1], "first": None, "last": None, "rows": 0,
+                                           "name": (g or {}).get("name") if isinstance(g, dict) else None})
+                rec["rows"] += 1
+                t = r.get("time")
+                if isinstance(t, str):
+                    rec["first"] = min(x for x in (rec["first"], t) if x)
+                    rec["last"] = max(x for x in (rec["last"], t) if x)
+    commits = sorted({c for _, c in found})
+    if len(commits) != 1 or not commits[0] or commits[0].endswith("-dirty") or any(u is None for u, _ in found):
+        print("collect: the rows name commits %s and GPUs %s: expected one clean commit and rows that name "
+              "their GPU" % (commits, sorted(str(u) for u, _ in found)), file=sys.stderr)
+        return 1
+    sessions = sorted(found.values(), key=lambda x: x["first"] or "")
+    if len(sessions) > 1:
+        print("collect: warning: the rows come from %d GPUs (%s): the device calls landed on different cards; "
+              "report/check_report.py checks that no thesis table or verdict mixes them"
+              % (len(sessions), ", ".join(x["uuid"] for x in sessions)), file=sys.stderr)
+    parts = []
+    for d, src in srcs:
+        p = os.path.join(src, "report_session.json")
+        with open(p, encoding="utf-8") as f:
+            parts += json.load(f).get("parts") or []
+    sess = {"schema": "vptune.session/2", "gpu_dir": gpu, "commit": commits[0], "sessions": sessions,
+            "parts": list(dict.fromkeys(parts)), "last": max(x["last"] or "" for x in sessions)}
     dest = os.path.join(a.root, "results", gpu)
     mpath = os.path.join(a.root, "results", "manifest.json")
     with open(mpath, encoding="utf-8") as f:
@@ -167,7 +214,7 @@ def main(argv):
             f.write("".join(line + "\n" for line in new))
     blocks = [machine_block(os.path.join(out, "machine.txt")) for out, _ in srcs
               if os.path.exists(os.path.join(out, "machine.txt"))]
-    block = "".join("\n" + b for b in blocks if b)
+    block = "".join("\n" + b for b in dict.fromkeys(b for b in blocks if b))
     if not a.dry_run:
         with open(os.path.join(dest, "report_session.json"), "w", encoding="utf-8") as f:
             json.dump(sess, f, indent=1)
@@ -196,8 +243,8 @@ def main(argv):
         json.dump(manifest, f, indent=1)
         f.write("\n")
     rc = subprocess.call([sys.executable, os.path.join(a.root, "scripts", "results_index.py")], cwd=a.root)
-    print("collect: session %s at %s copied into results/%s/ (rebuild: make report)" % (sess["uuid"], sess["commit"],
-                                                                                     gpu))
+    print("collect: session%s %s at %s copied into results/%s/ (rebuild: make report)" % (
+        "s" if len(sessions) > 1 else "", ", ".join(x["uuid"] for x in sessions), sess["commit"], gpu))
     return rc
 
 
