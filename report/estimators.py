@@ -118,6 +118,11 @@ def _write(ctx, out, base, used, macros, numbers):
             out.write(name, "\\begin{%s}[tbp]\\centering\\caption{Not measured on this GPU: no "
                       "results/.../estimators/ (scripts/gpu\\_estimators.sh, scripts/gpu\\_estimator\\_tune.sh)."
                       "}\\label{%s}\\end{%s}\n" % (env, label, env))
+        # the other files stand on their own: each part writes its float or numbers, or says why not
+        _write_skip(ctx, out, base, used, macros)
+        _depths(ctx, base, used, macros, numbers)
+        _async(ctx, used, macros, numbers)
+        _paths(ctx, used, macros, numbers)
         return
     used.append("estimators/table.jsonl")
     rs = [r for r in _rows(path) if r.get("kind") == "result"]
