@@ -18,9 +18,12 @@
 # of steps.jsonl with its reason and the next step still runs. Calling a
 # part again resumes it (experiments/run skips what the same commit already
 # measured into WORK; on a fresh machine, RESUME=the part's earlier archive
-# unpacks it into WORK first). Both parts must run on the same GPU (the same
-# UUID): run part2 right after part1 while the machine is still held;
-# machine.txt is appended per part so that a change of GPU shows.
+# unpacks it into WORK first). Each part holds whole tables and the
+# verdicts' rows that go with them, so that when the two calls land on two
+# cards each part is still one session (report_session_collect.py names
+# both; the report checks that no table or verdict mixes them); on one card,
+# both parts are one session. machine.txt is appended per part, so a change
+# of GPU shows.
 #
 # Writes, under WORK (default /tmp/report-session):
 #   machine.txt                 per part: date, nvidia-smi facts and clocks, nvcc, nproc
