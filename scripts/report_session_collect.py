@@ -28,7 +28,10 @@ Contract:
   - each copied file's manifest line gets the commits its rows now hold; a
     new file gets a line whose "what" is the other GPU folders' line for the
     same path (else the experiment's name) and whose command is the script's;
-  - then scripts/results_index.py rewrites results/README.md.
+  - then scripts/readme_tables.py rewrites the documentation's measured
+    tables that read these files (docs/findings/: their prose is not
+    rewritten: read it against the new numbers) and scripts/results_index.py
+    rewrites results/README.md.
 """
 import argparse
 import glob
@@ -242,7 +245,8 @@ def collect(a, srcs_in):
     with open(mpath, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")
-    rc = subprocess.call([sys.executable, os.path.join(a.root, "scripts", "results_index.py")], cwd=a.root)
+    rc = subprocess.call([sys.executable, os.path.join(a.root, "scripts", "readme_tables.py")], cwd=a.root)
+    rc = subprocess.call([sys.executable, os.path.join(a.root, "scripts", "results_index.py")], cwd=a.root) or rc
     print("collect: session%s %s at %s copied into results/%s/ (rebuild: make report)" % (
         "s" if len(sessions) > 1 else "", ", ".join(x["uuid"] for x in sessions), sess["commit"], gpu))
     return rc

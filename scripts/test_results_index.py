@@ -96,6 +96,9 @@ class ResultsIndexTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("landed on different cards", p.stderr)
         self.assertEqual(ri.check(self.root), [])
+        tables = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "readme_tables.py"), "--check"],
+                                capture_output=True, text=True, cwd=self.root)
+        self.assertEqual(tables.returncode, 0, tables.stdout + tables.stderr)
         with open(os.path.join(self.root, "results", "h200", "report_session.json")) as f:
             sess = json.load(f)
         self.assertEqual([(x["uuid"], x["commit"]) for x in sess["sessions"]],
