@@ -25,6 +25,14 @@ Checks, each printed as PASS or FAIL with the reason:
   - sessions: every float whose rows span more than one session (GPU UUID,
     commit) carries \\mixedsessions{N}{S..} naming exactly those sessions, and
     every session a float uses is in the appendix's session table;
+  - one session: when the report's folder names its session
+    (results/<gpu>/report_session.json: scripts/gpu_report_session.sh), every
+    thesis table (tab_t41 ... tab_t63) shows vptune rows of that session only
+    (another renderer's rows, Mitsuba's in table 6.1, are told apart: they
+    keep their mark) and every verdict's two numbers rest on rows of that
+    session only; a failure names the float or verdict and its sessions.
+    Without such a file the same findings are printed as WARN lines and do
+    not fail: the session has not been measured yet;
   - spreads: every float that shows a tuned winner of a scene whose default
     tune was run with several seeds (results/<gpu>/tune_variance.jsonl, read
     here) shows that spread, recomputed here from the rows;
@@ -110,6 +118,19 @@ def rows_of_file(path):
     return rows
 
 
+def report_session(results_dir):
+    """[(GPU UUID, commit)] of the sessions results_dir/report_session.json
+    names, first named first (report/pool.py reads it the same way); None
+    without the file."""
+    path = os.path.join(results_dir, "report_session.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        s = json.load(f)
+    keys = [(x.get("uuid"), x.get("commit")) for x in s.get("sessions") or []]
+    return keys or [(s.get("uuid"), s.get("commit"))]
+
+
 def rows_of(results_dir):
     rows = []
     for fn in sorted(os.listdir(results_dir)):
@@ -124,13 +145,31 @@ def f_sec(x):
 
 
 def newest(rows, key):
+    """{key: row}: the newest row per key; a row of a named session (ranked
+    "_session" by session_first: the first named highest) over any row of a
+    later-named or unnamed one."""
     out = {}
     for r in rows:
         k = key(r)
         if k is None:
             continue
-        if k not in out or (r.get("time") or "") >= (out[k].get("time") or ""):
+        if k not in out or (r.get("_session", 0), r.get("time") or "") >= (out[k].get("_session", 0),
+                                                                         out[k].get("time") or ""):
             out[k] = r
+    return out
+
+
+def session_first(rows, keys):
+    """rows, each of a named session (keys: [(GPU UUID, commit)], first
+    first) ranked "_session": len(keys) for the first, 1 for the last."""
+    out = []
+    for r in rows:
+        g = r.get("gpu")
+        uuid = g.get("uuid") if isinstance(g, dict) else None
+        if uuid is None and isinstance(r.get("host_gpu"), dict):
+            uuid = r["host_gpu"].get("uuid")
+        k = (uuid, r.get("commit"))
+        out.append(dict(r, _session=len(keys) - keys.index(k)) if k in keys else r)
     return out
 
 
@@ -211,6 +250,45 @@ def session_marks(pv, gendir):
             if int(n) != len(sess) or got != want:
                 bad.append("%s: mark names %s, its rows are of %s" % (name, ", ".join(got), ", ".join(want)))
     return bad
+
+
+THESIS_FLOAT = re.compile(r"tab_t\d+\.tex$")
+
+
+def one_session(pv, numbers, found, keys):
+    """Findings of the one-session rule: [message] for each thesis table
+    whose vptune rows span more than one session or one not in keys (the
+    named sessions; None: no session named), and each verdict whose two
+    numbers do, and [note] for the thesis tables that keep a mark for
+    another renderer's rows."""
+    def off(sessions):
+        return len(sessions) > 1 or keys is not None and not sessions <= set(keys)
+    bad, notes = [], []
+    def name(k):
+        return "%s at %s" % k
+    for f, p in sorted(pv.get("floats", {}).items()):
+        if not THESIS_FLOAT.match(f):
+            continue
+        other = {tuple(x) for x in p.get("other_tool_sessions", [])}
+        ours = {tuple(x) for x in p.get("sessions", [])} - other
+        if off(ours):
+            bad.append("%s: vptune rows of %s" % (f, "; ".join(name(k) for k in sorted(ours))))
+        if other and p.get("mark"):
+            notes.append("%s keeps %s for another renderer's rows (%s)" % (f, p["mark"].split("}")[0] + "}",
+                                                                         "; ".join(name(k) for k in sorted(other))))
+    for v in found:
+        source, line, a, word, b, ma, mb = v
+        if word not in verdicts.WORDS or ma not in numbers or mb not in numbers:
+            continue
+        if numbers[ma]["value"] is None or numbers[mb]["value"] is None:
+            continue
+        s = verdicts.sessions_of(v, numbers)
+        where = "%s:%d (%s %s %s)" % (source, line, a, word, b)
+        if s is None:
+            bad.append("%s: \\%s or \\%s records no sessions" % (where, ma, mb))
+        elif off(s):
+            bad.append("%s: rows of %s" % (where, "; ".join(name(k) for k in sorted(s))))
+    return bad, notes
 
 
 def seed_spreads(path):
@@ -310,6 +388,11 @@ def main(argv):
         print("%d passed, %d failed" % (c.passed, c.failed))
         return 1
     rows = rows_of(resdir)
+    skey = report_session(resdir)
+    if skey is not None:
+        # the report's session's rows win each key over other sessions' (report/pool.py): the
+        # rows of the other sessions drop out of the key numbers' lookups where the session has one
+        rows = session_first(rows, skey)
     roof_spec = vx.load_spec(os.path.join(root, "experiments", "roofline.spec"))
     results = newest(rows, lambda r: (r["scene"], vx.row_config(r), tuple(r.get("workload", {}).get(k) for k in WK_KEYS))
                      if r.get("kind") == "result" else None)
@@ -344,6 +427,8 @@ def main(argv):
         phrase = "between %s Mrays/s (%s) and %s Mrays/s (%s)" % (lo[2], lo[1], hi[2], hi[1])
         c.check(phrase in flat, "abstract: '%s'" % phrase, "not in the PDF text")
     prov = [r for r in rows if r.get("kind") in ("result", "roofline") and isinstance(r.get("gpu"), dict)]
+    if skey is not None:
+        prov = [r for r in prov if r.get("_session")] or prov
     prov.sort(key=lambda r: r.get("time") or "")
     if prov:
         g = prov[-1]["gpu"]
@@ -376,6 +461,21 @@ def main(argv):
         bad = session_marks(pv, gendir)
         c.check(not bad, "sessions: the %d floats mixing sessions are marked, over %d sessions in the table"
                 % (mixed, len(pv.get("sessions", []))), "; ".join(bad[:5]))
+        sess = report_session(resdir)
+        found, numbers = verdicts.load(rdir)
+        bad, notes = one_session(pv, numbers or {}, found, sess)
+        if sess is not None:
+            c.check(not bad, "one session: each thesis table's vptune rows and each verdict's numbers are of one "
+                    "of the report's sessions (%s; results/%s/report_session.json)"
+                    % ("; ".join("%s at %s" % k for k in sess), gpu),
+                    "; ".join(bad[:8]) + (" (and %d more)" % (len(bad) - 8) if len(bad) > 8 else ""))
+        else:
+            for msg in bad:
+                print("WARN  one session: %s" % msg)
+            print("WARN  one session: results/%s/report_session.json names no session; %d thesis tables or "
+                  "verdicts span sessions (not failed until a session is named)" % (gpu, len(bad)))
+        for msg in notes:
+            print("NOTE  one session: %s" % msg)
         spreads = seed_spreads(os.path.join(resdir, "tune_variance.jsonl"))
         bad = missing_spreads(pv, gendir, spreads)
         shown = sum(1 for p in pv["floats"].values() if set(p.get("tuned", [])) & set(spreads))
@@ -408,7 +508,9 @@ def main(argv):
                 continue
             tm, tv = r["mitsuba"]["time"]["median_s"], r["vptune"]["time"]["median_s"]
             want = [f_sec(tm), f_sec(tv), "%.1f" % (tm / tv)]
-            hit = [ln for ln in lines if ln.strip().startswith(scene + " ") and all(w in ln for w in want)]
+            # the OT1 fonts typeset an escaped underscore as a space: pdftotext reads disney_cloud as "disney cloud"
+            names = {scene + " ", scene.replace("_", " ") + " "}
+            hit = [ln for ln in lines if any(ln.strip().startswith(n) for n in names) and all(w in ln for w in want)]
             c.check(bool(hit), "Mitsuba run of %s (%s) in the PDF: %s" % (scene, folder, ", ".join(want)),
                     "no line of the PDF text starts with '%s' and holds them all" % scene)
 

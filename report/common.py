@@ -186,6 +186,8 @@ class Out:
         self.source = None
         self.marked = {}
         self.tuned_source = None
+        self.session_key = None   # row -> (GPU UUID, commit): pool.session_of, set by pool.Context
+        self.other_tool_source = None
         self.spreads = {}
 
     def write(self, name, text):
@@ -193,6 +195,11 @@ class Out:
             sessions = sorted(self.source())
             commits = sorted({c for _, c in sessions})
             self.provenance[name] = {"commits": commits, "sessions": [list(x) for x in sessions]}
+            other_tool = sorted(self.other_tool_source()) if self.other_tool_source is not None else []
+            if other_tool:
+                # sessions of another renderer's rows (Mitsuba): marked like any other, and
+                # told apart by check_report.py's one-session rule
+                self.provenance[name]["other_tool_sessions"] = [list(x) for x in other_tool]
             self.marked.pop(name, None)
             tuned = sorted(self.tuned_source()) if self.tuned_source is not None else []
             if tuned:
@@ -236,13 +243,20 @@ class Out:
         if key is not None:
             self.values[key] = value
 
-    def number(self, name, value, fmt, noise=0.0, better="higher", key=None):
+    def number(self, name, value, fmt, noise=0.0, better="higher", key=None, rows=None):
         """A measured number the prose may cite, and a \\verdict compare:
         its macro (value formatted by fmt, "--" when None) and its entry in
-        numbers.json (value, relative noise, which way is better)."""
+        numbers.json (value, relative noise, which way is better, and the
+        sessions of the rows it was computed from: rows, through
+        self.session_key; None when the caller does not say, so that
+        verdicts.py can tell a verdict within one session from one across
+        sessions)."""
         assert better in ("higher", "lower"), better
         text = fmt(value) if value is not None else "--"
         self.numbers[name] = {"value": value, "noise": noise, "better": better, "text": text}
+        if rows is not None and self.session_key is not None:
+            keys = {tuple(self.session_key(r)) for r in rows if r is not None}
+            self.numbers[name]["sessions"] = [list(k) for k in sorted(keys)]
         self.macro(name, text, key)
 
     def figure(self, name, script):

@@ -27,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments"))
 import vptexp as vx  # noqa: E402
 from common import figure_env, gp_header, macro_name, row_noise  # noqa: E402
+from pool import session_of  # noqa: E402
 
 SCENES = ["cgg-logo", "ad", "artifix", "manix", "smoke", "bucky"]
 MAJORANTS = ["global", "grid4", "grid8", "grid16", "grid32"]
@@ -46,9 +47,20 @@ PATHS_NUMBERS = ["pathsHeadGlobalPixelMs", "pathsHeadGlobalSampleMs", "pathsMani
 SKIP_ESTIMATORS = [("global", "f32"), ("global", "u8"), ("grid32", "u8"), ("skip", "u8")]
 
 
+# the report's named sessions (pool.report_session's keys), set by write()
+_SESSION = {"keys": None}
+
+
 def _rows(path):
+    """The file's rows; only the report's named sessions' when the file holds
+    any of them (the other sessions' rows stay in the file as evidence of the
+    noise between sessions, report/noise.py)."""
     with open(path) as f:
-        return [json.loads(l) for l in f if l.strip()]
+        rows = [json.loads(line) for line in f if line.strip()]
+    keys = _SESSION["keys"]
+    if keys and any(session_of(r) in keys for r in rows):
+        rows = [r for r in rows if session_of(r) in keys]
+    return rows
 
 
 def estimator_of(config):
@@ -70,6 +82,7 @@ def write(ctx):
     result files read (relative to results/<gpu>)."""
     out = ctx.out
     base = os.path.join(ctx.root, "results", ctx.gpu, "estimators")
+    _SESSION["keys"] = ctx.pool.session["keys"] if ctx.pool.session else None
     used = []
     # the macros the prose cites, "--" when there is nothing to cite
     macros = {"estTableCommit": "--", "estSkipCommit": "--", "estSkipCloudSpeedup": "--", "estSkipCloudVsGrid": "--",
@@ -89,8 +102,9 @@ def write(ctx):
     finally:
         for name, value in macros.items():
             out.macro(name, value)
-        for name, (value, noise, better) in numbers.items():
-            out.number(name, value, lambda x: "%.2f" % x, noise, better)
+        for name, (value, noise, better, *rest) in numbers.items():
+            rows = rest[0] if rest else None
+            out.number(name, value, lambda x: "%.2f" % x, noise, better, rows=rows)
     return used
 
 
@@ -104,6 +118,11 @@ def _write(ctx, out, base, used, macros, numbers):
             out.write(name, "\\begin{%s}[tbp]\\centering\\caption{Not measured on this GPU: no "
                       "results/.../estimators/ (scripts/gpu\\_estimators.sh, scripts/gpu\\_estimator\\_tune.sh)."
                       "}\\label{%s}\\end{%s}\n" % (env, label, env))
+        # the other files stand on their own: each part writes its float or numbers, or says why not
+        _write_skip(ctx, out, base, used, macros)
+        _depths(ctx, base, used, macros, numbers)
+        _async(ctx, used, macros, numbers)
+        _paths(ctx, used, macros, numbers)
         return
     used.append("estimators/table.jsonl")
     rs = [r for r in _rows(path) if r.get("kind") == "result"]
@@ -114,11 +133,11 @@ def _write(ctx, out, base, used, macros, numbers):
         if scene not in SCENES or r.get("status") != "ok" or m not in MAJORANTS:
             continue
         if d == "f32":
-            numbers[macro_name("est", scene, m, "ms")] = (x["time_ms"], row_noise(r), "lower")
+            numbers[macro_name("est", scene, m, "ms")] = (x["time_ms"], row_noise(r), "lower", [r])
             if x.get("rays"):
-                numbers[macro_name("est", scene, m, "steps")] = (x["steps"] / x["rays"], 0.0, "lower")
+                numbers[macro_name("est", scene, m, "steps")] = (x["steps"] / x["rays"], 0.0, "lower", [r])
         elif d == "u8" and m == "global":
-            numbers[macro_name("est", scene, "global", "u8", "ms")] = (x["time_ms"], row_noise(r), "lower")
+            numbers[macro_name("est", scene, "global", "u8", "ms")] = (x["time_ms"], row_noise(r), "lower", [r])
     commits = sorted({r["commit"] for r in rs})
     macros["estTableCommit"] = ", ".join(commits)
     lines = ["\\begin{table}[tbp]\\centering\\small",
@@ -204,7 +223,7 @@ def _write(ctx, out, base, used, macros, numbers):
 
 
 def _time(r):
-    return (r["metrics"]["time_ms"], row_noise(r), "lower")
+    return (r["metrics"]["time_ms"], row_noise(r), "lower", [r])
 
 
 def _depths(ctx, base, used, macros, numbers):
@@ -229,7 +248,7 @@ def _depths(ctx, base, used, macros, numbers):
     def rest(a, b):
         ta, tb = a["metrics"]["time_ms"], b["metrics"]["time_ms"]
         noise = (row_noise(a) * ta + row_noise(b) * tb) / (ta - tb)
-        return (ta - tb, noise, "lower")
+        return (ta - tb, noise, "lower", [a, b])
     numbers["depManixRestGlobalMs"] = rest(g0, g2)
     numbers["depManixRestSkipMs"] = rest(s0, s2)
     numbers["depManixFirstGlobalMs"] = _time(g2)

@@ -525,8 +525,8 @@ def write(ctx):
     finally:
         for name, value in sorted(macros.items()):
             out.macro(name, value)
-        for name, (value, noise) in sorted(numbers.items()):
-            out.number(name, value, lambda x: "%.2f" % x, noise, "lower")
+        for name, (value, noise, *rest) in sorted(numbers.items()):
+            out.number(name, value, lambda x: "%.2f" % x, noise, "lower", rows=rest[0] if rest else None)
 
 
 def _write(ctx, base, numbers, macros):
@@ -541,7 +541,7 @@ def _write(ctx, base, numbers, macros):
             for k in CANON:
                 r = sz.get(s, k)
                 if metric(r, "time_ms") is not None:
-                    numbers[macro_name("large", s, word(k), "ms")] = (r["metrics"]["time_ms"], row_noise(r))
+                    numbers[macro_name("large", s, word(k), "ms")] = (r["metrics"]["time_ms"], row_noise(r), [r])
             m = macro_name("large", s)
             macros[m + "StepsGlobal"] = fmt(steps_per_ray(sz.get(s, "thread")))
             macros[m + "StepsGrid"] = fmt(steps_per_ray(sz.get(s, "threadGrid")))
@@ -620,7 +620,7 @@ def _write(ctx, base, numbers, macros):
             "%s %s ms (%s steps/ray)" % (estimator_of(r["config"]) + (", coop=4" if "coop=4" in r["config"] else ""),
                                          fmt(metric(r, "time_ms")), fmt(steps_per_ray(r))) for r in c)))
     for (scene, st), t in main_tunes(ts).items():
-        numbers[macro_name("large", scene, "tune", st, "ms")] = (t.best["metrics"]["time_ms"], 0.0)
+        numbers[macro_name("large", scene, "tune", st, "ms")] = (t.best["metrics"]["time_ms"], 0.0, [t.header])
         if st == "all":
             g = global_tune(ts, t)
             macros[macro_name("large", scene, "tune", "ratio")] = fmt(

@@ -165,7 +165,7 @@ def fig_registers(ctx):
                 have |= m is not None and reg != 0
                 vals.append("%.6g" % m if m is not None else "NaN")
                 o.number("mrRegs" + camel(s) + SCHEDULE_WORDS[n] + ("Auto" if reg == 0 else spelled(reg)), m,
-                         f_mrays, row_noise(r) if m else 0.0)
+                         f_mrays, row_noise(r) if m else 0.0, rows=[r])
             b.append("%s\t%s" % (gp_str("auto" if reg == 0 else reg), "\t".join(vals)))
         blocks.append("\n".join(b))
     if not have:
@@ -209,7 +209,7 @@ def fig_depth(ctx):
                 have |= m is not None
                 vals.append("%.6g" % m if m is not None else "NaN")
                 o.number("mrDepth" + camel(s) + SCHEDULE_WORDS[vx.schedule_name(c)] + spelled(w["max_depth"]), m,
-                         f_mrays, row_noise(r) if m else 0.0)
+                         f_mrays, row_noise(r) if m else 0.0, rows=[r])
             b.append("%d\t%s" % (w["max_depth"], "\t".join(vals)))
         blocks.append("\n".join(b))
     if not have:
@@ -298,10 +298,12 @@ def coherence(ctx):
         C = camel(sc)
         one = lambda x: "%.1f" % x  # noqa: E731
         # every scene's numbers exist ("--" when not profiled): the prose may cite them
-        o.number("cohHitCompact" + C, a, one, key="coherence_hit_compact/" + sc if a is not None else None)
-        o.number("cohHitMorton" + C, b, one, key="coherence_hit_morton/" + sc if b is not None else None)
-        o.number("cohThreadsCompact" + C, ta, one)
-        o.number("cohThreadsMorton" + C, tb, one)
+        o.number("cohHitCompact" + C, a, one, key="coherence_hit_compact/" + sc if a is not None else None,
+                 rows=[pc])
+        o.number("cohHitMorton" + C, b, one, key="coherence_hit_morton/" + sc if b is not None else None,
+                 rows=[pmo])
+        o.number("cohThreadsCompact" + C, ta, one, rows=[pc])
+        o.number("cohThreadsMorton" + C, tb, one, rows=[pmo])
         if None in (a, b, ta, tb):
             continue
         deltas.append(b - a)

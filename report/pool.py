@@ -10,6 +10,16 @@ canonical config, workload) for results, (scene, rays) for roofline rows,
 profiles; when a key was measured more than once, the newest row (by its
 'time') counts. Tables and figures look rows up by the workload their
 experiment's spec states, so rows of different workloads are never mixed.
+
+The report's sessions: results/<gpu>/report_session.json (written by
+scripts/report_session_collect.py from scripts/gpu_report_session.sh's
+output) names the sessions (GPU UUID, commit) of one such run: one, or one
+per device call when its calls landed on different cards. When it exists, a
+key measured in a named session takes that session's row (the first named
+session's where two measured it), whatever the time of other sessions' rows;
+a key they lack falls back to the newest row of any session, and a float
+showing such a row carries its \\mixedsessions mark as before. Without it,
+newest wins.
 """
 
 import glob
@@ -32,11 +42,54 @@ def inputs(specs):
     the roofline."""
     outputs = sorted({sp.output for sp in specs.values() if sp.pooled})
     return {POOL_EXPERIMENTS: ["{gpu}/%s.jsonl" % o for o in outputs],
-            POOL_TUNED: ["{gpu}/best_vs_roofline.jsonl"]}
+            POOL_TUNED: ["{gpu}/best_vs_roofline.jsonl"],
+            POOL_SESSION: ["{gpu}/" + SESSION_FILE]}
 
 
 POOL_EXPERIMENTS = "report: thesis tables, figures and key numbers (the experiments' outputs)"
 POOL_TUNED = "report: key numbers (tuned configs beside the roofline)"
+POOL_SESSION = "report: the session its thesis tables and verdicts are built from"
+SESSION_FILE = "report_session.json"
+
+
+def report_session(results_dir, gpu):
+    """results/<gpu>/report_session.json as a dict with "keys" added: the
+    named sessions, [(GPU UUID, commit)] in the file's order ("sessions";
+    a file of one session may name it as "uuid" and "commit"); None when the
+    folder names no session. Exits naming the file when it names none."""
+    path = os.path.join(results_dir, gpu, SESSION_FILE)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        s = json.load(f)
+    keys = [(x.get("uuid"), x.get("commit")) for x in s.get("sessions") or []]
+    if not keys and s.get("uuid") and s.get("commit"):
+        keys = [(s["uuid"], s["commit"])]
+    if not keys or not all(u and c for u, c in keys):
+        raise SystemExit("report: %s names no session (GPU UUID and commit)" % path)
+    s["keys"] = keys
+    s.setdefault("last", max((x.get("last") or "" for x in s.get("sessions") or []), default=""))
+    return s
+
+
+def session_gpu(results_dir, dirs):
+    """The GPU folder whose report_session.json names the newest session
+    (by its rows' last time); None when no folder has one."""
+    named = []
+    for d in dirs:
+        s = report_session(results_dir, d)
+        if s is not None:
+            named.append((s.get("last") or "", d))
+    return max(named)[1] if named else None
+
+
+def prefer_session(rows, keyfn, keys):
+    """{key: row}: newest_by over rows, then, for each key a named session
+    (keys, first named first) measured, that session's newest row instead."""
+    best = vx.newest_by(rows, keyfn)
+    for k in reversed(keys or []):
+        best.update(vx.newest_by([r for r in rows if session_of(r) == k], keyfn))
+    return best
 
 
 def all_inputs(specs):
@@ -67,11 +120,14 @@ def files_read(root, gpu, specs):
 def session_of(r):
     """A row's measurement session: (GPU UUID, commit). Rows name the GPU as
     a dict with "uuid" (bench) or as nvidia-smi's "name, uuid, driver"
-    text (scripts' tune rows); a CPU row (the CPU reference, Mitsuba on a
-    CPU) has the UUID "-"; a GPU row that does not record its GPU (Nsight
+    text (scripts' tune rows); a CPU reference row that names the GPU of
+    its host ("host_gpu", experiments/run) belongs to that GPU's session;
+    another CPU row (Mitsuba on a CPU, an older CPU reference) has the UUID "-"; a GPU row that does not record its GPU (Nsight
     Compute profiles) has "?", as has a row without a commit."""
     g = r.get("gpu")
     uuid = None
+    if g is None and r.get("kind") == "cpu_reference" and isinstance(r.get("host_gpu"), dict):
+        g = r["host_gpu"]   # measured on the host of that GPU, in the same experiments/run call
     if isinstance(g, dict):
         uuid = g.get("uuid")
     elif isinstance(g, str):
@@ -100,8 +156,10 @@ class Pool:
     def __init__(self, results_dir, gpu, specs):
         self.gpu = gpu
         self.dir = os.path.join(results_dir, gpu)
+        self.session = report_session(results_dir, gpu)
+        key = self.session["keys"] if self.session else None
         self.files = sorted(os.path.basename(p.format(gpu=gpu)) for ps in inputs(specs).values() for p in ps
-                            if os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
+                            if p.endswith(".jsonl") and os.path.exists(os.path.join(results_dir, p.format(gpu=gpu))))
         self.rows = []
         self.warnings = []
         self.by_file = {}
@@ -109,18 +167,19 @@ class Pool:
             rows = vx.read_rows(os.path.join(self.dir, f), self.warnings.append)
             self.by_file[f] = rows
             self.rows.extend(rows)
-        self.results = vx.newest_by(self.rows, vx.result_key)
+        self.results = prefer_session(self.rows, vx.result_key, key)
         # the global-majorant probes (rows without "majorant" are global):
         # a grid probe (bench --roofline of grid configs) never stands in
-        self.roofline = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("rays"))
-                                     if r.get("kind") == "roofline" and r.get("majorant", "global") == "global"
-                                     else None)
-        self.cpu = vx.newest_by(self.rows, lambda r: (r.get("scene"), vx.workload_key(r.get("workload", {})))
-                                if r.get("kind") == "cpu_reference" and r.get("status") == "ok" else None)
-        self.profiles = vx.newest_by(self.rows, lambda r: (r.get("scene"), r.get("config"),
-                                                          vx.workload_key(r.get("workload", {})))
-                                     if r.get("kind") == "profile" and r.get("status") == "ok" else None)
+        self.roofline = prefer_session(self.rows, lambda r: (r.get("scene"), r.get("rays"))
+                                       if r.get("kind") == "roofline" and r.get("majorant", "global") == "global"
+                                       else None, key)
+        self.cpu = prefer_session(self.rows, lambda r: (r.get("scene"), vx.workload_key(r.get("workload", {})))
+                                  if r.get("kind") == "cpu_reference" and r.get("status") == "ok" else None, key)
+        self.profiles = prefer_session(self.rows, lambda r: (r.get("scene"), r.get("config"),
+                                                            vx.workload_key(r.get("workload", {})))
+                                       if r.get("kind") == "profile" and r.get("status") == "ok" else None, key)
         self.touched = set()
+        self.other_tool = set()   # sessions of another renderer's rows (Mitsuba) among touched
         self.tuned = set()
         self.sessions = {}
 
@@ -130,6 +189,8 @@ class Pool:
         or when the commit is not the report's)."""
         if r is not None:
             self.touched.add(session_of(r))
+            if r.get("kind") == "mitsuba_compare":
+                self.other_tool.add(session_of(r))
             note_session(self.sessions, r)
         return r
 
@@ -165,8 +226,11 @@ class Pool:
         return rows
 
     def provenance(self):
-        """GPU facts of the newest result or roofline row."""
+        """GPU facts of the newest result or roofline row (of the report's
+        session when results/<gpu>/report_session.json names one)."""
         rows = [r for r in self.rows if r.get("kind") in ("result", "roofline") and isinstance(r.get("gpu"), dict)]
+        if self.session is not None:
+            rows = [r for r in rows if session_of(r) in self.session["keys"]] or rows
         rows.sort(key=vx.row_time)
         return rows[-1] if rows else None
 
@@ -193,6 +257,8 @@ class Context:
         self.out.commit = self.commit
         self.out.source = lambda: set(self.pool.touched)
         self.out.tuned_source = lambda: set(self.pool.tuned)
+        self.out.session_key = session_of
+        self.out.other_tool_source = lambda: set(self.pool.other_tool)
         self.seed_spreads = {}
         self.seed_spread_pct = {}
         self.transfer_others, self.transfer_default = {}, {}
@@ -202,6 +268,7 @@ class Context:
     def begin(self):
         """A new float (or part) starts: forget the rows looked up so far."""
         self.pool.touched.clear()
+        self.pool.other_tool.clear()
         self.pool.tuned.clear()
 
     def tuned_shown(self, scene):

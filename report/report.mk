@@ -1,6 +1,7 @@
 # The report: report/report.pdf from results/ (no GPU). See report/build.sh.
 #   make report                 build it (installs gnuplot/LaTeX as root, else names the packages)
-#   make report REPORT_GPU=h200 from results/h200 instead of the folder with the most results
+#   make report REPORT_GPU=h200 from results/h200 (default: the folder whose report_session.json names
+#                               the newest session, else the folder with the most results)
 #   make report-check           build it, then check it against results/ (report/check_report.py)
 REPORT_GPU ?=
 .PHONY: report report-check report-clean

@@ -51,7 +51,7 @@ def key_numbers(ctx):
         occ, simd = metric(best, "occupancy_achieved"), metric(best, "simd_efficiency")
         gs = metric(best, "gsteps_per_s")
         frac = gs / gr if gs and gr else None
-        o.number("bestMrays" + C, m, f_mrays, row_noise(best), key="best_mrays/" + s)
+        o.number("bestMrays" + C, m, f_mrays, row_noise(best), key="best_mrays/" + s, rows=[best])
         o.macro("bestSchedule" + C, tex(best.get("schedule") or vx.schedule_name(best["config"])))
         o.macro("bestConfig" + C, tt(vx.describe_config(best["config"])))
         o.macro("bestOcc" + C, f_pct(occ) if occ is not None else "--")
@@ -115,9 +115,9 @@ def fig_schedules(ctx):
             m = metric(r, "mrays_per_s") if r is not None and r.get("status") == "ok" else None
             have |= m is not None
             vals.append("%.6g" % m if m is not None else "NaN")
-            o.number("mr" + camel(s) + SCHEDULE_WORDS[name], m, f_mrays, row_noise(r) if m else 0.0)
+            o.number("mr" + camel(s) + SCHEDULE_WORDS[name], m, f_mrays, row_noise(r) if m else 0.0, rows=[r])
             simd = metric(r, "simd_efficiency") if m is not None else None
-            o.number("simd" + camel(s) + SCHEDULE_WORDS[name], simd, f_pct)
+            o.number("simd" + camel(s) + SCHEDULE_WORDS[name], simd, f_pct, rows=[r])
         lines.append("%s\t%s" % (gp_str(name), "\t".join(vals)))
     if not have:
         o.write("fig_schedules.tex", not_run_note(["roofline"], ctx.gpu, "The nine thesis schedules", "figure",

@@ -525,5 +525,171 @@ class CommitMarkTest(unittest.TestCase):
             shutil.rmtree(base)
 
 
+class SessionTest(unittest.TestCase):
+    """One session per table (pool.py's report session, noise.py's floor,
+    verdicts.py's cross-session list, check_report.py's one-session rule),
+    on a TEST FIXTURE: synthetic rows of two made-up sessions in a scratch
+    copy of the repository."""
+
+    OLD = dict(GPU, uuid="GPU-00000000-test-old")
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, HERE)
+        import check_report
+        import noise
+        import pool
+        import verdicts
+        cls.check_report, cls.noise, cls.pool, cls.v = check_report, noise, pool, verdicts
+
+    def row(self, uuid, commit, t, ms, scene="manix", config="naiveSK"):
+        return {"kind": "result", "gpu": dict(GPU, uuid=uuid), "commit": commit, "time": t, "scene": scene,
+                "config": vx.canonical(config), "status": "ok",
+                "workload": {"width": 4, "height": 4, "spp": 1, "seed": 1}, "metrics": {"time_ms": ms}}
+
+    def test_prefer_session(self):
+        key = ("GPU-a", "c1")
+        old = self.row("GPU-a", "c1", "2026-01-01T00:00:00Z", 1.0)
+        newer = self.row("GPU-b", "c1", "2026-02-01T00:00:00Z", 2.0)
+        only_b = self.row("GPU-b", "c1", "2026-02-01T00:00:00Z", 3.0, config="regenerationSK-thread")
+        rows = [old, newer, only_b]
+        self.assertIs(self.pool.prefer_session(rows, vx.result_key, None)[vx.result_key(old)], newer)
+        got = self.pool.prefer_session(rows, vx.result_key, [key])
+        self.assertIs(got[vx.result_key(old)], old)             # the session's row, though older
+        self.assertIs(got[vx.result_key(only_b)], only_b)       # a key it lacks: the newest row
+        got = self.pool.prefer_session(rows, vx.result_key, [key, ("GPU-b", "c1")])
+        self.assertIs(got[vx.result_key(old)], old)             # two named: the first named wins
+        self.assertIs(got[vx.result_key(only_b)], only_b)
+        cpu = {"kind": "cpu_reference", "commit": "c1", "host_gpu": dict(GPU, uuid="GPU-a")}
+        self.assertEqual(self.pool.session_of(cpu), key)
+        self.assertEqual(self.pool.session_of(dict(cpu, host_gpu=None)), ("-", "c1"))
+
+    def test_session_names_the_folder(self):
+        d = tempfile.mkdtemp(prefix="vpt-report-session-")
+        try:
+            for folder, n in (("big", 3), ("small", 1)):
+                os.makedirs(os.path.join(d, folder))
+                with open(os.path.join(d, folder, "x.jsonl"), "w") as f:
+                    for i in range(n):
+                        f.write(json.dumps(self.row("GPU-a", "c1", "2026-01-01T00:00:00Z", 1.0 + i)) + "\n")
+            import generate
+            self.assertEqual(generate.pick_gpu(d, None), "big")
+            with open(os.path.join(d, "small", "report_session.json"), "w") as f:
+                json.dump({"uuid": "GPU-a", "commit": "c1", "last": "2026-01-01T00:00:00Z"}, f)
+            self.assertEqual(generate.pick_gpu(d, None), "small")
+            self.assertEqual(generate.pick_gpu(d, "big"), "big")     # REPORT_GPU still decides
+            with open(os.path.join(d, "small", "report_session.json"), "w") as f:
+                json.dump({"uuids": ["GPU-a", "GPU-b"], "commit": None}, f)
+            with self.assertRaises(SystemExit):
+                self.pool.report_session(d, "small")
+        finally:
+            shutil.rmtree(d)
+
+    def test_noise_floor(self):
+        d = tempfile.mkdtemp(prefix="vpt-report-noise-")
+        try:
+            os.makedirs(os.path.join(d, "gpuA"))
+            os.makedirs(os.path.join(d, "gpuB"))
+            rows = [self.row("GPU-a", "c1", "2026-01-01T00:00:00Z", 1.00),
+                    self.row("GPU-b", "c1", "2026-01-01T00:00:00Z", 1.05),      # same commit, another card: 5%
+                    self.row("GPU-c", "c2", "2026-01-01T00:00:00Z", 2.00),      # another commit: not pooled
+                    self.row("GPU-d", "c1-dirty", "2026-01-01T00:00:00Z", 9.0),  # a modified build: left out
+                    self.row("GPU-e", "c1-dirty", "2026-01-01T00:00:00Z", 1.0)]
+            with open(os.path.join(d, "gpuA", "x.jsonl"), "w") as f:
+                f.write("".join(json.dumps(r) + "\n" for r in rows))
+            f = self.noise.floor(d, "gpuA", 0.02)
+            self.assertAlmostEqual(f["floor"], 0.05)
+            self.assertEqual((f["folder"], f["groups"]), ("gpuA", 1))
+            # a folder without repeated sessions borrows the largest spread measured anywhere
+            g = self.noise.floor(d, "gpuB", 0.02)
+            self.assertAlmostEqual(g["floor"], 0.05)
+            self.assertEqual(g["folder"], "gpuA")
+            # never below the in-session floor
+            self.assertAlmostEqual(self.noise.floor(d, "gpuA", 0.08)["floor"], 0.08)
+            self.assertIsNone(self.noise.floor(os.path.join(d, "gpuB"), "gpuB", 0.02)["measured"])
+        finally:
+            shutil.rmtree(d)
+
+    def test_verdict_sessions(self):
+        def n(v, sessions):
+            return {"value": v, "noise": 0.0, "better": "higher", "text": str(v), "sessions": sessions}
+        numbers = {"a": n(110.0, [["GPU-a", "c1"]]), "b": n(100.0, [["GPU-a", "c1"]]),
+                   "c": n(100.0, [["GPU-b", "c1"]]), "d": {"value": 1.0, "noise": 0, "better": "higher", "text": "1"}}
+        found = [("x", 1, "A", "wins", "B", "a", "b"), ("x", 2, "A", "wins", "C", "a", "c"),
+                 ("x", 3, "A", "wins", "D", "a", "d")]
+        crossed = self.v.cross_session(found, numbers)
+        self.assertEqual(len(crossed), 2)
+        self.assertIn("span 2 sessions", crossed[0])
+        self.assertIn("records no sessions", crossed[1])
+        # the floor decides: 10% wins over a 5% floor, ties under a 12% one
+        self.assertEqual(self.v.decide(numbers["a"], numbers["b"], 0.05)[0], "wins")
+        self.assertEqual(self.v.decide(numbers["a"], numbers["b"], 0.12)[0], "ties")
+        results, _ = self.v.check(found[:1], numbers, 0.12)
+        self.assertFalse(results[0][0])
+
+    def generate(self, root):
+        p = subprocess.run([sys.executable, os.path.join(root, "report", "generate.py"), "--root", root],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        gen = os.path.join(root, "report", "generated")
+        with open(os.path.join(gen, "provenance.json")) as f:
+            pv = json.load(f)
+        with open(os.path.join(gen, "numbers.json")) as f:
+            numbers = json.load(f)
+        return pv, numbers
+
+    def test_one_session_rule(self):
+        base = tempfile.mkdtemp(prefix="vpt-report-one-session-")
+        try:
+            root = make_root(base)
+            res = os.path.join(root, "results", "testgpu")
+            path = os.path.join(res, "thesis_schedules.jsonl")
+            rows = [{k: v for k, v in r.items() if not k.startswith("_")} for r in vx.read_rows(path)]
+            for r in rows:   # the fixture's CPU reference ran beside its GPU (experiments/run's host_gpu)
+                if r.get("kind") == "cpu_reference":
+                    r["host_gpu"] = GPU
+            spec = vx.load_spec(os.path.join(root, "experiments", "t43_regeneration.spec"))
+            block = vx.canonical("regenerationSK-block")   # a key of no other experiment's file
+            # an older session's rows, newer than the session's: newest-wins would mix table 4.3
+            old = []
+            for s in spec.scenes:
+                r = result(s, block, vx.base_workload(spec, s), t="2027-01-01T00:00:00Z")
+                r["gpu"] = self.OLD
+                old.append(r)
+            with open(path, "w") as f:
+                f.write("".join(json.dumps(r) + "\n" for r in rows + old))
+            key = (GPU["uuid"], "synthetic")
+            pv, numbers = self.generate(root)
+            t43 = pv["floats"]["tab_t43.tex"]
+            self.assertIn("mark", t43)
+            bad, _ = self.check_report.one_session(pv, numbers, [], None)
+            self.assertTrue(any(b.startswith("tab_t43.tex") for b in bad), bad)
+            # the session named: its rows win every key it measured, and the tables are of it alone
+            with open(os.path.join(res, "report_session.json"), "w") as f:
+                json.dump({"uuid": key[0], "commit": key[1], "last": "2026-02-01T00:00:00Z"}, f)
+            pv, numbers = self.generate(root)
+            self.assertNotIn("mark", pv["floats"]["tab_t43.tex"])
+            self.assertEqual(pv["floats"]["tab_t43.tex"]["sessions"], [list(key)])
+            bad, notes = self.check_report.one_session(pv, numbers, [], [key])
+            self.assertEqual([b for b in bad if b.startswith("tab_t")], [])
+            self.assertTrue(any(x.startswith("tab_t61.tex keeps") for x in notes), notes)   # Mitsuba's rows
+            found = [("x", 1, "block", "wins", "naive", "mrManixBlock", "mrManixNaiveSK")]
+            self.assertEqual(numbers["mrManixBlock"]["sessions"], [list(key)])
+            self.assertEqual(self.check_report.one_session(pv, numbers, found, [key])[0], [])
+            # a key the session lacks falls back to the other session's row: the table keeps its
+            # mark, and the rule names it and the verdict that cites it
+            with open(path, "w") as f:
+                f.write("".join(json.dumps(r) + "\n" for r in rows + old
+                                if not (r.get("gpu") == GPU and r.get("kind") == "result" and r["scene"] == "manix"
+                                        and r["config"] == block)))
+            pv, numbers = self.generate(root)
+            self.assertIn("mark", pv["floats"]["tab_t43.tex"])
+            bad, _ = self.check_report.one_session(pv, numbers, found, [key])
+            self.assertTrue(any(b.startswith("tab_t43.tex: vptune rows of") for b in bad), bad)
+            self.assertTrue(any(b.startswith("x:1 (block wins naive): rows of") for b in bad), bad)
+        finally:
+            shutil.rmtree(base)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

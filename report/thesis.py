@@ -79,7 +79,7 @@ def tiling_table(ctx, tid, T, spec):
                       f_ratio(float(tv) / ov) if (ov and tv) else "--"]
             ctx.out.number(macro_name("tile", R["ours"], str(c["tiles"])), ov, f_time,
                            row_noise(row) if ov is not None else 0.0, "lower",
-                           "tiling/%s/%d" % (R["ours"], c["tiles"]) if ov is not None else None)
+                           "tiling/%s/%d" % (R["ours"], c["tiles"]) if ov is not None else None, rows=[row])
         body.append(" & ".join(cells) + " \\\\")
     w = vx.base_workload(spec, scene)
     src = ", ".join(tt("results/%s/%s" % (ctx.gpu, x)) for x in sorted(sources)) or "none yet"
@@ -330,8 +330,9 @@ def claims(ctx):
                  + fastest("bucky", ("regenerationSK-thread", "streamingSK", "sortingSK", "naiveSK"))))
     ev = []
     for s in ("cgg-logo", "ad", "smoke"):
-        c = metric(ctx.pool.cpu_ref(s), "mrays_per_s")
-        o.number("mrCpu" + camel(s), c, f_mrays)
+        cr = ctx.pool.cpu_ref(s)
+        c = metric(cr, "mrays_per_s")
+        o.number("mrCpu" + camel(s), c, f_mrays, rows=[cr])
         g = mr(s, "naiveSK")
         ev.append("%s %s" % (s, "%.0f$\\times$" % (g / c) if c and g else "--"))
     rows.append(("The GPU is much faster than the CPU, even with the naive kernel", "6.1",

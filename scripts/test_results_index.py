@@ -64,6 +64,58 @@ class ResultsIndexTest(unittest.TestCase):
         self.assertTrue(problems_with(self.root, ["h100/stray.jsonl", "read by nothing"]))
         self.assertFalse(problems_with(self.root, ["h100/stray.jsonl", "not in results/manifest.json"]))
 
+    def test_report_session_collect(self):
+        """scripts/report_session_collect.py on a TEST FIXTURE (made-up rows of
+        two cards at one commit, packed as the device call returns them):
+        the files land in results/<gpu>/, the index stays in order, the
+        sessions are named; rows of two commits are refused."""
+        import subprocess
+        import tarfile
+        gpu = {"name": "NVIDIA H200", "uuid": "GPU-fixture-a"}
+        out = os.path.join(self.root, "device-out")
+        for part, uuid, name in (("part1", "GPU-fixture-a", "thesis_schedules"), ("part2", "GPU-fixture-b",
+                                                                                 "t42_tiling")):
+            w = os.path.join(self.root, "work-" + part)
+            os.makedirs(os.path.join(w, "results", "h200"))
+            row = {"kind": "result", "schema": "vptune.result/1", "commit": "fixture0commit",
+                   "gpu": dict(gpu, uuid=uuid), "time": "2026-01-0%sT00:00:00Z" % part[-1], "scene": "manix",
+                   "config": "naiveSK", "status": "ok", "workload": {"width": 4}, "metrics": {"time_ms": 1.0}}
+            with open(os.path.join(w, "results", "h200", name + ".jsonl"), "w") as f:
+                f.write(json.dumps(row) + "\n")
+            with open(os.path.join(w, "results", "h200", "report_session.json"), "w") as f:
+                json.dump({"uuid": uuid, "commit": "fixture0commit", "parts": [part]}, f)
+            with open(os.path.join(w, "machine.txt"), "w") as f:
+                f.write("== part %s date: 2026-01-01T00:00:00Z\nname: NVIDIA H200\nuuid: %s\n"
+                        "clocks.max.sm: 1980 MHz\nclocks locked: no\n" % (part, uuid))
+            os.makedirs(out, exist_ok=True)
+            with tarfile.open(os.path.join(out, "report-session-%s.tar.gz" % part), "w:gz") as tf:
+                tf.add(w, arcname=".")
+        collect = [sys.executable, os.path.join(self.root, "scripts", "report_session_collect.py"), out,
+                   "--root", self.root]
+        p = subprocess.run(collect, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("landed on different cards", p.stderr)
+        self.assertEqual(ri.check(self.root), [])
+        tables = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "readme_tables.py"), "--check"],
+                                capture_output=True, text=True, cwd=self.root)
+        self.assertEqual(tables.returncode, 0, tables.stdout + tables.stderr)
+        with open(os.path.join(self.root, "results", "h200", "report_session.json")) as f:
+            sess = json.load(f)
+        self.assertEqual([(x["uuid"], x["commit"]) for x in sess["sessions"]],
+                         [("GPU-fixture-a", "fixture0commit"), ("GPU-fixture-b", "fixture0commit")])
+        self.assertEqual(self.manifest()["h200/t42_tiling.jsonl"]["commit"], "fixture0commit")
+        with open(os.path.join(self.root, "results", "h200", "machines.txt")) as f:
+            self.assertIn("NVIDIA H200, GPU-fixture-b", f.read())
+        p = subprocess.run(collect, capture_output=True, text=True)   # again: nothing appended twice
+        self.assertIn("t42_tiling.jsonl: 0 rows appended", p.stdout)
+        # a second commit in the rows: refused
+        w = os.path.join(self.root, "work-part2")
+        with open(os.path.join(w, "results", "h200", "t42_tiling.jsonl"), "a") as f:
+            f.write(json.dumps({"kind": "result", "commit": "other0commit", "gpu": gpu, "time": "x"}) + "\n")
+        p = subprocess.run(collect[:2] + [w, "--root", self.root, "--dry-run"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("expected one clean commit", p.stderr)
+
     def test_manifest_line_without_file_fails(self):
         os.unlink(os.path.join(self.root, "results", "h100", "transfer.jsonl"))
         self.assertTrue(problems_with(self.root, ["h100/transfer.jsonl names no file"]))
