@@ -231,6 +231,13 @@ static float mean_density(const float *d, size_t n)
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
 {
     memset(out, 0, sizeof *out);
+    /* the kernels have the map's sampling (physics/vpt_tracer.h) but not yet
+     * its upload and compile-time switch: refused rather than rendered
+     * without it */
+    if (s->env_map)
+        return vpt_fail("scene '%s': the GPU kernels do not render environment maps yet; render it with --cpu "
+                        "(docs/lights.md)",
+                        s->name);
     size_t nvox = (size_t)s->nx * s->ny * s->nz;
     size_t need = nvox * sizeof(float) + vpt_scene_albedo_bytes(s);
     size_t free_b = 0, total_b = 0;

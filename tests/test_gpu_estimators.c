@@ -195,7 +195,8 @@ TEST_TIMEOUT(gpu_every_transmittance_passes_the_gate_with_a_sun, 1200)
         VptEvalResult r0;
         REQUIRE(vpt_evaluator_run(e, &plain, &r0) == 0);
         CHECK_MSG(r0.status == VPT_STATUS_OK, "%s without a sun: %s", scenes[sc], r0.reason);
-        const VptLightOverride o = {1, {0.3, 1.0, 0.2}, {3.0, 3.0, 3.0}, sc == 2 ? 2.0 : 0.0, 1, {0.05, 0.08, 0.15}};
+        const VptLightOverride o = {1, {0.3, 1.0, 0.2}, {3.0, 3.0, 3.0}, sc == 2 ? 2.0 : 0.0, 1, {0.05, 0.08, 0.15},
+                                    NULL, 0};
         REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
         REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", s->name, vpt_errmsg());
         for (int t = 0; t < 3; t++)

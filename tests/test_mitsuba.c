@@ -404,7 +404,7 @@ TEST(mitsuba_roundtrip_sun)
 {
     VptScene *s = vpt_scene_builtin("smoke"); /* the null boundary */
     REQUIRE(s);
-    VptLightOverride o = {1, {0.3, 1, 0.2}, {1, 0.9, 0.8}, 0, 1, {0.05, 0.08, 0.15}};
+    VptLightOverride o = {1, {0.3, 1, 0.2}, {1, 0.9, 0.8}, 0, 1, {0.05, 0.08, 0.15}, NULL, 0};
     REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
     char xml[512];
     REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "sun.xml"), NULL) == 0);
