@@ -24,7 +24,8 @@ typedef struct VptEnvMap {
     float *row_cdf;          /* owned: H + 1 */
     float *col_cdf;          /* owned: H (W + 1) */
     float uniform;           /* VPT_ENV_UNIFORM, or 1 for a black map */
-    char stem[64];           /* the file's name without folder and extension (for the scene's name) */
+    char stem[256];          /* the file's name without folder and extension (for the scene's name; a
+                                longer one is refused there, never cut) */
     char source[256];        /* the file as given */
 } VptEnvMap;
 
