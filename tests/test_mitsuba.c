@@ -9,6 +9,8 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "image/image.h"
+#include "scenes/env_map.h"
 #include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
@@ -394,6 +396,41 @@ TEST(mitsuba_export_xml_values)
     CHECK_ATTR(d, "scene/shape/bsdf", NULL, NULL, "type", "dielectric");
     CHECK(doc_get(d, "scene/shape/bsdf/float", "name", "alpha", "value") == NULL);
     free(d);
+    vpt_scene_destroy(s);
+}
+
+/* An environment map: an envmap emitter of the map with the constant
+ * environment folded in (Mitsuba has one environment emitter), beside the
+ * XML, and emitter sampling on; back the same map, with no constant
+ * environment left over. */
+TEST(mitsuba_roundtrip_env_map)
+{
+    VptScene *s = vpt_scene_builtin("smoke");
+    REQUIRE(s);
+    VptImage *img = vpt_image_create(8, 4);
+    REQUIRE(img);
+    for (int i = 0; i < 96; i++) img->rgb[i] = 0.01f * (float)(i % 13);
+    char pfm[512];
+    REQUIRE(vpt_image_write_pfm(tmp(pfm, sizeof pfm, "sky_in.pfm"), img) == 0);
+    vpt_image_destroy(img);
+    VptLightOverride o = {0, {0}, {0}, 0, 1, {0.05, 0.08, 0.15}, pfm, 0};
+    REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
+    char xml[512];
+    REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "envmap.xml"), NULL) == 0);
+    Doc *d = read_doc(xml);
+    CHECK_ATTR(d, "scene/emitter/string", "name", "filename", "value", "envmap_envmap.pfm");
+    CHECK(doc_get(d, "scene/emitter/rgb", "name", "radiance", "value") == NULL); /* no constant emitter */
+    CHECK_ATTR(d, "scene/medium/boolean", "name", "sample_emitters", "value", "true");
+    free(d);
+    VptScene *t = vpt_scene_from_mitsuba(xml, NULL);
+    REQUIRE_MSG(t, "%s", vpt_errmsg());
+    REQUIRE(t->env_map);
+    CHECK(t->env_map->width == 8 && t->env_map->height == 4);
+    for (int i = 0; i < 96; i++)
+        CHECK_MSG(t->env_map->radiance[i] == s->env_map->radiance[i] + s->env[i % 3], "texel value %d", i);
+    CHECK(t->env[0] == 0.0f && t->env[1] == 0.0f && t->env[2] == 0.0f);
+    CHECK(!vpt_scene_has_sun(t));
+    vpt_scene_destroy(t);
     vpt_scene_destroy(s);
 }
 
