@@ -297,19 +297,6 @@ typedef struct {
     vpt_vec3 sun_radiance;     /* the disk's radiance (radius > 0) */
     vpt_vec3 sun_weight;       /* a next-event sample's radiance over its pdf:
                                   the irradiance (delta), else radiance x solid angle */
-    /* The environment map, a second distant light (the section "the
-     * environment map" below): equirectangular RGB radiance added to env in
-     * every direction, reached like the sun by next-event estimation at
-     * every scattering when the boundary is null, else by escaping paths
-     * only. env_map_on 0: no map, the fields below unused. Addresses travel
-     * as 64-bit integers (host pointers on the CPU, device pointers on the
-     * GPU). */
-    int env_map_on;
-    int em_width, em_height;   /* texels per row, rows */
-    float em_uniform;          /* the defensive mixture's share of uniform sphere directions, in (0, 1] */
-    vpt_u64 em_radiance;       /* const float[3 W H]: radiance, the scale folded in, row 0 toward +y */
-    vpt_u64 em_row_cdf;        /* const float[H + 1]: the rows' marginal CDF, 0 first, 1 last */
-    vpt_u64 em_col_cdf;        /* const float[H (W + 1)]: each row's conditional CDF, 0 first, 1 last */
     int transmittance;         /* VPT_TR_*: the shadow ray's estimator (CPU; the
                                   kernels' VPT_TRANSMITTANCE) */
     float control_density;     /* residual ratio tracking's control, in density units */
@@ -331,6 +318,21 @@ typedef struct {
      * vpt_density_format_fold_params). 0: the medium's albedo grid. */
     float albedo_index;
     int albedo_entries;
+    /* The environment map, a second distant light (the section "the
+     * environment map" below): equirectangular RGB radiance added to env in
+     * every direction, reached like the sun by next-event estimation at
+     * every scattering when the boundary is null, else by escaping paths
+     * only. env_map_on 0: no map, the fields below unused. Addresses travel
+     * as 64-bit integers (host pointers on the CPU, device pointers on the
+     * GPU). Last, so that every other field keeps the offset it had
+     * before maps existed (the kernels' parameter loads, and with them their
+     * register counts, stay as they were). */
+    int env_map_on;
+    int em_width, em_height;   /* texels per row, rows */
+    float em_uniform;          /* the defensive mixture's share of uniform sphere directions, in (0, 1] */
+    vpt_u64 em_radiance;       /* const float[3 W H]: radiance, the scale folded in, row 0 toward +y */
+    vpt_u64 em_row_cdf;        /* const float[H + 1]: the rows' marginal CDF, 0 first, 1 last */
+    vpt_u64 em_col_cdf;        /* const float[H (W + 1)]: each row's conditional CDF, 0 first, 1 last */
 } VptParams;
 
 /* The table entry of (filtered) density v: floor(v * index) clamped to

@@ -879,10 +879,10 @@ VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s)
     vpt_vec3 L = s->L;
     if (s->event != VPT_EV_ESCAPED) return L;
     vpt_vec3 e = P->env;
-    const int direct = s->depth == 0 || !vpt_nee_active(P);
-    if (vpt_sun_on(P) && P->sun_cos_max < 1.0f && direct && vpt_dot(s->d, P->sun_dir) >= P->sun_cos_max)
+    if (vpt_sun_on(P) && P->sun_cos_max < 1.0f && (s->depth == 0 || !vpt_nee_active(P)) &&
+        vpt_dot(s->d, P->sun_dir) >= P->sun_cos_max)
         e = vpt_add(e, P->sun_radiance);
-    if (vpt_env_map_on(P) && direct) e = vpt_add(e, vpt_env_radiance(P, s->d));
+    if (vpt_env_map_on(P) && (s->depth == 0 || !vpt_nee_active(P))) e = vpt_add(e, vpt_env_radiance(P, s->d));
     return vpt_add(L, vpt_mul(s->thr, e));
 #else
     return vpt_mul(s->thr, P->env);
