@@ -14,7 +14,8 @@
 
 /* The share of uniform sphere directions in the sampling mixture: the pdf
  * stays above em_uniform / (4 pi) everywhere, so no direction a map (or a
- * rounding of its tables) lights is left unsampled. 1 for a black map. */
+ * rounding of its tables) lights is left unsampled. 1 for a black map
+ * (docs/decisions/env-map-sampling.md). */
 #define VPT_ENV_UNIFORM 0.1f
 
 typedef struct VptEnvMap {
