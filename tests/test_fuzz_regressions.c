@@ -173,7 +173,7 @@ TEST(fuzz_regressions_cover_every_target)
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
                                            "mitsuba_xml", "volume_dicom", "scene_args", "estimators",
-                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus"};
+                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus", "env_map"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;
