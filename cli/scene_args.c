@@ -504,7 +504,7 @@ void vpt_scene_args_usage(FILE *fp)
           "    --sun-radius DEG  its angular radius in [0, 45]; 0, a delta light (default), needs\n"
           "                      a scene with the null boundary\n"
           "  --env E|R,G,B       constant environment radiance, >= 0 (default the scene's)\n"
-          "  --env-map FILE      an equirectangular environment map (.pfm, colour or grey), added\n"
+          "  --env-map FILE      an equirectangular environment map (.pfm or .exr), added\n"
           "                      to --env; Mitsuba 3's envmap convention (docs/lights.md)\n"
           "    --env-map-scale S its texels' factor, > 0 (default 1)\n"
           "  A .vdb or .nvdb volume without --like has the null boundary (a cloud); without\n"

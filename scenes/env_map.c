@@ -2,6 +2,8 @@
 #include "scenes/env_map.h"
 
 #include "base/error.h"
+#include "base/plugin.h"
+#include "scenes/env_map_exr_shim.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -111,6 +113,45 @@ VptEnvMap *vpt_env_map_from_image(const char *name, const VptImage *img, double 
     return m;
 }
 
+/* The OpenEXR plugin (scenes/env_map_exr_shim.h), loaded on the first .exr
+ * map: $VPT_OPENEXR_SHIM when set, else beside the program, else
+ * ../lib/vptune/ (base/plugin.h). */
+typedef int (*ExrReadFn)(const char *, int, size_t, VptExrResult *);
+static VptPlugin exr_shim = {.file = "libvptune-openexr.so",
+                             .env = "VPT_OPENEXR_SHIM",
+                             .abi_symbol = "vpt_exr_shim_abi",
+                             .abi = VPT_EXR_SHIM_ABI,
+                             .symbols = {"vpt_exr_read", NULL}};
+
+static VptImage *read_exr(const char *path)
+{
+    if (vpt_plugin_load(&exr_shim)) {
+        vpt_fail("'%s': OpenEXR maps are read through OpenEXR's plugin, which could not be loaded (%s). On Debian "
+                 "or Ubuntu: apt-get install libopenexr-3-1-30 (to run) or libopenexr-dev (to build), then make; "
+                 "or convert the map to PFM",
+                 path, exr_shim.error);
+        return NULL;
+    }
+    VptExrResult *r = vpt_malloc(sizeof *r);
+    if (!r) return NULL;
+    if (((ExrReadFn)exr_shim.fn[0])(path, VPT_IMAGE_MAX_DIM, VPT_IMAGE_MAX_PIXELS, r)) {
+        vpt_fail("%s", r->error);
+        free(r);
+        return NULL;
+    }
+    VptImage *img = vpt_calloc(1, sizeof *img);
+    if (!img) {
+        free(r->rgb);
+        free(r);
+        return NULL;
+    }
+    img->width = r->width;
+    img->height = r->height;
+    img->rgb = r->rgb;
+    free(r);
+    return img;
+}
+
 VptEnvMap *vpt_env_map_load(const char *path, double scale)
 {
     const char *dot = strrchr(path, '.');
@@ -120,13 +161,7 @@ VptEnvMap *vpt_env_map_load(const char *path, double scale)
         vpt_fail("'%s': unknown environment map extension '%s'; allowed: .pfm, .exr", path, dot ? dot : "");
         return NULL;
     }
-    if (strcasecmp(dot, ".exr") == 0) {
-        vpt_fail("'%s': OpenEXR environment maps are not supported by this build yet; convert the map to PFM "
-                 "(e.g. with oiiotool or ImageMagick)",
-                 path);
-        return NULL;
-    }
-    VptImage *img = vpt_image_read_pfm_any(path);
+    VptImage *img = strcasecmp(dot, ".exr") == 0 ? read_exr(path) : vpt_image_read_pfm_any(path);
     if (!img) return NULL;
     VptEnvMap *m = vpt_env_map_from_image(path, img, scale);
     vpt_image_destroy(img);

@@ -31,8 +31,10 @@ typedef struct VptEnvMap {
 } VptEnvMap;
 
 /* Loads a map by the file's extension (case-insensitive): ".pfm" (colour
- * "PF" or grey "Pf", image/image.h's rules) or ".exr" (OpenEXR, through the
- * plugin libvptune-openexr.so when it is built; else a message saying so).
+ * "PF" or grey "Pf", image/image.h's rules) or ".exr" (OpenEXR's scanline
+ * files, R, G and B or Y, through the plugin libvptune-openexr.so:
+ * scenes/env_map_exr_shim.h; where it cannot be loaded, a message saying
+ * what to install).
  * Every texel times scale must be finite and >= 0, scale finite and > 0.
  * NULL with a message naming the file and what is wrong. */
 VptEnvMap *vpt_env_map_load(const char *path, double scale);
