@@ -70,6 +70,11 @@ GDCM_LIBS  := -lgdcmMSFF -lgdcmDSED -lgdcmCommon
 OPENVDB_SHIM := $(BIN)/libvptune-openvdb.so
 OPENVDB_LIBS := -lopenvdb -ltbb -lImath -lz
 
+# OpenEXR environment maps, the same way (scenes/env_map.c): OpenEXR's C API
+# (OpenEXRCore) reads the .exr file, in a plugin of its own.
+OPENEXR_SHIM := $(BIN)/libvptune-openexr.so
+OPENEXR_LIBS := -lOpenEXRCore
+
 # MPI is optional (tuner/mpi.h): its shim, bin/libvptune-mpi.so, is what
 # `tune` loads when mpirun or srun starts it; the programs themselves never
 # link libmpi. make MPI=1 builds the shim (and scripts/deps.sh installs
@@ -83,7 +88,7 @@ else
   MPI_DEPS := $(if $(filter 1,$(MPI)),$(BUILD)/deps-mpi.ok)
 endif
 MPI_SHIM := $(if $(filter 1,$(MPI)),$(BIN)/libvptune-mpi.so)
-SHIMS    := $(DICOM_SHIM) $(OPENVDB_SHIM) $(MPI_SHIM)
+SHIMS    := $(DICOM_SHIM) $(OPENVDB_SHIM) $(OPENEXR_SHIM) $(MPI_SHIM)
 
 .PHONY: all test install clean tune bench experiments report check-sanitize deps
 all: $(TOOLS) $(TEST_BIN) $(SHIMS)
@@ -155,6 +160,15 @@ $(OPENVDB_SHIM): $(BUILD)/obj/scenes/formats/volume_vdb_openvdb.o
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--no-undefined $< $(OPENVDB_LIBS) -o $@
 
+# Not instrumented under SANITIZE=1 either: OpenEXR is not.
+$(BUILD)/obj/scenes/env_map_openexr.o: scenes/env_map_openexr.cc scenes/env_map_exr_shim.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC -I. -c $< -o $@
+
+$(OPENEXR_SHIM): $(BUILD)/obj/scenes/env_map_openexr.o
+	@mkdir -p $(@D)
+	$(CXX) -shared -Wl,--no-undefined $< $(OPENEXR_LIBS) -o $@
+
 # Not instrumented under SANITIZE=1 either: OpenMPI is not.
 $(MPI_SHIM): mpi/shim.c tuner/mpi_shim.h | $(DEPS_STAMP) $(MPI_DEPS)
 	@mkdir -p $(@D)
@@ -183,7 +197,7 @@ tune: $(TOOLS)
 bench: $(TOOLS)
 	./$(BIN)/bench --thesis
 
-# The programs, the DICOM, OpenVDB and MPI shims where they look for them
+# The programs, the DICOM, OpenVDB, OpenEXR and MPI shims where they look for them
 # (../lib/vptune), and bash completion where bash-completion loads it on demand.
 install: $(TOOLS) $(SHIMS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/vptune \

@@ -72,7 +72,8 @@ static const struct {
 } flags[] = {{"--scene", 0},    {"--volume", 0}, {"--scene-file", 0}, {"--like", 1},     {"--dims", 1},
              {"--type", 1},     {"--downsample", 1}, {"--upsample", 1}, {"--transfer", 1},
              {"--density-scale", 0}, {"--albedo", 0}, {"--g", 0}, {"--sun", 0}, {"--sun-irradiance", 0},
-             {"--sun-radius", 0}, {"--env", 0}};
+             {"--sun-radius", 0}, {"--env", 0},
+             {"--env-map", 0},    {"--env-map-scale", 0}};
 
 /* Largest irradiance or radiance a flag takes: a float's range. */
 #define LIGHT_MAX 3e38
@@ -197,6 +198,13 @@ int vpt_scene_args_take(VptSceneArgs *a, int argc, char **argv, int *i, int mult
         if (a->light.has_env) return vpt_fail("--env given twice");
         if (parse_triple("--env", v, 0, LIGHT_MAX, 1, a->light.env)) return -1;
         a->light.has_env = 1;
+    } else if (!strcmp(flag, "--env-map")) {
+        if (a->light.env_map) return vpt_fail("--env-map given twice ('%s' and '%s')", a->light.env_map, v);
+        a->light.env_map = v;
+    } else if (!strcmp(flag, "--env-map-scale")) {
+        if (a->light.env_map_scale != 0) return vpt_fail("--env-map-scale given twice");
+        if (vpt_parse_double(v, 0, LIGHT_MAX, "--env-map-scale", &a->light.env_map_scale)) return -1;
+        if (!(a->light.env_map_scale > 0)) return vpt_fail("--env-map-scale: %s is not positive", v);
     } else {
         if (parse_transfer(v, &a->transfer)) return -1;
     }
@@ -230,6 +238,8 @@ int vpt_scene_args_check(const VptSceneArgs *a, int required, int multi_scene)
     if (!a->light.has_sun && (a->sun_irradiance_given || a->sun_radius_given))
         return vpt_fail("%s applies to the sun: give --sun X,Y,Z (the direction toward it) as well",
                         a->sun_irradiance_given ? "--sun-irradiance" : "--sun-radius");
+    if (a->light.env_map_scale != 0 && !a->light.env_map)
+        return vpt_fail("--env-map-scale applies to the environment map: give --env-map FILE as well");
     if (required && !vpt_scene_args_given(a))
         return vpt_fail("a scene is required: --scene NAME, --volume FILE or --scene-file FILE.xml");
     for (int i = 0; i < a->nscenes; i++)
@@ -298,7 +308,7 @@ VptScene *vpt_scene_args_load(const VptSceneArgs *a, const char *name, VptMitsub
      * a light of the user's it gets one that shows it (a --like scene keeps
      * that scene's environment and boundary) */
     const int cloud = !name && !a->scene_file && a->volume && !a->like && vpt_scene_args_cloud_file(a->volume);
-    const int lit = cloud && !a->light.has_sun && !a->light.has_env;
+    const int lit = cloud && !a->light.has_sun && !a->light.has_env && !a->light.env_map;
     if (cloud) s->boundary = VPT_BOUNDARY_NULL;
     if (lit ? vpt_scene_light_cloud(s) : vpt_scene_set_light(s, &a->light)) {
         vpt_scene_destroy(s);
@@ -430,6 +440,13 @@ int vpt_scene_args_format(const VptSceneArgs *a, char *buf, size_t n)
         vpt_format_vec3_short(a->light.env, num, sizeof num);
         rc |= append_option(buf, n, "--env", num);
     }
+    if (a->light.env_map) {
+        rc |= append_option(buf, n, "--env-map", a->light.env_map);
+        if (a->light.env_map_scale != 0) {
+            vpt_format_double(a->light.env_map_scale, num, sizeof num);
+            rc |= append_option(buf, n, "--env-map-scale", num);
+        }
+    }
 #undef WORD
     return rc ? -1 : 0;
 }
@@ -487,6 +504,9 @@ void vpt_scene_args_usage(FILE *fp)
           "    --sun-radius DEG  its angular radius in [0, 45]; 0, a delta light (default), needs\n"
           "                      a scene with the null boundary\n"
           "  --env E|R,G,B       constant environment radiance, >= 0 (default the scene's)\n"
+          "  --env-map FILE      an equirectangular environment map (.pfm or .exr), added\n"
+          "                      to --env; Mitsuba 3's envmap convention (docs/lights.md)\n"
+          "    --env-map-scale S its texels' factor, > 0 (default 1)\n"
           "  A .vdb or .nvdb volume without --like has the null boundary (a cloud); without\n"
           "  --sun or --env too, it is lit as a cloud: --sun 0.3,1,0.2 in the camera's frame,\n"
           "  --env 0.05,0.08,0.15\n"

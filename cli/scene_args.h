@@ -15,6 +15,8 @@
  *     --sun-irradiance E|R,G,B  its irradiance, >= 0 (default 3)
  *     --sun-radius DEG      its angular radius in [0, 45] (default 0: a delta light)
  *   --env E|R,G,B           constant environment radiance, >= 0
+ *   --env-map FILE          an environment map (scenes/env_map.h), added to --env
+ *     --env-map-scale S     its texels' factor, > 0 (default 1)
  *   --print-scene           print the scene's name and digest, and exit
  *
  * render, bench and tune call vpt_scene_args_take for each argument before
@@ -45,7 +47,8 @@ typedef struct {
     int downsample, upsample;  /* 1: none */
     VptTransfer transfer;
     VptMediumOverride medium; /* --density-scale, --albedo, --g (scenes/scene.h) */
-    VptLightOverride light;   /* --sun, --sun-irradiance, --sun-radius, --env (scenes/scene.h);
+    VptLightOverride light;   /* --sun, --sun-irradiance, --sun-radius, --env, --env-map,
+                                 --env-map-scale (scenes/scene.h);
                                  sun_irradiance is 3 until --sun-irradiance sets it */
     int sun_irradiance_given, sun_radius_given; /* for "given twice" and "needs --sun" */
     const char *volume_flag; /* the first volume-only flag given, for messages */

@@ -85,9 +85,10 @@ const char *vpt_transmittance_name(VptTransmittance t)
     return (int)t >= 0 && (int)t < COUNT(transmittance_names) ? transmittance_names[t] : "?";
 }
 
-void vpt_config_for_scene(VptConfig *c, int sun)
+void vpt_config_for_scene(VptConfig *c, int sun, int env_map)
 {
-    if (!sun) c->transmittance = VPT_TRANSMITTANCE_NONE;
+    c->nee_lights = !env_map ? VPT_NEE_SUN : sun ? VPT_NEE_SUN_AND_ENV_MAP : VPT_NEE_ENV_MAP;
+    if (!sun && !env_map) c->transmittance = VPT_TRANSMITTANCE_NONE;
     else if (c->transmittance == VPT_TRANSMITTANCE_NONE) c->transmittance = VPT_TRANSMITTANCE_DEFAULT;
 }
 

@@ -33,6 +33,10 @@ typedef enum { VPT_PATHS_SAMPLE, VPT_PATHS_PIXEL } VptPathOrder;
 /* The sun's shadow rays (physics/vpt_tracer.h): none for a scene without a
  * sun, else the transmittance estimator (VPT_TR_* + 1). */
 typedef enum { VPT_TRANSMITTANCE_NONE, VPT_TRANSMITTANCE_DELTA, VPT_TRANSMITTANCE_RATIO, VPT_TRANSMITTANCE_RESIDUAL } VptTransmittance;
+/* The lights next-event estimation samples, when a config has a
+ * transmittance estimator: the sun (the first value, so that a config
+ * parsed from text lights a sun as before), the environment map, or both. */
+typedef enum { VPT_NEE_SUN, VPT_NEE_ENV_MAP, VPT_NEE_SUN_AND_ENV_MAP } VptNeeLights;
 
 typedef struct {
     VptRegen regen;
@@ -88,6 +92,12 @@ typedef struct {
                                 transmittance=delta|ratio|residual); none (not written)
                                 for a scene without a sun. Set by the scene
                                 (vpt_config_for_scene), chosen by the tuner */
+    VptNeeLights nee_lights;   /* which lights the shadow rays go to: the scene's
+                                (vpt_config_for_scene), never written in the text
+                                (the scene's digest tells scenes apart) and not
+                                compared by vpt_config_equal; the kernels' #defines
+                                (VPT_SUN, VPT_ENV_MAP) carry it into the cubin
+                                cache's key */
 } VptConfig;
 
 /* naiveSK with block 256, ppt 1, maxrregcount 0, grid 0, threshold 0,
@@ -184,12 +194,13 @@ const char *vpt_config_schedule_name(const VptConfig *c);
  * fills up to max configs and returns how many. */
 int vpt_config_thesis_set(VptConfig *out, int max);
 
-/* A config as it renders a scene with (sun 1) or without (0) a sun: with a
- * sun, a config that names no transmittance estimator gets ratio tracking
- * (VPT_TRANSMITTANCE_DEFAULT); without, the estimator is dropped (a kernel
- * with shadow rays toward no light would only cost). */
+/* A config as it renders a scene with or without a sun and an environment
+ * map (each 1 or 0): with either, a config that names no transmittance
+ * estimator gets ratio tracking (VPT_TRANSMITTANCE_DEFAULT) and nee_lights
+ * names the lights; without, the estimator is dropped (a kernel with shadow
+ * rays toward no light would only cost). */
 #define VPT_TRANSMITTANCE_DEFAULT VPT_TRANSMITTANCE_RATIO
-void vpt_config_for_scene(VptConfig *c, int sun);
+void vpt_config_for_scene(VptConfig *c, int sun, int env_map);
 const char *vpt_transmittance_name(VptTransmittance t);
 
 /* 1 when every field is equal, else 0. */

@@ -12,8 +12,8 @@
 /* The layouts the kernels assume; the template re-checks them on the device
  * side against VPT_HOST_* so a host/device mismatch fails to compile. */
 _Static_assert(sizeof(VptPath) == 80, "VptPath layout changed: update the shared memory sizing");
-/* A kernel without a sun has no radiance field (VPT_SUN 0): its paths keep
- * the 64 bytes they move through shared memory. */
+/* A kernel without a sun or a map has no radiance field (VPT_GATHERS 0):
+ * its paths keep the 64 bytes they move through shared memory. */
 _Static_assert(offsetof(VptPath, L) == 64, "VptPath's radiance field must come last");
 
 static size_t path_size(const VptConfig *c)
@@ -59,7 +59,14 @@ static long long def_sparse(const DefineInput *in) { return in->c->sparse; }
 static long long def_roofline(const DefineInput *in) { return in->roofline; }
 static long long def_inject(const DefineInput *in) { (void)in; return inject_code; }
 static long long def_path_size(const DefineInput *in) { return (long long)path_size(in->c); }
-static long long def_sun(const DefineInput *in) { return in->c->transmittance != VPT_TRANSMITTANCE_NONE; }
+static long long def_sun(const DefineInput *in)
+{
+    return in->c->transmittance != VPT_TRANSMITTANCE_NONE && in->c->nee_lights != VPT_NEE_ENV_MAP;
+}
+static long long def_env_map(const DefineInput *in)
+{
+    return in->c->transmittance != VPT_TRANSMITTANCE_NONE && in->c->nee_lights != VPT_NEE_SUN;
+}
 /* VPT_TR_* (0 with no sun, unused then) */
 static long long def_transmittance(const DefineInput *in)
 {
@@ -93,6 +100,7 @@ static const struct {
     {"VPT_MAJORANT_SKIP", def_majorant_skip, 0},
     {"VPT_SPARSE", def_sparse, 1},
     {"VPT_SUN", def_sun, 1},
+    {"VPT_ENV_MAP", def_env_map, 1},
     {"VPT_TRANSMITTANCE", def_transmittance, 1},
     {"VPT_ROOFLINE", def_roofline, 0},
     {"VPT_INJECT", def_inject, 0},

@@ -32,7 +32,7 @@ FUZZ_LIB_SRCS := $(wildcard base/*.c) $(wildcard scenes/volume*.c scenes/formats
                  image/image.c codegen/config.c physics/density_format.c physics/sparse_grid.c tuner/estimators.c \
                  harness/results.c $(wildcard $(addprefix tuner/,cache.c rows.c eval.c replay.c space.c sequences.c pool.c lanes.c)) \
                  $(wildcard cli/scene_args.c cli/gpus_arg.c) $(wildcard scenes/scene*.c scenes/phantoms/phantom*.c \
-                 scenes/mitsuba/mitsuba_scene.c)
+                 scenes/mitsuba/mitsuba_scene.c) $(wildcard scenes/env_map.c)
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o) $(LIB_CXX_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB      := $(FUZZ_BUILD)/libvptune-fuzz.a
 FUZZ_SRCS     := $(wildcard fuzz/fuzz_*.c)

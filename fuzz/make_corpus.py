@@ -205,6 +205,25 @@ def pfm_seeds():
     }
 
 
+def env_map_seeds():
+    def grey(w, h, vals, scale="-1.0"):
+        endian = "<" if scale.startswith("-") else ">"
+        return b"Pf\n" + ("%d %d" % (w, h)).encode() + b"\n" + scale.encode() + b"\n" + struct.pack(
+            endian + "%df" % len(vals), *vals)
+    return {
+        "colour_2x2": pfm(2, 2),
+        "colour_big_4x2": pfm(4, 2, "1.0"),
+        "grey_3x2": grey(3, 2, [0.0, 1.0, 2.0, 3.0, 0.5, 0.25]),
+        "grey_big_1x1": grey(1, 1, [7.0], "1.0"),
+        "black_2x1": pfm(2, 1, data=b"\0" * 24),
+        "spot_4x2": pfm(4, 2, data=struct.pack("<24f", *([0.0] * 9 + [100.0] * 3 + [0.0] * 12))),
+        "bad_negative": pfm(1, 1, data=struct.pack("<3f", 1.0, -1.0, 1.0)),
+        "bad_nan": pfm(1, 1, data=struct.pack("<3f", 1.0, float("nan"), 1.0)),
+        "bad_inf": grey(1, 1, [float("inf")]),
+        "bad_grey_short": grey(2, 2, [1.0, 1.0, 1.0]),
+    }
+
+
 def config_seeds():
     names = ["naiveSK", "naiveMK", "regenerationSK", "regenerationSK-thread", "regenerationSK-warp",
              "regenerationSK-block", "streamingSK", "streamingMK", "streamingSK-morton", "sortingSK"]
@@ -586,6 +605,7 @@ def main():
     write(root, "volume_metaimage", metaimage())
     write(root, "volume_nrrd", nrrd_seeds())
     write(root, "pfm", pfm_seeds())
+    write(root, "env_map", env_map_seeds())
     write(root, "config", config_seeds())
     write(root, "estimators", estimator_seeds())
     write(root, "tuner_sequences", sequence_seeds())

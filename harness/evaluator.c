@@ -170,12 +170,13 @@ static VptCompileRequest request_of(const VptEvaluator *e, const VptKernelSource
     return vpt_compile_request_of(ks, e->gpu.cc_major, e->gpu.cc_minor);
 }
 
-/* c as it renders the session's scene (vpt_config_for_scene): with a sun,
- * with a transmittance estimator; without, with none. */
+/* c as it renders the session's scene (vpt_config_for_scene): with a sun or
+ * an environment map, with a transmittance estimator and those lights;
+ * without, with none. */
 static VptConfig for_scene(const VptEvaluator *e, const VptConfig *c)
 {
     VptConfig x = *c;
-    vpt_config_for_scene(&x, e->have_scene && e->params.sun_on);
+    vpt_config_for_scene(&x, e->have_scene && e->params.sun_on, e->have_scene && e->params.env_map_on);
     return x;
 }
 
@@ -569,7 +570,10 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
         snprintf(x->why, sizeof x->why,
                  "the estimator %s changes the image beyond the noise: against the global-majorant f32 reference%s, "
                  "max block |z| %.2f (limit %.1f, %dx%d blocks), mean z^2 %.2f, mean differs by %.3f%%%s",
-                 name, e->params.sun_on ? " (ratio tracking toward the sun)" : "", rep.max_block_z, EST_GATE_ZMAX,
+                 name,
+                 e->params.sun_on       ? " (ratio tracking toward the sun)"
+                 : e->params.env_map_on ? " (ratio tracking toward the environment map)"
+                                        : "", rep.max_block_z, EST_GATE_ZMAX,
                  EST_GATE_BLOCK, EST_GATE_BLOCK, rep.mean_block_z2,
                  100.0 * rep.mean_rel_diff, rep.nonfinite ? ", non-finite pixels" : "");
     return x;
@@ -577,11 +581,12 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
 
 /* equal_error_factor of a valid record (VptEvalResult): the variance of
  * its transmittance estimator's global-f32 reference over the session's
- * base reference's; NaN without a sun. -1 when the session broke. */
+ * base reference's; NaN without a sun or an environment map. -1 when the
+ * session broke. */
 static int equal_error_factor(VptEvaluator *e, VptEvalResult *r)
 {
     r->equal_error_factor = NAN;
-    if (!e->params.sun_on) return 0;
+    if (!e->params.sun_on && !e->params.env_map_on) return 0;
     const VptConfig d = vpt_config_default();
     VptConfig b = for_scene(e, &d);
     if (r->config.transmittance == b.transmittance) {

@@ -6,6 +6,7 @@
 #include "physics/distance_map.h"
 #include "physics/majorant_grid.h"
 #include "physics/sparse_grid.h"
+#include "scenes/env_map.h"
 
 #include <errno.h>
 #include <math.h>
@@ -228,6 +229,28 @@ static float mean_density(const float *d, size_t n)
     return (float)(sum / (double)n);
 }
 
+static int check_free(const VptGpuScene *g, size_t need, const char *what);
+
+/* One host array into a new device allocation at *d. */
+static int upload_array(CUdeviceptr *d, const void *host, size_t bytes)
+{
+    return VPT_CU_TRY(cuMemAlloc, d, bytes) || VPT_CU_TRY(cuMemcpyHtoD, *d, host, bytes);
+}
+
+/* The scene's environment map: its radiance and both sampling tables, once
+ * per scene, their bytes counted in g. */
+static int upload_env_map(VptGpuScene *g)
+{
+    const VptEnvMap *m = g->scene->env_map;
+    const size_t W = (size_t)m->width, H = (size_t)m->height;
+    const size_t rad = 3 * W * H * sizeof(float), rows = (H + 1) * sizeof(float), cols = H * (W + 1) * sizeof(float);
+    if (check_free(g, rad + rows + cols, "the environment map") || upload_array(&g->env_radiance, m->radiance, rad) ||
+        upload_array(&g->env_row_cdf, m->row_cdf, rows) || upload_array(&g->env_col_cdf, m->col_cdf, cols))
+        return -1;
+    g->bytes += rad + rows + cols;
+    return 0;
+}
+
 int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
 {
     memset(out, 0, sizeof *out);
@@ -261,6 +284,7 @@ int vpt_gpu_scene_create(const VptScene *s, VptGpuScene *out)
     out->bytes = need;
     out->scene = s;
     out->mean_density = mean_density(s->density, nvox);
+    if (s->env_map && upload_env_map(out)) goto fail;
     return 0;
 fail:
     vpt_error_prefix("uploading scene '%s'", s->name);
@@ -492,6 +516,11 @@ int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int majorant, 
         return vpt_fail("internal error: estimator (density %d, majorant %d) is not one vptune has", (int)format,
                         majorant);
     *P = *base;
+    if (P->env_map_on) { /* the device's copies in place of the host's arrays */
+        P->em_radiance = (vpt_u64)g->env_radiance;
+        P->em_row_cdf = (vpt_u64)g->env_row_cdf;
+        P->em_col_cdf = (vpt_u64)g->env_col_cdf;
+    }
     memset(out, 0, sizeof *out);
     out->albedo_tex = g->albedo_tex;
     out->density_tex = g->density_tex;
@@ -537,6 +566,9 @@ void vpt_gpu_scene_destroy(VptGpuScene *g)
         if (g->paired[f].array) vpt_cu.cuArrayDestroy(g->paired[f].array);
     }
     free(g->distance_map);
+    if (g->env_radiance) vpt_cu.cuMemFree(g->env_radiance);
+    if (g->env_row_cdf) vpt_cu.cuMemFree(g->env_row_cdf);
+    if (g->env_col_cdf) vpt_cu.cuMemFree(g->env_col_cdf);
     if (g->density_tex) vpt_cu.cuTexObjectDestroy(g->density_tex);
     if (g->albedo_tex) vpt_cu.cuTexObjectDestroy(g->albedo_tex);
     if (g->density_array) vpt_cu.cuArrayDestroy(g->density_array);

@@ -58,6 +58,10 @@ typedef struct {
      * (physics/distance_map.h) as the two channels of one texture */
     VptGpuDensityTexture paired[VPT_DENSITY_FORMAT_COUNT];
     uint8_t *distance_map;  /* host: the map, built once for every format */
+    /* The environment map's radiance and sampling tables (scenes/env_map.h),
+     * uploaded with the scene; 0 without a map. vpt_gpu_scene_medium points
+     * the params' em_* fields at them. */
+    CUdeviceptr env_radiance, env_row_cdf, env_col_cdf;
 } VptGpuScene;
 
 /* What one render samples: the medium of one estimator (harness/render_gpu.h). */

@@ -238,7 +238,9 @@ static VptImage *bad_header_value(const char *name)
     return NULL;
 }
 
-VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t size)
+/* The parser of both entry points; grey 1 also takes "Pf" (one float a
+ * pixel, copied to the three channels). */
+static VptImage *parse_pfm(const char *name, const unsigned char *buf, size_t size, int grey)
 {
     size_t pos = 2;
     char tok[40];
@@ -248,7 +250,8 @@ VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t
         vpt_fail("'%s': not a PFM file (it does not start with \"PF\")", name);
         return NULL;
     }
-    if (buf[1] == 'f') {
+    const int channels = buf[1] == 'f' ? 1 : 3;
+    if (channels == 1 && !grey) {
         vpt_fail("'%s': grayscale PFM (\"Pf\") is not supported; expected color (\"PF\")", name);
         return NULL;
     }
@@ -268,10 +271,11 @@ VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t
     }
     pos++;
     if (check_size(name, w, h) != 0) return NULL;
-    size_t expect = (size_t)w * (size_t)h * 12;
+    size_t expect = (size_t)w * (size_t)h * 4 * (size_t)channels;
     if (size - pos != expect) {
-        vpt_fail("'%s': PFM data is %zu bytes, expected %zu for %lldx%lld RGB floats", name, size - pos, expect,
-                 (long long)w, (long long)h);
+        vpt_fail("'%s': PFM data is %zu bytes, expected %zu for %lldx%lld %s floats%s", name, size - pos, expect,
+                 (long long)w, (long long)h, channels == 3 ? "RGB" : "grey",
+                 size - pos < expect ? " (truncated)" : "");
         return NULL;
     }
     VptImage *img = vpt_image_create((int)w, (int)h);
@@ -280,13 +284,27 @@ VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t
     const unsigned char *p = buf + pos;
     for (int y = img->height - 1; y >= 0; y--) {
         float *dst = vpt_image_at(img, 0, y);
-        for (size_t i = 0; i < (size_t)img->width * 3; i++, p += 4) {
+        for (size_t i = 0; i < (size_t)img->width * (size_t)channels; i++, p += 4) {
             uint32_t u = big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
                              : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-            memcpy(&dst[i], &u, 4);
+            if (channels == 3) {
+                memcpy(&dst[i], &u, 4);
+            } else {
+                for (int k = 0; k < 3; k++) memcpy(&dst[3 * i + (size_t)k], &u, 4);
+            }
         }
     }
     return img;
+}
+
+VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t size)
+{
+    return parse_pfm(name, buf, size, 0);
+}
+
+VptImage *vpt_image_parse_pfm_any(const char *name, const unsigned char *buf, size_t size)
+{
+    return parse_pfm(name, buf, size, 1);
 }
 
 VptImage *vpt_image_read_pfm(const char *path)
@@ -295,6 +313,16 @@ VptImage *vpt_image_read_pfm(const char *path)
     size_t size;
     if (vpt_read_file(path, 256 + VPT_IMAGE_MAX_PIXELS * 12, &data, &size) != 0) return NULL;
     VptImage *img = vpt_image_parse_pfm(path, (const unsigned char *)data, size);
+    free(data);
+    return img;
+}
+
+VptImage *vpt_image_read_pfm_any(const char *path)
+{
+    char *data;
+    size_t size;
+    if (vpt_read_file(path, 256 + VPT_IMAGE_MAX_PIXELS * 12, &data, &size) != 0) return NULL;
+    VptImage *img = vpt_image_parse_pfm_any(path, (const unsigned char *)data, size);
     free(data);
     return img;
 }

@@ -62,6 +62,12 @@ VptImage *vpt_image_read_pfm(const char *path);
 /* The same over an in-memory file; `name` is used in messages. */
 VptImage *vpt_image_parse_pfm(const char *name, const unsigned char *buf, size_t size);
 
+/* The same for a colour ("PF") or grey ("Pf": one float a pixel, each
+ * copied to the three channels) PFM, under the same rules: environment
+ * maps (scenes/env_map.h) come in either. */
+VptImage *vpt_image_read_pfm_any(const char *path);
+VptImage *vpt_image_parse_pfm_any(const char *name, const unsigned char *buf, size_t size);
+
 /* What vpt_image_read_png returns. */
 typedef enum {
     VPT_PNG_ENCODED, /* byte / 255: the sRGB-encoded values as stored */

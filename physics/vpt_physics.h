@@ -318,6 +318,21 @@ typedef struct {
      * vpt_density_format_fold_params). 0: the medium's albedo grid. */
     float albedo_index;
     int albedo_entries;
+    /* The environment map, a second distant light (the section "the
+     * environment map" below): equirectangular RGB radiance added to env in
+     * every direction, reached like the sun by next-event estimation at
+     * every scattering when the boundary is null, else by escaping paths
+     * only. env_map_on 0: no map, the fields below unused. Addresses travel
+     * as 64-bit integers (host pointers on the CPU, device pointers on the
+     * GPU). Last, so that every other field keeps the offset it had
+     * before maps existed (the kernels' parameter loads, and with them their
+     * register counts, stay as they were). */
+    int env_map_on;
+    int em_width, em_height;   /* texels per row, rows */
+    float em_uniform;          /* the defensive mixture's share of uniform sphere directions, in (0, 1] */
+    vpt_u64 em_radiance;       /* const float[3 W H]: radiance, the scale folded in, row 0 toward +y */
+    vpt_u64 em_row_cdf;        /* const float[H + 1]: the rows' marginal CDF, 0 first, 1 last */
+    vpt_u64 em_col_cdf;        /* const float[H (W + 1)]: each row's conditional CDF, 0 first, 1 last */
 } VptParams;
 
 /* The table entry of (filtered) density v: floor(v * index) clamped to
@@ -327,6 +342,130 @@ VPT_FN int vpt_albedo_entry(float v, float index, int entries)
 {
     const int i = (int)(v * index);
     return i < 0 ? 0 : i > entries - 1 ? entries - 1 : i;
+}
+
+/* ----------------------------------------------------- the environment map */
+
+/* The direction convention, Mitsuba 3's `envmap` (identity to_world), so
+ * that scenes map 1:1 between the two renderers: a direction of travel d
+ * (unit, toward the light) has
+ *   u = atan2(d.x, -d.z) / (2 pi), wrapped into [0, 1),
+ *   v = acos(d.y) / pi, in [0, 1]: v = 0 is +y (up), the map's top row;
+ * and back, with theta = pi v and phi = 2 pi u,
+ *   d = (sin theta sin phi, cos theta, -sin theta cos phi).
+ * Texel (i, j) covers u in [i / W, (i + 1) / W) and v in [j / H, (j + 1) / H),
+ * row j = 0 at the top; radiance is constant over a texel (nearest lookup;
+ * Mitsuba filters bilinearly: the same map, sharper at texel edges). */
+typedef struct {
+    float u, v;
+} VptEnvUV;
+
+VPT_FN VptEnvUV vpt_env_uv_of(vpt_vec3 d)
+{
+    VptEnvUV uv;
+    float u = atan2f(d.x, -d.z) * (0.5f / VPT_PI);
+    uv.u = u < 0.0f ? u + 1.0f : u;
+    if (uv.u >= 1.0f) uv.u = 0.0f;
+    const float y = vpt_fminf(1.0f, vpt_fmaxf(-1.0f, d.y));
+    uv.v = acosf(y) * (1.0f / VPT_PI);
+    return uv;
+}
+
+VPT_FN vpt_vec3 vpt_env_dir_of(VptEnvUV uv)
+{
+    float st, ct, sp, cp;
+    vpt_sincosf(VPT_PI * uv.v, &st, &ct);
+    vpt_sincosf(2.0f * VPT_PI * uv.u, &sp, &cp);
+    return vpt_v3(st * sp, ct, -st * cp);
+}
+
+/* The map's float arrays from their 64-bit addresses. */
+VPT_FN const float *vpt_env_array(vpt_u64 a)
+{
+#if defined(VPT_GPU)
+    return reinterpret_cast<const float *>(a);
+#else
+    return (const float *)(uintptr_t)a;
+#endif
+}
+
+/* The texel holding uv (nearest: radiance is constant over a texel). */
+VPT_FN int vpt_env_texel(const VptParams *P, VptEnvUV uv)
+{
+    int i = (int)(uv.u * (float)P->em_width), j = (int)(uv.v * (float)P->em_height);
+    i = i < 0 ? 0 : i > P->em_width - 1 ? P->em_width - 1 : i;
+    j = j < 0 ? 0 : j > P->em_height - 1 ? P->em_height - 1 : j;
+    return j * P->em_width + i;
+}
+
+/* The map's radiance toward direction d (of travel, toward the light). */
+VPT_FN vpt_vec3 vpt_env_radiance(const VptParams *P, vpt_vec3 d)
+{
+    const float *L = vpt_env_array(P->em_radiance) + 3 * vpt_env_texel(P, vpt_env_uv_of(d));
+    return vpt_v3(L[0], L[1], L[2]);
+}
+
+/* Index k in [0, n) with cdf[k] <= x < cdf[k + 1] (cdf nondecreasing, cdf[0]
+ * = 0, cdf[n] = 1, x in [0, 1)); an empty bin (cdf[k] == cdf[k + 1]) is
+ * never returned, since no x lands in it. */
+VPT_FN int vpt_env_cdf_find(const float *cdf, int n, float x)
+{
+    int lo = 0, hi = n; /* cdf[lo] <= x < cdf[hi] */
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (cdf[mid] <= x) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The piecewise-constant part's density in (u, v): W H times the texel's
+ * probability (its row's marginal times its conditional). */
+VPT_FN float vpt_env_pdf_uv(const VptParams *P, int texel)
+{
+    const int W = P->em_width, j = texel / W, i = texel - j * W;
+    const float *rc = vpt_env_array(P->em_row_cdf), *cc = vpt_env_array(P->em_col_cdf) + j * (W + 1);
+    return (rc[j + 1] - rc[j]) * (cc[i + 1] - cc[i]) * (float)W * (float)P->em_height;
+}
+
+/* The solid-angle density of vpt_env_sample's direction d: the mixture
+ * (1 - em_uniform) p_map + em_uniform / (4 pi), where p_map(d) =
+ * p_uv / (2 pi^2 sin theta) (d omega = 2 pi^2 sin theta du dv). The poles
+ * (sin theta 0, a set of measure 0) count only the uniform part. */
+VPT_FN float vpt_env_pdf(const VptParams *P, vpt_vec3 d)
+{
+    const float sin_t = vpt_sqrtf(d.x * d.x + d.z * d.z);
+    float p = P->em_uniform * VPT_INV_4PI;
+    if (sin_t > 0.0f && P->em_uniform < 1.0f)
+        p += (1.0f - P->em_uniform) * vpt_divf(vpt_env_pdf_uv(P, vpt_env_texel(P, vpt_env_uv_of(d))),
+                                                2.0f * VPT_PI * VPT_PI * sin_t);
+    return p;
+}
+
+/* A direction toward the map from three uniform numbers in [0, 1): with
+ * probability em_uniform uniform over the sphere, else a texel by the
+ * marginal and conditional CDFs (the weight of each: a luminance times the
+ * sine of its row's centre, scenes/env_map.c) and a uniform point in it. */
+VPT_FN vpt_vec3 vpt_env_sample(const VptParams *P, float choose, float a, float b)
+{
+    if (choose < P->em_uniform) {
+        const float z = 1.0f - 2.0f * a, r = vpt_sqrtf(vpt_fmaxf(0.0f, 1.0f - z * z));
+        float sp, cp;
+        vpt_sincosf(2.0f * VPT_PI * b, &sp, &cp);
+        return vpt_v3(r * cp, r * sp, z);
+    }
+    const int W = P->em_width, H = P->em_height;
+    const float *rc = vpt_env_array(P->em_row_cdf);
+    const int j = vpt_env_cdf_find(rc, H, a);
+    const float *cc = vpt_env_array(P->em_col_cdf) + j * (W + 1);
+    const int i = vpt_env_cdf_find(cc, W, b);
+    /* the offset inside the texel: where a and b fall in their bins */
+    const float fv = vpt_fminf(vpt_fmaxf(vpt_divf(a - rc[j], rc[j + 1] - rc[j]), 0.0f), 0.99999994f);
+    const float fu = vpt_fminf(vpt_fmaxf(vpt_divf(b - cc[i], cc[i + 1] - cc[i]), 0.0f), 0.99999994f);
+    VptEnvUV uv;
+    uv.u = ((float)i + fu) * vpt_divf(1.0f, (float)W);
+    uv.v = ((float)j + fv) * vpt_divf(1.0f, (float)H);
+    return vpt_env_dir_of(uv);
 }
 
 VPT_FN vpt_vec3 vpt_world_to_uvw(const VptParams *P, vpt_vec3 p)
@@ -593,6 +732,15 @@ VPT_FN int vpt_boundary_sample(const VptParams *P, vpt_vec3 d, vpt_vec3 n_out, i
 
 /* ------------------------------------------------------------------ paths */
 
+/* Whether paths gather next-event estimation's radiance (VptPath.L): a
+ * kernel knows at compile time (VPT_SUN, VPT_ENV_MAP: a scene with a sun or
+ * an environment map), the CPU reference always has the field. */
+#if !defined(VPT_SUN) || VPT_SUN || (defined(VPT_ENV_MAP) && VPT_ENV_MAP)
+#define VPT_GATHERS 1
+#else
+#define VPT_GATHERS 0
+#endif
+
 /* One path's whole state. Small on purpose: streaming kernels move it
  * through shared memory when they compact or sort. */
 typedef struct {
@@ -605,10 +753,10 @@ typedef struct {
     int inside;       /* inside the dielectric boundary (unused for NULL) */
     int event;        /* the event the last extension ended on (VPT_EV_*) */
     int axis;         /* box face axis of a VPT_EV_SURFACE event */
-#if !defined(VPT_SUN) || VPT_SUN
+#if VPT_GATHERS
     vpt_vec3 L;       /* radiance gathered by next-event estimation so far;
-                         absent from kernels without a sun, whose paths
-                         move through shared memory as they always did */
+                         absent from kernels without a sun or a map, whose
+                         paths move through shared memory as they always did */
 #endif
 } VptPath;
 
@@ -653,7 +801,7 @@ VPT_FN void vpt_path_start(const VptParams *P, vpt_u64 path, VptPath *s)
     s->inside = 0;
     s->event = VPT_EV_ESCAPED;
     s->axis = 0;
-#if !defined(VPT_SUN) || VPT_SUN
+#if VPT_GATHERS
     s->L = vpt_v3(0.0f, 0.0f, 0.0f);
 #endif
 }

@@ -61,6 +61,13 @@
 #else
 #define vpt_sun_on(P) ((P)->sun_on != 0)
 #endif
+/* The environment map likewise: VPT_ENV_MAP in the kernels, the params on
+ * the CPU. */
+#if defined(VPT_ENV_MAP)
+#define vpt_env_map_on(P) (VPT_ENV_MAP != 0)
+#else
+#define vpt_env_map_on(P) ((P)->env_map_on != 0)
+#endif
 #if defined(VPT_TRANSMITTANCE)
 #define vpt_transmittance_of(P) (VPT_TRANSMITTANCE)
 #else
@@ -728,19 +735,43 @@ VPT_FN vpt_vec3 vpt_sun_sample(const VptParams *P, vpt_u64 path, int depth)
     return vpt_add(vpt_add(vpt_scale(t, sn * cp), vpt_scale(b, sn * sp)), vpt_scale(P->sun_dir, c));
 }
 
+/* The shadow ray toward the environment map leaves from the same
+ * scattering as the sun's but draws from a stream of its own: its depth
+ * index carries bit 30 (paths' depths stay below 2^30), which moves every
+ * word of vpt_shadow_stream's seed input. */
+#define VPT_ENV_SHADOW_DEPTH 0x40000000
+
 /* Next-event estimation at a scattering at s->o (s->thr already holds the
- * albedo): the sun's radiance through the phase function and the shadow
- * ray's transmittance, gathered into s->L. Only with a null boundary: a
- * shadow ray cannot cross a dielectric. */
-VPT_FN int vpt_nee_active(const VptParams *P) { return vpt_sun_on(P) && P->boundary == VPT_BOUNDARY_NULL; }
+ * albedo): each light's radiance over its sampling pdf through the phase
+ * function and a shadow ray's transmittance, gathered into s->L. The sun
+ * and the map each get a sample of their own (both are always taken: no
+ * light is chosen at random). Only with a null boundary: a shadow ray
+ * cannot cross a dielectric. */
+VPT_FN int vpt_nee_active(const VptParams *P)
+{
+    return (vpt_sun_on(P) || vpt_env_map_on(P)) && P->boundary == VPT_BOUNDARY_NULL;
+}
 
 VPT_FN void vpt_path_nee(const VptParams *P, const VptMedium *M, VptPath *s, vpt_u64 *steps)
 {
-#if !defined(VPT_SUN) || VPT_SUN
-    const vpt_vec3 w = vpt_sun_sample(P, s->path, s->depth);
-    const float ph = vpt_hg_eval(P->hg_g, vpt_dot(s->d, w));
-    const float T = vpt_shadow_transmittance(P, M, s->o, w, s->path, s->depth, steps);
-    if (T > 0.0f) s->L = vpt_add(s->L, vpt_scale(vpt_mul(s->thr, P->sun_weight), ph * T));
+#if VPT_GATHERS
+    if (vpt_sun_on(P)) {
+        const vpt_vec3 w = vpt_sun_sample(P, s->path, s->depth);
+        const float ph = vpt_hg_eval(P->hg_g, vpt_dot(s->d, w));
+        const float T = vpt_shadow_transmittance(P, M, s->o, w, s->path, s->depth, steps);
+        if (T > 0.0f) s->L = vpt_add(s->L, vpt_scale(vpt_mul(s->thr, P->sun_weight), ph * T));
+    }
+    if (vpt_env_map_on(P)) {
+        const int depth = s->depth + VPT_ENV_SHADOW_DEPTH;
+        const vpt_u4 r = vpt_step_stream_pair(vpt_shadow_stream(P, s->path, depth), VPT_SHADOW_DISK_PAIR);
+        const vpt_vec3 w = vpt_env_sample(P, vpt_u01(r.x), vpt_u01(r.y), vpt_u01(r.z));
+        const vpt_vec3 Le = vpt_env_radiance(P, w);
+        if (vpt_max3(Le) > 0.0f) {
+            const float ph = vpt_hg_eval(P->hg_g, vpt_dot(s->d, w));
+            const float T = vpt_shadow_transmittance(P, M, s->o, w, s->path, depth, steps);
+            if (T > 0.0f) s->L = vpt_add(s->L, vpt_scale(vpt_mul(s->thr, Le), vpt_divf(ph * T, vpt_env_pdf(P, w))));
+        }
+    }
 #else
     (void)P, (void)M, (void)s, (void)steps;
 #endif
@@ -838,18 +869,20 @@ VPT_FN int vpt_path_interact(const VptParams *P, const VptMedium *M, VptPath *s,
 
 /* The radiance a finished path carries: what next-event estimation
  * gathered, and for an ESCAPED path thr times the environment, plus the
- * sun's disk where the path leaves through it and next-event estimation did
- * not already count the sun for that bounce (the camera ray, or a boundary
- * scene, which has no next-event estimation). A delta sun is never hit. */
+ * sun's disk where the path leaves through it and the environment map,
+ * each only where next-event estimation did not already count that light
+ * for that bounce (the camera ray, or a boundary scene, which has no
+ * next-event estimation). A delta sun is never hit. */
 VPT_FN vpt_vec3 vpt_path_radiance(const VptParams *P, const VptPath *s)
 {
-#if !defined(VPT_SUN) || VPT_SUN
+#if VPT_GATHERS
     vpt_vec3 L = s->L;
     if (s->event != VPT_EV_ESCAPED) return L;
     vpt_vec3 e = P->env;
     if (vpt_sun_on(P) && P->sun_cos_max < 1.0f && (s->depth == 0 || !vpt_nee_active(P)) &&
         vpt_dot(s->d, P->sun_dir) >= P->sun_cos_max)
         e = vpt_add(e, P->sun_radiance);
+    if (vpt_env_map_on(P) && (s->depth == 0 || !vpt_nee_active(P))) e = vpt_add(e, vpt_env_radiance(P, s->d));
     return vpt_add(L, vpt_mul(s->thr, e));
 #else
     return vpt_mul(s->thr, P->env);

@@ -76,6 +76,10 @@ typedef struct {
     float sun_dir[3];
     float sun_irradiance[3];
     float sun_radius_deg;
+    /* An environment map (scenes/env_map.h), owned: radiance added to env in
+     * each direction, a light next-event estimation samples like the sun.
+     * NULL: none. */
+    struct VptEnvMap *env_map;
     /* the thesis workload for this scene */
     int width, height, spp;
     VptSceneVolume volume;   /* not part of vpt_scene_digest */
@@ -175,6 +179,9 @@ static inline int vpt_scene_has_sun(const VptScene *s)
     return s->sun_irradiance[0] > 0.0f || s->sun_irradiance[1] > 0.0f || s->sun_irradiance[2] > 0.0f;
 }
 
+/* 1 when s has an environment map. */
+static inline int vpt_scene_has_env_map(const VptScene *s) { return s->env_map != NULL; }
+
 /* The light a user may set on any scene (the tools' --sun, --sun-irradiance,
  * --sun-radius, --env: cli/scene_args.h; docs/scenes.md "Lights"). A part
  * whose has_ flag is 0 leaves the scene's own. Doubles, as the flags give
@@ -187,13 +194,19 @@ typedef struct {
     double sun_radius_deg;    /* angular radius in [0, 45]; 0: a delta light */
     int has_env;              /* 1: env replaces the scene's environment radiance */
     double env[3];            /* finite, >= 0 */
+    const char *env_map;      /* non-NULL: this file (scenes/env_map.h) becomes the scene's environment map */
+    double env_map_scale;     /* its texels' factor, finite and > 0; 0: 1 */
 } VptLightOverride;
 
 /* Applies o to a finalized scene and finalizes it again (which refuses a
  * delta sun with a dielectric boundary). The light is appended to the name,
  * each value as the flag that sets it takes it and parses back to the same
  * bytes: "@sun<X,Y,Z>@irr<E|R,G,B>" with "@radius<DEG>" when the radius is
- * not 0, and "@env<E|R,G,B>" ("smoke@sun0.3,1,0.2@irr3@env0.05,0.08,0.15").
+ * not 0, "@env<E|R,G,B>" ("smoke@sun0.3,1,0.2@irr3@env0.05,0.08,0.15"), and
+ * "@envmap<stem>" with "@emscale<S>" when the scale is not 1 (the map's
+ * texels are in the digest, so two files of one stem never share a cache
+ * entry). A map that fails to load fails the whole call, leaving s as it
+ * was.
  * A name that would not fit in name[] fails (it is never cut: two lights
  * must not share a name). -1 with a message naming the value otherwise. */
 int vpt_scene_set_light(VptScene *s, const VptLightOverride *o);
@@ -222,8 +235,10 @@ int vpt_scene_light_cloud(VptScene *s);
  * parameters, HG g and environment (each value as its little-endian bytes,
  * in that order), then, only when the sun is on, a tag, sun_dir,
  * sun_irradiance and sun_radius_deg (so a scene without a sun keeps the
- * digest it had before scenes had suns), as 64 lowercase hex digits. Name,
- * source and the default workload do not count. */
+ * digest it had before scenes had suns), then, only with an environment
+ * map, a tag, its size and its radiance texels (the scale folded in), as
+ * 64 lowercase hex digits. Name, source and the default workload do not
+ * count. */
 int vpt_scene_digest(const VptScene *s, char hex[65]);
 
 /* The thesis' CT transfer: density = smoothstep(0.2, 0.6, normalized

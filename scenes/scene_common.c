@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/parse.h"
 #include "base/threads.h"
+#include "scenes/env_map.h"
 
 #include <math.h>
 #include <openssl/evp.h>
@@ -24,6 +25,7 @@ void vpt_scene_destroy(VptScene *s)
     if (!s) return;
     free(s->density);
     free(s->albedo);
+    vpt_env_map_destroy(s->env_map);
     free(s);
 }
 
@@ -138,6 +140,9 @@ int vpt_scene_set_light(VptScene *s, const VptLightOverride *given)
                             o.sun_radius_deg);
     }
     if (o.has_env && check_radiometric(o.env, "environment radiance")) return -1;
+    if (o.env_map_scale == 0) o.env_map_scale = 1;
+    VptEnvMap *map = NULL;
+    if (o.env_map && !(map = vpt_env_map_load(o.env_map, o.env_map_scale))) return -1;
     /* the whole suffix first: a name is extended completely or not at all */
     char suffix[512] = "", num[3 * 32];
     size_t len = 0;
@@ -155,12 +160,25 @@ int vpt_scene_set_light(VptScene *s, const VptLightOverride *given)
         vpt_format_vec3_short(o.env, num, sizeof num);
         len += (size_t)snprintf(suffix + len, sizeof suffix - len, "@env%s", num);
     }
+    if (map) {
+        len += (size_t)snprintf(suffix + len, sizeof suffix - len, "@envmap%s", map->stem);
+        if (o.env_map_scale != 1) {
+            vpt_format_double(o.env_map_scale, num, sizeof num);
+            len += (size_t)snprintf(suffix + len, sizeof suffix - len, "@emscale%s", num);
+        }
+    }
     const size_t base = strlen(s->name);
-    if (base + len >= sizeof s->name)
+    if (base + len >= sizeof s->name) {
+        vpt_env_map_destroy(map);
         return vpt_fail("scene '%s': with its light the name '%s%s' would be %zu bytes, more than the %zu a scene "
                         "name holds (a name is never cut: give a shorter file name or shorter values)",
                         s->name, s->name, suffix, base + len, sizeof s->name - 1);
+    }
     memcpy(s->name + base, suffix, len + 1);
+    if (map) {
+        vpt_env_map_destroy(s->env_map);
+        s->env_map = map;
+    }
     if (o.has_sun) {
         for (int k = 0; k < 3; k++) {
             s->sun_dir[k] = dir[k];
@@ -421,6 +439,14 @@ int vpt_scene_digest(const VptScene *s, char hex[65])
         dg_f32s(&d, s->sun_irradiance, 3);
         dg_f32(&d, s->sun_radius_deg);
     }
+    if (s->env_map) {
+        /* only then, as the sun */
+        static const char tag[] = "envmap";
+        dg_bytes(&d, tag, sizeof tag);
+        dg_u32(&d, (uint32_t)s->env_map->width);
+        dg_u32(&d, (uint32_t)s->env_map->height);
+        dg_f32s(&d, s->env_map->radiance, 3 * (size_t)s->env_map->width * (size_t)s->env_map->height);
+    }
     if (d.n) EVP_DigestUpdate(d.md, d.buf, d.n);
     unsigned char sum[32];
     unsigned int len = 0;
@@ -469,6 +495,7 @@ void vpt_params_init(VptParams *p, const VptScene *s, const VptRenderSettings *r
             p->sun_weight = E;
         }
     }
+    if (s->env_map) vpt_env_map_params(s->env_map, p);
     p->transmittance = VPT_TR_RATIO;
     p->control_density = s->density_mean;
     p->width = (vpt_u32)(r->width > 0 ? r->width : s->width);

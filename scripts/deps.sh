@@ -18,11 +18,12 @@
 # source (physics/vpt_sparse.h); libopenvdb-dev reads .vdb files, through a
 # shim of its own like GDCM's (scenes/formats/volume_vdb.c); libboost-dev because
 # libopenvdb-dev's headers include Boost's (boost/numeric/conversion) without
-# Debian's package depending on it. VPT_DEPS_MPI=1 (what `make MPI=1` sets)
+# Debian's package depending on it. libopenexr-dev reads .exr environment
+# maps, through a plugin of its own (scenes/env_map.c). VPT_DEPS_MPI=1 (what `make MPI=1` sets)
 # adds OpenMPI, for the MPI shim (tuner/mpi_shim.h) and mpirun: optional,
 # since only a tune across processes needs it.
 set -u
-PACKAGES="libpng-dev libjansson-dev libexpat1-dev zlib1g-dev libssl-dev libgdcm-dev libnanovdb-dev libopenvdb-dev libboost-dev g++"
+PACKAGES="libpng-dev libjansson-dev libexpat1-dev zlib1g-dev libssl-dev libgdcm-dev libnanovdb-dev libopenvdb-dev libboost-dev libopenexr-dev g++"
 if [ "${VPT_DEPS_MPI:-0}" = 1 ]; then PACKAGES="$PACKAGES libopenmpi-dev openmpi-bin"; fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -190,6 +190,53 @@ TEST_TIMEOUT(codegen_every_schedule_compiles_with_every_transmittance, 900)
     }
 }
 
+/* Next-event estimation toward an environment map, alone or beside a sun:
+ * every schedule compiles with each transmittance estimator across the
+ * majorants, VPT_ENV_MAP 1 in its source (and VPT_SUN 1 only with a sun), a
+ * path of 80 bytes; and the source differs from the sun-only kernel's of
+ * the same config, so their cubins never share a cache entry. */
+TEST_TIMEOUT(codegen_every_schedule_compiles_with_an_env_map, 900)
+{
+    VptConfig cs[16];
+    int n = vpt_config_thesis_set(cs, 16);
+    static const int majorants[3] = {0, 8, -1};
+    for (int i = 0; i < n; i++) {
+        cs[i].transmittance = (VptTransmittance)(1 + i % 3);
+        cs[i].majorant = majorants[(i / 3) % 3];
+        cs[i].lookahead = i % 2 ? 2 : 1;
+        cs[i].coop = i % 4 == 3 && cs[i].kernels == VPT_KERNELS_SINGLE ? 4 : 0;
+        const int sun = i % 2;
+        VptConfig c = cs[i];
+        vpt_config_for_scene(&c, sun, 1);
+        CHECK(c.nee_lights == (sun ? VPT_NEE_SUN_AND_ENV_MAP : VPT_NEE_ENV_MAP));
+        CHECK(c.transmittance == cs[i].transmittance);
+        char canon[VPT_CONFIG_STR_MAX], sun_canon[VPT_CONFIG_STR_MAX];
+        vpt_config_format(&c, canon, sizeof canon);
+        vpt_config_format(&cs[i], sun_canon, sizeof sun_canon);
+        CHECK(!strcmp(canon, sun_canon)); /* the lights are the scene's, not the text's */
+        VptKernelSource ks, sun_ks;
+        REQUIRE_MSG(vpt_kernel_source_build(&c, &ks) == 0, "%s: %s", canon, vpt_errmsg());
+        REQUIRE(vpt_kernel_source_build(&cs[i], &sun_ks) == 0);
+        CHECK_STR_CONTAINS(ks.source, "#define VPT_ENV_MAP 1\n");
+        CHECK_MSG((strstr(ks.source, "#define VPT_SUN 1\n") != NULL) == sun, "%s: VPT_SUN with sun %d", canon, sun);
+        CHECK(strstr(sun_ks.source, "VPT_ENV_MAP 1") == NULL);
+        CHECK(strcmp(ks.source, sun_ks.source) != 0);
+        char want[64];
+        snprintf(want, sizeof want, "#define VPT_HOST_PATH_SIZE %zu\n", sizeof(VptPath));
+        CHECK_STR_CONTAINS(ks.source, want);
+        vpt_kernel_source_free(&ks);
+        vpt_kernel_source_free(&sun_ks);
+        VptCompileResult cr;
+        int rc = compile(&c, 9, 0, &cr);
+        CHECK_MSG(rc == 0, "%s (env map, sun %d) for sm_90: %s", canon, sun, vpt_errmsg());
+        vpt_compile_result_free(&cr);
+    }
+    /* a scene without either light drops the estimator */
+    VptConfig c = cs[0];
+    vpt_config_for_scene(&c, 0, 0);
+    CHECK(c.transmittance == VPT_TRANSMITTANCE_NONE);
+}
+
 TEST_TIMEOUT(codegen_register_bound_takes_effect, 300)
 {
     /* __launch_bounds__ would silently override --maxrregcount: the bound

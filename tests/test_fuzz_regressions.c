@@ -34,6 +34,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_pfm
 #include "fuzz/fuzz_pfm.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_env_map
+#include "fuzz/fuzz_env_map.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_one_config
 #include "fuzz/fuzz_config.c"
 #undef LLVMFuzzerTestOneInput
@@ -118,6 +121,7 @@ TEST(fuzz_regressions_volume_metaimage) { replay("volume_metaimage", fuzz_one_vo
 TEST(fuzz_regressions_volume_nrrd) { replay("volume_nrrd", fuzz_one_volume_nrrd); }
 TEST(fuzz_regressions_volume_nanovdb) { replay("volume_nanovdb", fuzz_one_volume_nanovdb); }
 TEST(fuzz_regressions_pfm) { replay("pfm", fuzz_one_pfm); }
+TEST(fuzz_regressions_env_map) { replay("env_map", fuzz_one_env_map); }
 TEST(fuzz_regressions_config) { replay("config", fuzz_one_config); }
 TEST(fuzz_regressions_parse_numbers) { replay("parse_numbers", fuzz_one_parse_numbers); }
 TEST(fuzz_regressions_results_load) { replay("results_load", fuzz_one_results_load); }
@@ -169,7 +173,7 @@ TEST(fuzz_regressions_cover_every_target)
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
                                            "mitsuba_xml", "volume_dicom", "scene_args", "estimators",
-                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus"};
+                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus", "env_map"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

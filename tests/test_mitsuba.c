@@ -9,6 +9,8 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "image/image.h"
+#include "scenes/env_map.h"
 #include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
@@ -397,6 +399,41 @@ TEST(mitsuba_export_xml_values)
     vpt_scene_destroy(s);
 }
 
+/* An environment map: an envmap emitter of the map with the constant
+ * environment folded in (Mitsuba has one environment emitter), beside the
+ * XML, and emitter sampling on; back the same map, with no constant
+ * environment left over. */
+TEST(mitsuba_roundtrip_env_map)
+{
+    VptScene *s = vpt_scene_builtin("smoke");
+    REQUIRE(s);
+    VptImage *img = vpt_image_create(8, 4);
+    REQUIRE(img);
+    for (int i = 0; i < 96; i++) img->rgb[i] = 0.01f * (float)(i % 13);
+    char pfm[512];
+    REQUIRE(vpt_image_write_pfm(tmp(pfm, sizeof pfm, "sky_in.pfm"), img) == 0);
+    vpt_image_destroy(img);
+    VptLightOverride o = {0, {0}, {0}, 0, 1, {0.05, 0.08, 0.15}, pfm, 0};
+    REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
+    char xml[512];
+    REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "envmap.xml"), NULL) == 0);
+    Doc *d = read_doc(xml);
+    CHECK_ATTR(d, "scene/emitter/string", "name", "filename", "value", "envmap_envmap.pfm");
+    CHECK(doc_get(d, "scene/emitter/rgb", "name", "radiance", "value") == NULL); /* no constant emitter */
+    CHECK_ATTR(d, "scene/medium/boolean", "name", "sample_emitters", "value", "true");
+    free(d);
+    VptScene *t = vpt_scene_from_mitsuba(xml, NULL);
+    REQUIRE_MSG(t, "%s", vpt_errmsg());
+    REQUIRE(t->env_map);
+    CHECK(t->env_map->width == 8 && t->env_map->height == 4);
+    for (int i = 0; i < 96; i++)
+        CHECK_MSG(t->env_map->radiance[i] == s->env_map->radiance[i] + s->env[i % 3], "texel value %d", i);
+    CHECK(t->env[0] == 0.0f && t->env[1] == 0.0f && t->env[2] == 0.0f);
+    CHECK(!vpt_scene_has_sun(t));
+    vpt_scene_destroy(t);
+    vpt_scene_destroy(s);
+}
+
 /* A sun: a directional emitter toward -sun_dir, sample_emitters on the
  * medium, and back the same; a sun with a radius goes out as a delta light,
  * said in a comment. */
@@ -404,7 +441,7 @@ TEST(mitsuba_roundtrip_sun)
 {
     VptScene *s = vpt_scene_builtin("smoke"); /* the null boundary */
     REQUIRE(s);
-    VptLightOverride o = {1, {0.3, 1, 0.2}, {1, 0.9, 0.8}, 0, 1, {0.05, 0.08, 0.15}};
+    VptLightOverride o = {1, {0.3, 1, 0.2}, {1, 0.9, 0.8}, 0, 1, {0.05, 0.08, 0.15}, NULL, 0};
     REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
     char xml[512];
     REQUIRE(vpt_scene_export_mitsuba(s, tmp(xml, sizeof xml, "sun.xml"), NULL) == 0);

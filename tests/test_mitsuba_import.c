@@ -10,6 +10,8 @@
 #include "tests/test_tools.h"
 
 #include "base/error.h"
+#include "image/image.h"
+#include "scenes/env_map.h"
 #include "scenes/mitsuba/mitsuba_xml.h"
 #include "scenes/scene.h"
 #include "scenes/volume.h"
@@ -354,6 +356,59 @@ TEST(mitsuba_import_directional_emitter)
     /* a delta light behind a dielectric: no path of either renderer reaches it */
     scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, "    <bsdf type=\"dielectric\"/>\n", sun);
     EXPECT_ERROR(text, "delta light", "dielectric boundary");
+}
+
+/* Mitsuba's envmap emitter is the environment map: its file (relative to
+ * the scene file) and scale, beside the constant emitter; a bad one is an
+ * error naming the line. */
+TEST(mitsuba_import_envmap_emitter)
+{
+    VptImage *img = vpt_image_create(4, 2);
+    REQUIRE(img);
+    for (int i = 0; i < 24; i++) img->rgb[i] = 0.125f * (float)i;
+    char pfm[512];
+    REQUIRE(vpt_image_write_pfm(tmp(pfm, sizeof pfm, "sky.pfm"), img) == 0);
+    vpt_image_destroy(img);
+    static char text[8192];
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"sky.pfm\"/>"
+               "<float name=\"scale\" value=\"2\"/></emitter>\n");
+    VptScene *s = load_text("envmap.xml", text, NULL);
+    REQUIRE(s);
+    REQUIRE(vpt_scene_has_env_map(s));
+    CHECK(s->env_map->width == 4 && s->env_map->height == 2);
+    for (int i = 0; i < 24; i++) CHECK(s->env_map->radiance[i] == 0.25f * (float)i);
+    CHECK(s->env[0] == 1.0f && s->env[1] == 0.5f && s->env[2] == 0.25f); /* the constant one beside it */
+    VptParams P;
+    const VptRenderSettings rs = {0};
+    vpt_params_init(&P, s, &rs);
+    CHECK(P.env_map_on == 1 && P.em_width == 4);
+    vpt_scene_destroy(s);
+    /* the scale's default, Mitsuba's: 1 */
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"sky.pfm\"/></emitter>\n");
+    s = load_text("envmap1.xml", text, NULL);
+    REQUIRE(s && s->env_map);
+    CHECK(s->env_map->radiance[5] == 0.625f);
+    vpt_scene_destroy(s);
+    /* errors */
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF, "  <emitter type=\"envmap\"/>\n");
+    EXPECT_ERROR(text, "bad.xml", "no filename");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"sky.pfm\"/>"
+               "<float name=\"scale\" value=\"0\"/></emitter>\n");
+    EXPECT_ERROR(text, "bad.xml", "scale 0");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"none.pfm\"/></emitter>\n");
+    EXPECT_ERROR(text, "bad.xml", "envmap", "none.pfm");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"sky.pfm\"/>"
+               "<transform name=\"to_world\"><rotate y=\"1\" angle=\"90\"/></transform></emitter>\n");
+    EXPECT_ERROR(text, "bad.xml", "to_world");
+    scene_text(text, sizeof text, "3.0.0", "", CONST_MEDIUM, NULL_BSDF,
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"sky.pfm\"/></emitter>\n"
+               "  <emitter type=\"envmap\"><string name=\"filename\" value=\"sky.pfm\"/></emitter>\n");
+    EXPECT_ERROR(text, "bad.xml", "a second <emitter type=\"envmap\">");
 }
 
 TEST(mitsuba_import_errors)

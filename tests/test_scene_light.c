@@ -153,11 +153,11 @@ TEST(light_flags_refuse_bad_values_naming_the_flag)
 TEST(light_name_suffix_round_trips_through_the_flags)
 {
     static const VptLightOverride lights[] = {
-        {1, {0.3, 1, 0.2}, {3, 3, 3}, 0.27, 1, {0.05, 0.08, 0.15}},
-        {1, {-1e-7, 0.1, 123456789}, {0.1, 0.2, 1.0 / 3.0}, 0, 0, {0, 0, 0}},
-        {1, {-0.0, 1, -0.0}, {-0.0, 0, 0}, -0.0, 1, {-0.0, 0, 0}},
-        {0, {0, 0, 0}, {0, 0, 0}, 0, 1, {2.5e-5, 1e-4, 7}},
-        {1, {1, 1, 1}, {1e30, 1e-30, 2}, 44.999999999999, 0, {0, 0, 0}},
+        {1, {0.3, 1, 0.2}, {3, 3, 3}, 0.27, 1, {0.05, 0.08, 0.15}, NULL, 0},
+        {1, {-1e-7, 0.1, 123456789}, {0.1, 0.2, 1.0 / 3.0}, 0, 0, {0, 0, 0}, NULL, 0},
+        {1, {-0.0, 1, -0.0}, {-0.0, 0, 0}, -0.0, 1, {-0.0, 0, 0}, NULL, 0},
+        {0, {0, 0, 0}, {0, 0, 0}, 0, 1, {2.5e-5, 1e-4, 7}, NULL, 0},
+        {1, {1, 1, 1}, {1e30, 1e-30, 2}, 44.999999999999, 0, {0, 0, 0}, NULL, 0},
     };
     static const struct {
         const char *tag, *flag;
@@ -204,7 +204,7 @@ TEST(light_digest_unchanged_without_a_sun_and_changed_by_each_part_of_one)
                   unchanged[i].digest);
         /* a sun that is off (no irradiance) and the scene's own environment
          * name other scenes but the same images: the same digest */
-        VptLightOverride off = {1, {0, 1, 0}, {0, 0, 0}, 0, 1, {0, 0, 0}};
+        VptLightOverride off = {1, {0, 1, 0}, {0, 0, 0}, 0, 1, {0, 0, 0}, NULL, 0};
         memcpy(off.env, (double[3]){s->env[0], s->env[1], s->env[2]}, sizeof off.env);
         REQUIRE_MSG(vpt_scene_set_light(s, &off) == 0, "%s", vpt_errmsg());
         digest(s, hex);
@@ -213,7 +213,7 @@ TEST(light_digest_unchanged_without_a_sun_and_changed_by_each_part_of_one)
     }
 
     /* each part of a sun changes the digest */
-    VptLightOverride base = {1, {0.3, 1, 0.2}, {3, 3, 3}, 0.5, 0, {0, 0, 0}};
+    VptLightOverride base = {1, {0.3, 1, 0.2}, {3, 3, 3}, 0.5, 0, {0, 0, 0}, NULL, 0};
     VptLightOverride parts[5];
     for (int i = 0; i < 5; i++) parts[i] = base;
     parts[1].sun_dir[0] = 0.31;
@@ -257,15 +257,15 @@ TEST(light_values_no_scene_has_are_refused)
         VptLightOverride o;
         const char *says;
     } bad[] = {
-        {{1, {0, 1, 0}, {3, 3, 3}, 0, 0, {0}}, "a sun of angular radius 0 (a delta light) with a dielectric boundary"},
-        {{1, {0, 0, 0}, {3, 3, 3}, 1, 0, {0}}, "sun direction (0, 0, 0) has zero length"},
-        {{1, {0, NAN, 0}, {3, 3, 3}, 1, 0, {0}}, "sun direction (0, nan, 0) is not finite"},
-        {{1, {0, 1, 0}, {3, -1, 3}, 1, 0, {0}}, "sun irradiance -1"},
-        {{1, {0, 1, 0}, {3, INFINITY, 3}, 1, 0, {0}}, "sun irradiance inf"},
-        {{1, {0, 1, 0}, {3, 3, 3}, 45.5, 0, {0}}, "sun radius 45.5 degrees"},
-        {{1, {0, 1, 0}, {3, 3, 3}, NAN, 0, {0}}, "sun radius nan"},
-        {{0, {0}, {0}, 0, 1, {1, -0.5, 1}}, "environment radiance -0.5"},
-        {{0, {0}, {0}, 0, 1, {1, NAN, 1}}, "environment radiance nan"},
+        {{1, {0, 1, 0}, {3, 3, 3}, 0, 0, {0}, NULL, 0}, "a sun of angular radius 0 (a delta light) with a dielectric boundary"},
+        {{1, {0, 0, 0}, {3, 3, 3}, 1, 0, {0}, NULL, 0}, "sun direction (0, 0, 0) has zero length"},
+        {{1, {0, NAN, 0}, {3, 3, 3}, 1, 0, {0}, NULL, 0}, "sun direction (0, nan, 0) is not finite"},
+        {{1, {0, 1, 0}, {3, -1, 3}, 1, 0, {0}, NULL, 0}, "sun irradiance -1"},
+        {{1, {0, 1, 0}, {3, INFINITY, 3}, 1, 0, {0}, NULL, 0}, "sun irradiance inf"},
+        {{1, {0, 1, 0}, {3, 3, 3}, 45.5, 0, {0}, NULL, 0}, "sun radius 45.5 degrees"},
+        {{1, {0, 1, 0}, {3, 3, 3}, NAN, 0, {0}, NULL, 0}, "sun radius nan"},
+        {{0, {0}, {0}, 0, 1, {1, -0.5, 1}, NULL, 0}, "environment radiance -0.5"},
+        {{0, {0}, {0}, 0, 1, {1, NAN, 1}, NULL, 0}, "environment radiance nan"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         vpt_error_clear();
@@ -281,7 +281,7 @@ TEST(light_values_no_scene_has_are_refused)
     CHECK_STR_EQ(after, before);
     CHECK_STR_EQ(s->name, name);
     /* a sun with a disc is reached by escaping paths: allowed behind glass */
-    VptLightOverride disc = {1, {0, 1, 0}, {3, 3, 3}, 0.27, 0, {0}};
+    VptLightOverride disc = {1, {0, 1, 0}, {3, 3, 3}, 0.27, 0, {0}, NULL, 0};
     CHECK_MSG(vpt_scene_set_light(s, &disc) == 0, "%s", vpt_errmsg());
     /* vpt_scene_finalize checks what a hand-edited scene holds */
     s->sun_dir[1] = 0.5f;
@@ -310,7 +310,7 @@ TEST(light_name_never_cut)
 {
     VptScene *s = vpt_scene_builtin("smoke");
     REQUIRE(s);
-    VptLightOverride o = {1, {0.123456789, 1, 0.2}, {1, 2, 3}, 0.27, 1, {0.05, 0.08, 0.15}};
+    VptLightOverride o = {1, {0.123456789, 1, 0.2}, {1, 2, 3}, 0.27, 1, {0.05, 0.08, 0.15}, NULL, 0};
     /* a file's stem and a whole sun and sky fit */
     snprintf(s->name, sizeof s->name, "wdas_cloud_sixteenth");
     REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());

@@ -6,6 +6,8 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "image/image.h"
+#include "scenes/env_map.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -352,6 +354,14 @@ static int from_desc(const char *xml, const VptMitsubaDesc *d, VptScene *s)
         memcpy(s->sun_irradiance, d->sun_irradiance, sizeof s->sun_irradiance);
         s->sun_radius_deg = 0.0f;
     }
+    if (d->env_map[0]) { /* Mitsuba's envmap: the same direction convention (physics/vpt_physics.h) */
+        char path[4096];
+        if (resolve(xml, dir, d->env_map, path, sizeof path)) goto out;
+        if (!(s->env_map = vpt_env_map_load(path, d->env_map_scale))) {
+            vpt_error_prefix("%s:%d: envmap", xml, d->env_map_line);
+            goto out;
+        }
+    }
     s->width = d->width;
     s->height = d->height;
     s->spp = d->spp;
@@ -463,7 +473,7 @@ static AlbedoForm albedo_form(const VptScene *s)
 }
 
 static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, const char *density_vol,
-                      const char *albedo_vol, AlbedoForm af)
+                      const char *albedo_vol, AlbedoForm af, const char *env_map_file)
 {
     int w = r && r->width > 0 ? r->width : s->width, h = r && r->height > 0 ? r->height : s->height;
     int spp = r && r->spp > 0 ? r->spp : s->spp;
@@ -524,9 +534,20 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
     fprintf(fp, "            <rfilter type=\"box\"/>\n");
     fprintf(fp, "        </film>\n");
     fprintf(fp, "    </sensor>\n\n");
-    fprintf(fp, "    <emitter type=\"constant\">\n        <rgb name=\"radiance\" value=\"");
-    f3(fp, s->env);
-    fputs("\"/>\n    </emitter>\n\n", fp);
+    if (s->env_map) {
+        /* Mitsuba takes one environment emitter: the constant environment
+         * is folded into the map's texels (export_env_map), whose direction
+         * convention is Mitsuba's envmap's (physics/vpt_physics.h) */
+        fprintf(fp, "    <!-- the environment map; Mitsuba filters it bilinearly, vptune per texel: the images "
+                    "differ at texel edges by the filtering -->\n");
+        fprintf(fp, "    <emitter type=\"envmap\">\n        <string name=\"filename\" value=\"");
+        xml_attr(fp, env_map_file);
+        fputs("\"/>\n    </emitter>\n\n", fp);
+    } else {
+        fprintf(fp, "    <emitter type=\"constant\">\n        <rgb name=\"radiance\" value=\"");
+        f3(fp, s->env);
+        fputs("\"/>\n    </emitter>\n\n", fp);
+    }
     const int sun = vpt_scene_has_sun(s);
     if (sun) {
         /* Mitsuba's direction is the one the light travels: away from the sun */
@@ -592,8 +613,9 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
         float_prop(fp, 12, "g", s->hg_g);
         fprintf(fp, "        </phase>\n");
     }
-    if (sun) {
-        fprintf(fp, "        <!-- shadow rays from inside the medium: the only way to reach a delta light -->\n");
+    if (sun || s->env_map) {
+        fprintf(fp, "        <!-- shadow rays from inside the medium: next-event estimation, as vptune's toward "
+                    "the sun and the environment map -->\n");
         fprintf(fp, "        <boolean name=\"sample_emitters\" value=\"true\"/>\n");
     } else {
         fprintf(fp, "        <!-- no shadow rays from inside the medium (vptune traces none) -->\n");
@@ -623,6 +645,20 @@ static void write_xml(FILE *fp, const VptScene *s, const VptRenderSettings *r, c
     }
     fprintf(fp, "        <ref name=\"interior\" id=\"medium\"/>\n");
     fprintf(fp, "    </shape>\n</scene>\n");
+}
+
+/* The scene's environment map with its constant environment added to every
+ * texel (Mitsuba's one environment emitter), as a colour PFM at path. */
+static int export_env_map(const VptScene *s, const char *path)
+{
+    const VptEnvMap *m = s->env_map;
+    VptImage *img = vpt_image_create(m->width, m->height);
+    if (!img) return -1;
+    for (size_t i = 0; i < (size_t)m->width * (size_t)m->height; i++)
+        for (int k = 0; k < 3; k++) img->rgb[3 * i + (size_t)k] = m->radiance[3 * i + (size_t)k] + s->env[k];
+    int rc = vpt_image_write_pfm(path, img);
+    vpt_image_destroy(img);
+    return rc;
 }
 
 int vpt_scene_export_mitsuba(const VptScene *s, const char *xml_path, const VptRenderSettings *r)
@@ -659,6 +695,20 @@ int vpt_scene_export_mitsuba(const VptScene *s, const char *xml_path, const VptR
             for (int k = 0; k < alb.channels; k++)
                 alb.data[i * (size_t)alb.channels + (size_t)k] = (float)s->albedo[4 * i + (size_t)k] / 255.0f;
     }
+    /* the environment map first, beside the grids (written whole or not at
+     * all by vpt_image_write_pfm; removed again if the rest fails) */
+    char env_name[300] = "", env_path[4096] = "";
+    if (s->env_map) {
+        snprintf(env_name, sizeof env_name, "%s_envmap.pfm", stem);
+        if (resolve(xml_path, dir, env_name, env_path, sizeof env_path)) {
+            free(alb.data);
+            return -1;
+        }
+        if (export_env_map(s, env_path)) {
+            free(alb.data);
+            return -1;
+        }
+    }
     /* all files to temporaries first, then renamed in order */
     VptOutFile *f[3] = {NULL, NULL, NULL};
     const char *paths[3] = {vol_path[0], vol_path[1], xml_path};
@@ -669,7 +719,7 @@ int vpt_scene_export_mitsuba(const VptScene *s, const char *xml_path, const VptR
     if (vpt_vol_grid_write(vpt_outfile_stream(f[0]), vol_path[0], &dens)) goto out;
     if (af != ALBEDO_CONST && vpt_vol_grid_write(vpt_outfile_stream(f[1]), vol_path[1], &alb)) goto out;
     FILE *xf = vpt_outfile_stream(f[nfiles - 1]);
-    write_xml(xf, s, r, vol_name[0], vol_name[1], af);
+    write_xml(xf, s, r, vol_name[0], vol_name[1], af, env_name);
     if (ferror(xf)) {
         vpt_fail_errno("error writing '%s'", xml_path);
         goto out;
@@ -686,6 +736,7 @@ int vpt_scene_export_mitsuba(const VptScene *s, const char *xml_path, const VptR
     rc = 0;
 out:
     for (int i = committed; i < nfiles; i++) vpt_outfile_abort(f[i]);
+    if (rc && env_path[0]) unlink(env_path);
     free(alb.data);
     return rc;
 }

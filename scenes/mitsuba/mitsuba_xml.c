@@ -222,10 +222,29 @@ static int do_directional(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc
     return vpt_mitsuba_check_used(c, n);
 }
 
+static int get_filename(VptMitsubaReader *c, VptMitsubaNode *n, const char *kind, const char *node, char *buf,
+                        size_t size);
+
+/* An environment map (scenes/env_map.h): its file (PFM, or OpenEXR where
+ * the build reads it) and scale. Its to_world is not taken: vptune's map
+ * has Mitsuba's default orientation only (an unused property is refused). */
+static int do_envmap(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
+{
+    if (get_filename(c, n, "envmap", "the envmap emitter", d->env_map, sizeof d->env_map)) return -1;
+    double scale = 1.0; /* Mitsuba's default */
+    if (vpt_mitsuba_get_float(c, n, "scale", &scale) < 0) return -1;
+    if (!(scale > 0.0 && scale <= 3e38))
+        return vpt_fail("%s:%d: envmap scale %g must be a finite number > 0", c->file, n->line, scale);
+    d->env_map_scale = scale;
+    d->env_map_line = n->line;
+    return vpt_mitsuba_check_used(c, n);
+}
+
 static int do_emitter(VptMitsubaReader *c, VptMitsubaNode *n, VptMitsubaDesc *d)
 {
     if (vpt_mitsuba_type_is(n, "directional")) return do_directional(c, n, d);
-    if (!vpt_mitsuba_type_is(n, "constant")) return vpt_mitsuba_unsupported(c, n, "constant, directional");
+    if (vpt_mitsuba_type_is(n, "envmap")) return do_envmap(c, n, d);
+    if (!vpt_mitsuba_type_is(n, "constant")) return vpt_mitsuba_unsupported(c, n, "constant, directional, envmap");
     int r = vpt_mitsuba_get_color(c, n, "radiance", d->env, NULL);
     if (r < 0) return -1;
     if (r > 0) return vpt_fail("%s:%d: the constant emitter has no radiance", c->file, n->line);
@@ -479,20 +498,28 @@ static int interpret(VptMitsubaReader *c, VptMitsubaDesc *d)
     c->legacy = major == 0;
     d->version_major = c->legacy ? 0 : 3;
     if (vpt_mitsuba_attrs_used(c->file, root)) return -1;
-    VptMitsubaNode *sensor = NULL, *shape = NULL, *integ = NULL, *emitter = NULL, *sun = NULL;
+    VptMitsubaNode *sensor = NULL, *shape = NULL, *integ = NULL, *emitter = NULL, *sun = NULL, *map = NULL;
     for (int i = 0; i < root->nkid; i++) {
         VptMitsubaNode *k = root->kid[i];
-        /* emitters: one constant (or other) and one directional */
+        /* emitters: one constant (or other), one directional and one envmap */
         VptMitsubaNode **slot = !strcmp(k->tag, "sensor") ? &sensor : !strcmp(k->tag, "shape") ? &shape
                     : !strcmp(k->tag, "integrator") ? &integ
-                    : !strcmp(k->tag, "emitter") ? (vpt_mitsuba_type_is(k, "directional") ? &sun : &emitter) : NULL;
+                    : !strcmp(k->tag, "emitter") ? (vpt_mitsuba_type_is(k, "directional") ? &sun
+                                                    : vpt_mitsuba_type_is(k, "envmap")    ? &map
+                                                                                          : &emitter)
+                                                 : NULL;
         if (slot == &emitter && !vpt_mitsuba_type_is(k, "constant"))
-            return vpt_mitsuba_unsupported(c, k, "constant, directional");
+            return vpt_mitsuba_unsupported(c, k, "constant, directional, envmap");
         if (slot) {
             if (*slot)
                 return vpt_fail("%s:%d: a second <%s%s> (the first at line %d): vptune renders one %s", c->file,
-                                k->line, k->tag, slot == &sun ? " type=\"directional\"" : "", (*slot)->line,
-                                slot == &sun ? "directional emitter (the sun)"
+                                k->line, k->tag,
+                                slot == &sun   ? " type=\"directional\""
+                                : slot == &map ? " type=\"envmap\""
+                                               : "",
+                                (*slot)->line,
+                                slot == &sun   ? "directional emitter (the sun)"
+                                : slot == &map ? "environment map"
                                 : slot == &emitter ? "environment emitter" : k->tag);
             *slot = k;
             k->used = 1;
@@ -516,6 +543,7 @@ static int interpret(VptMitsubaReader *c, VptMitsubaDesc *d)
     if (do_shape(c, shape, d)) return -1;
     if (emitter && do_emitter(c, emitter, d)) return -1;
     if (sun && do_emitter(c, sun, d)) return -1;
+    if (map && do_emitter(c, map, d)) return -1;
     /* top-level objects no one referred to */
     for (int i = 0; i < root->nkid; i++)
         if (!root->kid[i]->used) {

@@ -112,11 +112,15 @@ typedef struct {
     /* integrator, in vptune's conventions */
     int max_depth;            /* 0: unlimited */
     int rr_depth;             /* -1: no Russian roulette */
-    /* emitters: a constant one (env) and a directional one (the sun) */
+    /* emitters: a constant one (env), a directional one (the sun) and an
+     * environment map */
     float env[3];
     int has_sun;              /* a <emitter type="directional"> */
     float sun_dir[3];         /* unit, toward the light: -normalize(direction) */
     float sun_irradiance[3];  /* >= 0 */
+    char env_map[1024];       /* an <emitter type="envmap">'s filename as written; "" without one */
+    double env_map_scale;     /* its scale, > 0 (Mitsuba's default 1) */
+    int env_map_line;
     /* medium */
     VptMitsubaVolume sigma_t, albedo;
     double scale;
@@ -162,8 +166,11 @@ typedef struct {
 VptScene *vpt_scene_from_mitsuba(const char *path, VptMitsubaIntegrator *integrator);
 
 /* Writes s as a Mitsuba 3 scene: the XML at xml_path and, beside it,
- * <stem>_density.vol and (for a varying albedo) <stem>_albedo.vol, referred
- * to by their base names. r gives the workload (0 fields: the scene's) and
+ * <stem>_density.vol, (for a varying albedo) <stem>_albedo.vol and (for a
+ * scene with an environment map) <stem>_envmap.pfm, the map with the
+ * constant environment added (Mitsuba takes one environment emitter),
+ * referred to by their base names; a sun or a map turns the medium's
+ * emitter sampling on. r gives the workload (0 fields: the scene's) and
  * the integrator's depths (vptune's conventions); NULL: the scene's workload,
  * unlimited depth, no Russian roulette. Every file is written to a temporary
  * first and renamed into place only when all were written; on failure
