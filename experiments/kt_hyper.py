@@ -7,7 +7,7 @@ virtual environment; the selection and the standard errors are plain Python
 
     kt_hyper.py --fixtures DIR --out OUT --python VENV/bin/python
                 [--compile-model M --compile-threads P] [--jobs J]
-                [--select-seeds 10] [--eval-seeds 20]
+                [--select-seeds 5] [--eval-seeds 20]
 
 Phases, every run scored alone by bin/tune-score --sequences (one run's
 score per seed, by time and by evaluations; vptune's scorer and replay
@@ -33,7 +33,16 @@ clock, the compile model given):
            s --seeds 1, s = 1..eval-seeds): the local search from the
            thesis' prior and from `tune`'s starts (thesis + transfer prior
            fitted on the other scenes), with per-seed scores.
-Output: OUT/kt_tuned.jsonl, rows of kind "kt_tuned_score" (results/README.md).
+Output: OUT/kt_tuned.jsonl, rows of kind "kt_tuned_score": "mode" (grid,
+tuned_loo, same_start, default_hindsight, vptune_loo; no_start lists the
+strategies not given the start and why; error, a run that failed), "scene",
+"tuner", "strategy", "label" (the grid point, or vptune's start), "options",
+"seeds" (the list), "score_seconds"/"score_evals"/"within_2pct_at_90s" (the
+mean over the seeds of the per-seed rows of bin/tune-score) and their
+standard errors "se_seconds"/"se_evals"/"se_within_2pct_at_90s";
+tuned_loo adds "train_scenes", "train_score_seconds" and "kt_best_tuned";
+same_start "x0" and "x0_first"; default_hindsight the committed 20-seed
+scores it reproduces; "commit" is bin/tune-score's.
 """
 import argparse
 import concurrent.futures
@@ -48,29 +57,28 @@ import tempfile
 # Each strategy's grid: (label, strategy_options); the first point is Kernel
 # Tuner 1.5.0's defaults. At most four points each, one option moved at a
 # time from the defaults (their _options in kernel_tuner/strategies/*.py).
+# Six of the 18 strategies that ran at their defaults: those with a main
+# hyperparameter and runs of about a second or less on this machine (pso,
+# bayes_opt, nsga2/3, firefly_algorithm, basinhopping take several; mls is
+# greedy_mls without restarts, random_sample has no search to tune).
 GRID = {
     "genetic_algorithm": [("ga", {}), ("ga:pop10", {"popsize": 10}), ("ga:pop50", {"popsize": 50}),
                           ("ga:uniform", {"method": "uniform"})],
     "diff_evo": [("de", {}), ("de:pop4", {"popsize": 4}), ("de:F0.5CR0.9", {"F": 0.5, "CR": 0.9}),
                  ("de:rand1bin", {"method": "rand1bin"})],
-    "firefly_algorithm": [("ff", {}), ("ff:pop10", {"popsize": 10}), ("ff:alpha0.5", {"alpha": 0.5})],
     "simulated_annealing": [("sa", {}), ("sa:T1", {"T": 1.0}), ("sa:T0.01", {"T": 0.01}),
                             ("sa:alpha0.99", {"alpha": 0.99})],
     "greedy_mls": [("gmls", {}), ("gmls:adjacent", {"neighbor": "adjacent"}), ("gmls:norestart", {"restart": False})],
-    "mls": [("mls", {}), ("mls:adjacent", {"neighbor": "adjacent"})],
     "dual_annealing": [("da", {}), ("da:L-BFGS-B", {"method": "L-BFGS-B"}), ("da:Powell", {"method": "Powell"})],
     "minimize": [("min", {}), ("min:COBYLA", {"method": "COBYLA"}), ("min:Powell", {"method": "Powell"}),
                  ("min:Nelder-Mead", {"method": "Nelder-Mead"})],
-    "basinhopping": [("bh", {}), ("bh:T0.1", {"T": 0.1}), ("bh:COBYLA", {"method": "COBYLA"})],
 }
 # Strategies whose Kernel Tuner 1.5.0 code reads x0 (get_start_pos /
 # get_bounds_x0_eps); whether the first evaluation was x0 is measured.
-START_STRATEGIES = ["genetic_algorithm", "diff_evo", "simulated_annealing", "minimize", "dual_annealing"]
+START_STRATEGIES = ["genetic_algorithm", "diff_evo", "simulated_annealing", "minimize", "dual_annealing",
+                    "greedy_mls", "mls", "ordered_greedy_mls"]
 # The others, and why they cannot take it (from their source).
 NO_START = {
-    "greedy_mls": "accepts x0 in its options and ignores it (random starts)",
-    "mls": "accepts x0 and ignores it (random starts)",
-    "ordered_greedy_mls": "accepts x0 and ignores it (random starts)",
     "random_sample": "rejects x0 (unsupported option)",
     "bayes_opt": "rejects x0 (unsupported option)",
     "nsga2": "rejects x0 (pymoo_minimize: unsupported option)",
@@ -225,7 +233,7 @@ def main():
     ap.add_argument("--compile-model", default="")
     ap.add_argument("--compile-threads", default="")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--select-seeds", type=int, default=10)
+    ap.add_argument("--select-seeds", type=int, default=5)
     ap.add_argument("--eval-seeds", type=int, default=20)
     ap.add_argument("--hindsight", default="")
     ap.add_argument("--phases", default="grid,loo,start,hindsight,vptune")
@@ -252,7 +260,9 @@ def main():
         sh([BIN_TUNE, "--replay", path, "--strategy", "local", "--estimators", "global", "--budget", "1evals",
             "--seed", "1", "--no-save", "--quiet", "--t4", os.path.join(work, s + ".prior.t4.json")])
     rows = []
-    common = {"kind": "kt_tuned_score", "tuner": "kernel_tuner 1.5.0", "fixtures": a.fixtures}
+    version = sh([BIN_SCORE, "--version"]).stdout.split("\n")[0]
+    common = {"kind": "kt_tuned_score", "tuner": "kernel_tuner 1.5.0", "fixtures": a.fixtures,
+              "commit": version.split("commit ")[-1].strip()}
     sel_seeds = list(range(101, 101 + a.select_seeds))
     ev_seeds = list(range(201, 201 + a.eval_seeds))
     base_seeds = list(range(1, 1 + a.eval_seeds))
@@ -292,7 +302,7 @@ def main():
                                      train_score_seconds=m, kt_best_tuned=bool(best and best[0] == strat),
                                      **summarize(r)))
     if "start" in phases:
-        plans = {s: [{"label": "x0:" + GRID[strat][0][0], "strategy": strat, "options": {}, "seeds": base_seeds,
+        plans = {s: [{"label": "x0:" + strat, "strategy": strat, "options": {}, "seeds": base_seeds,
                       "x0": True} for strat in START_STRATEGIES] for s in scenes}
         sc, err, x0f = score_runs(a, work, kt_runs(a, work, "start", plans, x0=True))
         all_errors += err
@@ -300,7 +310,7 @@ def main():
             with open(os.path.join(work, s + ".prior.t4.json")) as f:
                 prior = json.load(f)["results"][0]["configuration"]
             for strat in START_STRATEGIES:
-                lab = "x0:" + GRID[strat][0][0]
+                lab = "x0:" + strat
                 r = sc.get((s, lab))
                 if not r:
                     continue
