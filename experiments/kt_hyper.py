@@ -26,7 +26,8 @@ clock, the compile model given):
            nearest recorded member), seeds 1..eval-seeds, and whether its
            first evaluation was that config;
   hindsight the strategy the committed default-hyperparameter run
-           (OUT/../kernel_tuner_sampled/kt_scores.jsonl or --hindsight FILE)
+           (results/cpu-*/kernel_tuner_sampled/kt_scores.jsonl, or kernel_tuner/
+           for the 336-config spaces, or --hindsight FILE)
            found best by time on each scene, again at its defaults, seeds
            1..eval-seeds: the same runs as then, now with per-seed scores;
   vptune   bin/tune-score --leave-one-out one seed at a time (--first-seed
@@ -319,7 +320,7 @@ def main():
                                  x0=prior, x0_first=sum(f0) / len(f0) if f0 else 0.0, **summarize(r)))
         rows.append(dict(common, mode="no_start", scene="-", strategies=NO_START))
     if "hindsight" in phases:
-        hfile = a.hindsight or os.path.join(a.out, "..", "kernel_tuner_sampled", "kt_scores.jsonl")
+        hfile = a.hindsight or default_hindsight(a.fixtures)
         best = {}
         with open(hfile) as f:
             for line in f:
@@ -356,6 +357,19 @@ def main():
             f.write(json.dumps(r, sort_keys=True) + "\n")
     print("kt_hyper: %d rows in %s (%d runs failed)" % (len(rows), os.path.join(a.out, "kt_tuned.jsonl"),
                                                          len(all_errors)))
+
+
+def default_hindsight(fixtures):
+    """The committed default-hyperparameter run of experiments/kernel_tuner on
+    the same fixture set: the last results/cpu-*/kernel_tuner_sampled/ (for
+    the sampled spaces) or kernel_tuner/ kt_scores.jsonl."""
+    import glob
+    which = "kernel_tuner_sampled" if "sampled" in fixtures else "kernel_tuner"
+    found = sorted(glob.glob(os.path.join(HERE, "..", "results", "cpu-*", which, "kt_scores.jsonl")))
+    if not found:
+        sys.exit("kt_hyper: no results/cpu-*/%s/kt_scores.jsonl: run experiments/kernel_tuner first, or give "
+                 "--hindsight FILE" % which)
+    return found[-1]
 
 
 def collect_vptune(js, seed, per):

@@ -849,7 +849,7 @@ def table_tuner_compare_tuned(gpu):
              "again); \"KT tuned\": for each of %d strategies (%s) the grid point (%d points in all, Kernel "
              "Tuner's defaults among them) with the best mean time score on the other three scenes (%s seeds "
              "each, seeds 101-), and the strategy whose choice scored best there, both chosen without the scene, "
-             "then run on it with new seeds (201-220). %s; %s, Kernel Tuner 1.5.0; %s; commit %s (bin/tune-score "
+             "then run on it with new seeds (201-220). Simulated on %s (the clock is the recordings', so that machine changes no score), %s, Kernel Tuner 1.5.0; %s; commit %s (bin/tune-score "
              "built from it with `--first-seed`, the change of the next commit). `%s/`." % (
                  "/".join(str(x) for x in ev), len(grid), ", ".join(sorted(grid)),
                  sum(len(v) for v in grid.values()), "/".join(str(x) for x in sel),
