@@ -151,7 +151,8 @@ def write(out, results_dir, gpu, figure_env, gp_header):
         finally:
             for name, value in macros.items():
                 out.macro(name, value)
-    macros = {"tct" + k: "--" for k in ("MinMargin", "MinMarginHindsight", "Seeds", "Machine")}
+    macros = {"tct" + k: "--" for k in ("MinMargin", "MinMarginHindsight", "Seeds", "Machine", "SameStartGap",
+                                        "SameStartN")}
     try:
         _write_tuned(out, results_dir, used, macros)
     finally:
@@ -294,7 +295,10 @@ def _write_tuned(out, results_dir, used, macros):
     hyperparameters (best strategy in hindsight) and tuned leave one scene
     out, with standard errors; macros tctMinMargin (least margin of tune
     over KT tuned, by time), tctMinMarginHindsight (over KT default in
-    hindsight), tctSeeds, tctMachine."""
+    hindsight), tctSameStartGap (the largest time-score gap between a Kernel
+    Tuner strategy given vptune's start and vptune's local search from it,
+    the thesis' prior alone), tctSameStartN (how many strategies took the
+    start), tctSeeds, tctMachine."""
     loaded = load_tuned(results_dir)
     if not loaded:
         out.write("tab_tuner_compare_tuned.tex", "\\begin{table}[tbp]\\centering\\caption{Not run yet: no "
@@ -312,6 +316,11 @@ def _write_tuned(out, results_dir, used, macros):
                                               for y in summ)
         macros["tctMinMarginHindsight"] = "%+.2f" % min(y["tune"]["score_seconds"] - y["hindsight"]["score_seconds"]
                                                        for y in summ)
+
+    gaps = [abs(r["score_seconds"] - y["thesis"]["score_seconds"]) for y in summ if y["thesis"] for r in y["start"]]
+    if gaps:
+        macros["tctSameStartGap"] = "%.2f" % max(gaps)
+        macros["tctSameStartN"] = str(len({r["strategy"] for y in summ for r in y["start"]}))
 
     def c(r, key="seconds"):
         return "$%+.2f \\pm %.2f$" % (r["score_" + key], r["se_" + key])
