@@ -850,7 +850,7 @@ def table_tuner_compare_tuned(gpu):
              "Tuner's defaults among them) with the best mean time score on the other three scenes (%s seeds "
              "each, seeds 101-), and the strategy whose choice scored best there, both chosen without the scene, "
              "then run on it with new seeds (201-220). Simulated on %s (the clock is the recordings', so that machine changes no score), %s, Kernel Tuner 1.5.0; %s; commit %s (bin/tune-score "
-             "built from it with `--first-seed`, the change of the next commit). `%s/`." % (
+             "built from it plus `--first-seed`, the only C change of the commit that adds that option). `%s/`." % (
                  "/".join(str(x) for x in ev), len(grid), ", ".join(sorted(grid)),
                  sum(len(v) for v in grid.values()), "/".join(str(x) for x in sel),
                  info.get("cpu", "?"), info.get("python", "?"),
