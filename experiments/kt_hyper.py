@@ -355,6 +355,8 @@ def main():
     with open(os.path.join(a.out, "kt_tuned.jsonl"), "a" if a.append else "w") as f:
         for r in rows:
             f.write(json.dumps(r, sort_keys=True) + "\n")
+    import shutil
+    shutil.rmtree(work, ignore_errors=True)  # the runs' orders: their scores are the rows
     print("kt_hyper: %d rows in %s (%d runs failed)" % (len(rows), os.path.join(a.out, "kt_tuned.jsonl"),
                                                          len(all_errors)))
 
