@@ -403,5 +403,61 @@ class NcuCsvTest(unittest.TestCase):
         self.assertEqual(launches, 1)
 
 
+class KtHyperTest(unittest.TestCase):
+    """experiments/kt_hyper.py's leave-one-scene-out choice and standard
+    error, on a synthetic score table (a unit-test fixture, not a result)."""
+
+    def setUp(self):
+        import kt_hyper
+        self.kh = kt_hyper
+
+    def test_mean_se(self):
+        m, se = self.kh.mean_se([1.0, 2.0, 3.0, 4.0])
+        self.assertAlmostEqual(m, 2.5)
+        # sample sd sqrt(5/3), over sqrt(4)
+        self.assertAlmostEqual(se, (5.0 / 3.0) ** 0.5 / 2.0)
+        m, se = self.kh.mean_se([0.7])
+        self.assertAlmostEqual(m, 0.7)
+        self.assertTrue(se != se)  # nan: one value has no error
+        m, se = self.kh.mean_se([0.2, 0.2, 0.2])
+        self.assertAlmostEqual(se, 0.0)
+
+    def test_loo_select(self):
+        # fixture: two strategies, scenes a, b, c. "x:2" is best on a and b
+        # but worst on c; "y:1" is moderate everywhere.
+        train = {"x": {"x:1": {"a": 0.1, "b": 0.1, "c": 0.5},
+                       "x:2": {"a": 0.9, "b": 0.8, "c": -1.0}},
+                 "y": {"y:1": {"a": 0.4, "b": 0.4, "c": 0.4}}}
+        sel = self.kh.loo_select(train, ["a", "b", "c"], {"x": ["x:1", "x:2"], "y": ["y:1"]})
+        # held out c: chosen on a and b only, so x:2 (its c score unseen)
+        self.assertEqual(sel["c"]["choice"]["x"][0], "x:2")
+        self.assertAlmostEqual(sel["c"]["choice"]["x"][1], 0.85)
+        self.assertEqual(sel["c"]["best"][:2], ("x", "x:2"))
+        # held out a: on b and c x:1 (0.3) beats x:2 (-0.1); y (0.4) beats both
+        self.assertEqual(sel["a"]["choice"]["x"][0], "x:1")
+        self.assertEqual(sel["a"]["best"][:2], ("y", "y:1"))
+        self.assertAlmostEqual(sel["a"]["best"][2], 0.4)
+
+    def test_loo_ties_and_missing(self):
+        # a tie goes to the earlier grid point (the defaults come first); a
+        # point that did not run on every training scene is not chosen
+        train = {"x": {"x:1": {"a": 0.5, "b": 0.5, "c": 0.5},
+                       "x:2": {"a": 0.5, "b": 0.5, "c": 0.5},
+                       "x:3": {"a": 9.0, "b": 9.0}}}
+        sel = self.kh.loo_select(train, ["a", "b", "c"], {"x": ["x:1", "x:2", "x:3"]})
+        self.assertEqual(sel["c"]["choice"]["x"][0], "x:3")   # ran on a and b: eligible
+        self.assertEqual(sel["a"]["choice"]["x"][0], "x:1")   # x:3 missing c; tie -> x:1
+
+    def test_summarize(self):
+        rows = {s: {"score_seconds": v, "score_evals": 2 * v, "within_2pct_at_90s": 1.0}
+                for s, v in zip((1, 2, 3), (0.1, 0.2, 0.3))}
+        out = self.kh.summarize(rows)
+        self.assertEqual(out["seeds"], [1, 2, 3])
+        self.assertAlmostEqual(out["score_seconds"], 0.2)
+        self.assertAlmostEqual(out["se_seconds"], 0.1 / 3 ** 0.5)
+        self.assertAlmostEqual(out["se_evals"], 0.2 / 3 ** 0.5)
+        self.assertEqual(out["se_within_2pct_at_90s"], 0.0)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

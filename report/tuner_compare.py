@@ -151,6 +151,13 @@ def write(out, results_dir, gpu, figure_env, gp_header):
         finally:
             for name, value in macros.items():
                 out.macro(name, value)
+    macros = {"tct" + k: "--" for k in ("MinMargin", "MinMarginHindsight", "Seeds", "Machine", "SameStartGap",
+                                        "SameStartN")}
+    try:
+        _write_tuned(out, results_dir, used, macros)
+    finally:
+        for name, value in macros.items():
+            out.macro(name, value)
     return used
 
 
@@ -233,3 +240,104 @@ def _write(out, results_dir, used, macros, pre, which, sfx, what, figure_env, gp
 def _kt_version(rows):
     v = sorted({r["tuner"] for r in rows if r.get("mode") == "sequence"})
     return ", ".join(v) if v else "Kernel Tuner"
+
+
+# ---- Kernel Tuner with tuned hyperparameters (results/cpu-*/kernel_tuner_tuned/) ----
+
+TUNED = "kernel_tuner_tuned"
+INPUTS["report: the tuner beside Kernel Tuner"] += ["cpu-*/%s/%s" % (TUNED, f) for f in ("kt_tuned.jsonl",
+                                                                                         "machine.txt")]
+
+
+def load_tuned(results_dir):
+    """(folder, rows of kt_tuned.jsonl, machine.txt lines) of the last
+    results/cpu-*/kernel_tuner_tuned/ (experiments/kernel_tuner --tune-hyper),
+    or None."""
+    dirs = sorted(d for d in glob.glob(os.path.join(results_dir, "cpu-*", TUNED))
+                  if os.path.exists(os.path.join(d, "kt_tuned.jsonl")))
+    if not dirs:
+        return None
+    d = dirs[-1]
+    p = os.path.join(d, "machine.txt")
+    machine = [l.rstrip("\n") for l in open(p)] if os.path.exists(p) else []
+    return d, _rows(os.path.join(d, "kt_tuned.jsonl")), machine
+
+
+def tuned_summary(rows):
+    """Per held-out scene: vptune's two rows ("thesis+transfer", "thesis"),
+    Kernel Tuner's best default strategy in hindsight, the tuned best
+    (chosen on the other scenes), every strategy's tuned choice, and the
+    same-start rows; each with mean and standard error over its seeds."""
+    scenes = sorted({r["scene"] for r in rows if r.get("mode") == "tuned_loo"})
+    out = []
+    for s in scenes:
+        def get(mode, **kw):
+            return [r for r in rows if r.get("mode") == mode and r["scene"] == s
+                    and all(r.get(k) == v for k, v in kw.items())]
+        tuned = get("tuned_loo")
+        best = [r for r in tuned if r.get("kt_best_tuned")]
+        vt, vth, hs = get("vptune_loo", label="thesis+transfer"), get("vptune_loo", label="thesis"), \
+            get("default_hindsight")
+        out.append({"scene": s, "tune": vt[0] if vt else None, "thesis": vth[0] if vth else None,
+                    "hindsight": hs[0] if hs else None, "tuned_best": best[0] if best else None,
+                    "tuned": sorted(tuned, key=lambda r: r["strategy"]),
+                    "start": sorted(get("same_start"), key=lambda r: r["strategy"])})
+    return out
+
+
+def pm(r, key="seconds"):
+    """'+0.51 +- 0.03' of a row's score (seconds or evals) and its standard error."""
+    return "%+.2f ± %.2f" % (r["score_" + key], r["se_" + key])
+
+
+def _write_tuned(out, results_dir, used, macros):
+    """tab_tuner_compare_tuned.tex: vptune beside Kernel Tuner at its default
+    hyperparameters (best strategy in hindsight) and tuned leave one scene
+    out, with standard errors; macros tctMinMargin (least margin of tune
+    over KT tuned, by time), tctMinMarginHindsight (over KT default in
+    hindsight), tctSameStartGap (the largest time-score gap between a Kernel
+    Tuner strategy given vptune's start and vptune's local search from it,
+    the thesis' prior alone), tctSameStartN (how many strategies took the
+    start), tctSeeds, tctMachine."""
+    loaded = load_tuned(results_dir)
+    if not loaded:
+        out.write("tab_tuner_compare_tuned.tex", "\\begin{table}[tbp]\\centering\\caption{Not run yet: no "
+                  "results/cpu-*/kernel\\_tuner\\_tuned/ (experiments/kernel\\_tuner --tune-hyper).}"
+                  "\\label{tab:tunercomparetuned}\\end{table}\n")
+        return
+    d, rows, _machine = loaded
+    rel = os.path.relpath(d, results_dir)
+    used.append(os.path.join(rel, "kt_tuned.jsonl"))
+    summ = [y for y in tuned_summary(rows) if y["tune"] and y["hindsight"] and y["tuned_best"]]
+    macros["tctMachine"] = _tex(rel)
+    macros["tctSeeds"] = ", ".join(str(n) for n in sorted({len(y["tune"]["seeds"]) for y in summ}))
+    if summ:
+        macros["tctMinMargin"] = "%+.2f" % min(y["tune"]["score_seconds"] - y["tuned_best"]["score_seconds"]
+                                              for y in summ)
+        macros["tctMinMarginHindsight"] = "%+.2f" % min(y["tune"]["score_seconds"] - y["hindsight"]["score_seconds"]
+                                                       for y in summ)
+
+    gaps = [abs(r["score_seconds"] - y["thesis"]["score_seconds"]) for y in summ if y["thesis"] for r in y["start"]]
+    if gaps:
+        macros["tctSameStartGap"] = "%.2f" % max(gaps)
+        macros["tctSameStartN"] = str(len({r["strategy"] for y in summ for r in y["start"]}))
+
+    def c(r, key="seconds"):
+        return "$%+.2f \\pm %.2f$" % (r["score_" + key], r["se_" + key])
+    t = ["\\begin{table}[tbp]\\centering\\scriptsize",
+         "\\caption{The samples of the full space, each scene left out, on one clock (the recordings' compile and "
+         "measurement times for both tuners): time scores, mean $\\pm$ standard error over %s seeds. ``tune'': "
+         "vptune's local search from the thesis' and the transfer prior (fitted without the scene); ``KT default'': "
+         "Kernel Tuner's best strategy at its default hyperparameters, picked in hindsight; ``KT tuned'': the "
+         "strategy and hyperparameters chosen on the other three scenes, run with new seeds. Results in "
+         "\\texttt{%s}.}\\label{tab:tunercomparetuned}" % (macros["tctSeeds"], _tex(rel)),
+         "\\begin{tabular}{lrlrlrr}", "\\toprule",
+         "scene & tune & KT default (hindsight) & score & KT tuned & score & tune $-$ KT tuned \\\\", "\\midrule"]
+    for y in summ:
+        tu, h, b = y["tune"], y["hindsight"], y["tuned_best"]
+        se = (tu["se_seconds"] ** 2 + b["se_seconds"] ** 2) ** 0.5
+        t.append("%s & %s & %s & %s & %s & %s & $%+.2f \\pm %.2f$ \\\\" % (
+            y["scene"], c(tu), _tex(h["strategy"]), c(h), _tex(b["label"]), c(b),
+            tu["score_seconds"] - b["score_seconds"], se))
+    t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    out.write("tab_tuner_compare_tuned.tex", "\n".join(t) + "\n")

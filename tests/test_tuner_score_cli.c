@@ -8,6 +8,7 @@
 
 #include <glob.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,4 +239,56 @@ TEST_TIMEOUT(tuner_score_cli_sequences, 120)
     snprintf(cmd, sizeof cmd, "--fixtures %s --leave-one-out", dir);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
     CHECK_STR_CONTAINS(out, "at least 3 recorded scenes");
+}
+
+/* The mean of the scores of {one seed, --first-seed s} over s = 1..N is the
+ * score of N seeds together (the score is linear in the seeds' best-so-far
+ * curves): what experiments/kt_hyper.py's per-seed standard errors rest on. */
+static double score_of(const char *path, const char *scene, const char *key)
+{
+    char *text;
+    size_t size;
+    REQUIRE(vpt_read_file(path, 1 << 22, &text, &size) == 0);
+    double v = NAN;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *r = json_loads(line, 0, NULL);
+        if (!r) continue;
+        if (!strcmp(json_string_value(json_object_get(r, "scene")), scene))
+            v = json_real_value(json_object_get(r, key));
+        json_decref(r);
+    }
+    free(text);
+    return v;
+}
+
+TEST_TIMEOUT(tuner_score_cli_first_seed, 300)
+{
+    glob_t g;
+    if (glob("tests/fixtures/tuner/*_exhaustive.jsonl", 0, NULL, &g) != 0 || g.gl_pathc == 0)
+        SKIP("no recorded exhaustive run in tests/fixtures/tuner");
+    char all[256], one[3][256], cmd[600];
+    snprintf(all, sizeof all, "%s/seeds3.jsonl", vpt_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "--fixtures tests/fixtures/tuner --seeds 3 --strategy local --json %s", all);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+    for (int s = 0; s < 3; s++) {
+        snprintf(one[s], sizeof one[s], "%s/seed%d.jsonl", vpt_test_tmpdir(), s + 1);
+        snprintf(cmd, sizeof cmd, "--fixtures tests/fixtures/tuner --seeds 1 --first-seed %d --strategy local --json %.250s",
+                 s + 1, one[s]);
+        CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+    }
+    const char *keys[] = {"score_seconds", "score_evals", "within_2pct_at_90s"};
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+        char scene[64];
+        snprintf(scene, sizeof scene, "%.*s", (int)(strstr(base, "_exhaustive") - base), base);
+        for (size_t k = 0; k < 3; k++) {
+            double whole = score_of(all, scene, keys[k]), sum = 0;
+            for (int s = 0; s < 3; s++) sum += score_of(one[s], scene, keys[k]);
+            CHECK_MSG(fabs(whole - sum / 3) < 1e-4 * (1 + fabs(whole)), "%s %s: 3 seeds %g, mean of 1-seed runs %g",
+                      scene, keys[k], whole, sum / 3);
+        }
+    }
+    globfree(&g);
+    CHECK_EQ_INT(run("--fixtures x --first-seed 0", out, sizeof out), 2);
+    CHECK_STR_CONTAINS(out, "--first-seed");
 }

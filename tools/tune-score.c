@@ -9,7 +9,8 @@
  *
  * Every DIR/<scene>_exhaustive.jsonl and DIR/<scene>_sampled.jsonl[.gz] is
  * replayed (tuner/eval.h: the simulated clock with its compile pool) and
- * scored after Willemsen et al. (tuner/score.h), seeds 1..N. Columns:
+ * scored after Willemsen et al. (tuner/score.h), seeds 1..N (--first-seed S:
+ * S..S+N-1). Columns:
  *   score (evals), score (time)  0 = the calculated random search, 1 = the
  *                                optimum from the first evaluation on
  *   reach 98% in 5%              fraction of seeds whose best within 5% of the
@@ -80,12 +81,14 @@ static void usage(FILE *fp)
             "usage: tune-score --fixtures DIR [--seeds N] [--strategy S,...]\n"
             "                  [--compile-model serial|parallel] [--compile-threads P] [--no-prior]\n"
             "                  [--stagnation K] [--random-starts R] [--prune F]\n"
-            "                  [--leave-one-out | --sequences FILE] [--json FILE]\n"
+            "                  [--leave-one-out | --sequences FILE] [--json FILE] [--first-seed S]\n"
             "\n"
             "Scores the search strategies on every DIR/*_exhaustive.jsonl and\n"
             "DIR/*_sampled.jsonl[.gz] (recorded GPU runs) and prints Markdown tables.\n"
             "\n"
             "  --seeds N            seeds per strategy and scene (default 20)\n"
+            "  --first-seed S       vptune's strategies run seeds S..S+N-1 (default 1; one seed\n"
+            "                       at a time gives per-seed scores: the score is linear in them)\n"
             "  --strategy S,...     strategies to score (default: all but exhaustive)\n"
             "  --compile-model M    how the replay times compiles (tuner/eval.h; default serial)\n"
             "  --compile-threads P  simulated compile threads (default %d)\n"
@@ -106,7 +109,7 @@ static void usage(FILE *fp)
 
 typedef struct {
     const char *dir, *sequences, *json;
-    int seeds;
+    int seeds, first_seed;
     int use[VPT_STRATEGY_COUNT];
     int threads;
     VptCompileModel model;
@@ -133,6 +136,7 @@ static int parse_args(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     o->seeds = 20;
+    o->first_seed = 1;
     o->threads = VPT_REPLAY_COMPILE_THREADS;
     o->model = VPT_COMPILE_SERIAL;
     o->stagnation = VPT_SEARCH_STAGNATION;
@@ -160,6 +164,8 @@ static int parse_args(int argc, char **argv, Options *o)
         else if (!strcmp(a, "--json")) o->json = v;
         else if (!strcmp(a, "--seeds")) {
             if (vpt_parse_int(v, 1, 10000, "--seeds", &o->seeds)) return -1;
+        } else if (!strcmp(a, "--first-seed")) {
+            if (vpt_parse_int(v, 1, 1000000, "--first-seed", &o->first_seed)) return -1;
         } else if (!strcmp(a, "--strategy")) {
             if (parse_strategies(v, o)) return -1;
         } else if (!strcmp(a, "--stagnation")) {
@@ -370,7 +376,7 @@ static int score_scene(Scene *s, const Options *o, FILE *out)
         VptSearchOptions so;
         vpt_search_options_init(&so);
         so.strategy = (VptStrategy)k;
-        so.seed = 1;
+        so.seed = (uint64_t)o->first_seed;
         so.no_prior = o->no_prior;
         so.stagnation = (size_t)o->stagnation;
         so.random_starts = o->random_starts;
@@ -460,7 +466,7 @@ static int score_candidate(Scene *s, const Candidate *c, const VptConfig *starts
     VptSearchOptions so;
     vpt_search_options_init(&so);
     so.strategy = c->strategy;
-    so.seed = 1;
+    so.seed = (uint64_t)o->first_seed;
     so.no_prior = c->no_prior;
     so.stagnation = (size_t)o->stagnation;
     so.random_starts = o->random_starts;
