@@ -627,7 +627,7 @@ static int gate(VptEvaluator *e, const float *img, VptEvalResult *r)
     }
     VptGateReport rep;
     size_t npix = (size_t)e->params.width * e->params.height;
-    int rc = vpt_gate_same_paths(img, ref_image, npix, 1e-4, &rep);
+    int rc = vpt_gate_same_paths(img, ref_image, npix, VPT_GATE_FLOAT_SUM_TOL, &rep);
     r->image_rel_err = rep.max_rel_diff;
     if (rc) {
         r->status = VPT_STATUS_INVALID_OUTPUT;

@@ -41,7 +41,8 @@
 # results/manifest.json records for the committed file.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
-OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd)
+# (precompile writes no OUT)
+[ "${1:-}" = precompile ] || OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd)
 # The session is written to W and packed into $OUT at the end of each part:
 # the device machine returns a few files, at most two folders down.
 W=${WORK:-/tmp/report-session}
