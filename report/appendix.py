@@ -38,7 +38,7 @@ def appendix(ctx):
     o.write("appendix_commands.tex", "\n".join(_wrap(x) if not x.startswith("{") else x for x in lines) + "\n")
     # the data files: every one a part declares and this GPU has
     rows = []
-    for f in pool.files_read(ctx.root, ctx.gpu, ctx.specs):
+    for f in [f for g in getattr(ctx, "folders", [ctx.gpu]) for f in pool.files_read(ctx.root, g, ctx.specs)]:
         fr = vx.read_rows(os.path.join(ctx.root, "results", f)) if f.endswith(".jsonl") else []
         kinds = {}
         for r in fr:

@@ -189,12 +189,17 @@ class Out:
         self.session_key = None   # row -> (GPU UUID, commit): pool.session_of, set by pool.Context
         self.other_tool_source = None
         self.spreads = {}
+        self.folder = None        # the results folder of the floats being written, when not the report's
+        self.folder_note = None   # and the caption note that says so
 
     def write(self, name, text):
         if self.source is not None and name.endswith(".tex") and "\\caption{" in text:
             sessions = sorted(self.source())
             commits = sorted({c for _, c in sessions})
             self.provenance[name] = {"commits": commits, "sessions": [list(x) for x in sessions]}
+            if self.folder is not None:
+                self.provenance[name]["folder"] = self.folder
+                text = with_caption_note(text, self.folder_note)
             other_tool = sorted(self.other_tool_source()) if self.other_tool_source is not None else []
             if other_tool:
                 # sessions of another renderer's rows (Mitsuba): marked like any other, and
@@ -254,6 +259,8 @@ class Out:
         assert better in ("higher", "lower"), better
         text = fmt(value) if value is not None else "--"
         self.numbers[name] = {"value": value, "noise": noise, "better": better, "text": text}
+        if self.folder is not None:
+            self.numbers[name]["folder"] = self.folder
         if rows is not None and self.session_key is not None:
             keys = {tuple(self.session_key(r)) for r in rows if r is not None}
             self.numbers[name]["sessions"] = [list(k) for k in sorted(keys)]

@@ -2,6 +2,7 @@
 the scenes (Table tab:scenes, Figure fig:scenes) and the experiments with
 the share of their measurements the results hold (Table tab:experiments)."""
 
+import glob
 import os
 import sys
 
@@ -88,10 +89,12 @@ def machine_facts(ctx, uuid):
     nvidia-smi CSVs that scripts/gpu_session.sh records, one per
     machine), for the GPU with this UUID; {} when there is none."""
     out = {}
-    for f in ["machines.txt"]:
-        if not os.path.exists(os.path.join(ctx.pool.dir, f)):
+    # the report's folder first, then the others (a section may be of another GPU's)
+    own = os.path.join(ctx.pool.dir, "machines.txt")
+    for path in [own] + (sorted(glob.glob(os.path.join(ctx.root, "results", "*", "machines.txt"))) if uuid else []):
+        if not os.path.exists(path) or out:
             continue
-        with open(os.path.join(ctx.pool.dir, f), encoding="utf-8", errors="replace") as fh:
+        with open(path, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
         for i, line in enumerate(lines):
             if "uuid" not in line or "name" not in line:

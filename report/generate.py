@@ -37,6 +37,7 @@ another commit is marked \\othercommit, one holding rows of several sessions
 """
 
 import argparse
+import glob
 import json
 import os
 import sys
@@ -70,6 +71,33 @@ def inputs(specs):
     return pool.all_inputs(specs)
 
 
+def section_inputs(specs):
+    """{part: [pattern relative to results/]} of the parts that may be built
+    from another GPU's folder: each reads only its own files, so when the
+    report's folder has none of them, the folder that has the most stands
+    in and every float and number of the part names it (pool.Context.bind).
+    tuner.transfer and tuner.gains read the same files, so one folder
+    serves both, and gains then takes that folder's fastest rows too."""
+    def spec_files(*names):
+        return ["{gpu}/%s.jsonl" % specs[n].output for n in names if n in specs]
+    tuned = spec_files("transfer", "occupancy")
+    return {variance.write: [p for ps in variance.INPUTS.values() for p in ps],
+            tuner.tuner: spec_files("tuner_convergence"),
+            large.write: [p for ps in large.INPUTS.values() for p in ps],
+            tuner.transfer: tuned, tuner.gains: tuned}
+
+
+def folder_for(results_dir, patterns, gpu, dirs):
+    """gpu when it holds any file of patterns, else the folder of dirs that
+    holds the most (gpu when none does)."""
+    def count(d):
+        return sum(len(glob.glob(os.path.join(results_dir, p.format(gpu=d)))) for p in patterns)
+    if not patterns or count(gpu):
+        return gpu
+    have = sorted(((count(d), d) for d in dirs if d != gpu), reverse=True)
+    return have[0][1] if have and have[0][0] else gpu
+
+
 def run(root, gpu, out_dir):
     ctx = pool.Context(root, gpu, out_dir)
     parts = [variance.write, front.setup, front.scenes_figure, front.experiments_table, thesis.thesis_tables,
@@ -78,9 +106,28 @@ def run(root, gpu, out_dir):
              occupancy.fig_registers, occupancy.fig_depth, tuner.tuner, report_estimators.write,
              large.write, tuner.transfer, tuner_compare.part, tuner.gains,
              occupancy.coherence, thesis.claims, appendix.appendix]
+    results_dir = os.path.join(root, "results")
+    dirs = vx.gpu_dirs(results_dir)
+    inputs_of = section_inputs(ctx.specs)
+    folder = {part: folder_for(results_dir, inputs_of.get(part, []), gpu, dirs) for part in parts}
+    ctx.folders = [gpu] + sorted({d for d in folder.values() if d != gpu})   # the appendix lists their files
+    others = {}
     for part in parts:
-        ctx.begin()
-        part(ctx)
+        d = folder[part]
+        c = ctx
+        if d != gpu:
+            if d not in others:
+                others[d] = pool.Context(root, d, out_dir, shared_out=ctx.out)
+            c = others[d]
+            if part is tuner.gains:
+                c.best = {s: roofline.fastest(c, s) for s in roofline.SCENES}
+        c.bind()
+        c.begin()
+        part(c)
+        ctx.bind()
+    for c in others.values():   # the sessions table numbers every session a float shows
+        for k, rec in c.pool.sessions.items():
+            ctx.pool.sessions.setdefault(k, rec)
     o = ctx.out
     ctx.begin()
     sessions.write(ctx)

@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
-from common import Out  # noqa: E402
+from common import Out, tex  # noqa: E402
 import mitsuba3  # noqa: E402
 
 
@@ -239,7 +239,10 @@ class Context:
     """What the parts share: read-only inputs, and results one part leaves
     for a later one (best, gpu_short)."""
 
-    def __init__(self, root, gpu, out):
+    def __init__(self, root, gpu, out, shared_out=None):
+        """The context of the report's folder gpu, writing into out; with
+        shared_out (the report's Out), the context of another folder whose
+        parts write into the same report (bind() before each of them)."""
         self.root = root
         self.specs = vx.load_specs(os.path.join(root, "experiments"))
         with open(os.path.join(HERE, "thesis_tables.json"), encoding="utf-8") as f:
@@ -247,23 +250,40 @@ class Context:
         self.pool = Pool(os.path.join(root, "results"), gpu, self.specs)
         self.mitsuba = mitsuba3.MitsubaRuns(os.path.join(root, "results"), gpu)
         self.gpu = gpu
-        self.out = Out(out)
+        self.main = shared_out is None
+        self.out = Out(out) if self.main else shared_out
         self.roof_spec = self.specs.get("roofline")
         # The report's commit: that of its newest measurement (a `make
         # experiments` at one commit makes it every row's); floats holding
         # rows of another commit are marked (common.Out).
         newest = self.pool.provenance()
         self.commit = newest.get("commit") if newest else None
-        self.out.commit = self.commit
-        self.out.source = lambda: set(self.pool.touched)
-        self.out.tuned_source = lambda: set(self.pool.tuned)
-        self.out.session_key = session_of
-        self.out.other_tool_source = lambda: set(self.pool.other_tool)
+        self.gpu_name = ((newest or {}).get("gpu") or {}).get("name") or gpu
+        if self.main:
+            self.out.commit = self.commit
         self.seed_spreads = {}
         self.seed_spread_pct = {}
         self.transfer_others, self.transfer_default = {}, {}
         self.gpu_short = "?"
         self.best = {}
+        if self.main:
+            self.bind()
+
+    def bind(self):
+        """The floats written from now on are of this context's folder: their
+        provenance is its pool's rows, their spread notes its tunes'; a
+        folder other than the report's is named in each caption and in each
+        number (check_report.py holds such a verdict to one session)."""
+        o = self.out
+        o.source = lambda: set(self.pool.touched)
+        o.tuned_source = lambda: set(self.pool.tuned)
+        o.session_key = session_of
+        o.other_tool_source = lambda: set(self.pool.other_tool)
+        o.spreads = self.seed_spreads
+        o.folder = None if self.main else self.gpu
+        o.folder_note = None if self.main else (
+            "Measured on %s (\\texttt{results/%s/}): the report's own GPU has no such rows yet." %
+            (tex(self.gpu_name), tex(self.gpu)))
 
     def begin(self):
         """A new float (or part) starts: forget the rows looked up so far."""

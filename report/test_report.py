@@ -690,6 +690,49 @@ class SessionTest(unittest.TestCase):
         finally:
             shutil.rmtree(base)
 
+    def test_a_section_the_folder_lacks_comes_from_another(self):
+        """The seed spreads exist only in another GPU's folder: their table is
+        built from there and says so, the thesis tables stay the session's,
+        and a verdict within that section is held to one of its sessions."""
+        base = tempfile.mkdtemp(prefix="vpt-report-folders-")
+        try:
+            root = make_root(base)
+            res = os.path.join(root, "results", "testgpu")
+            other = os.path.join(root, "results", "othergpu")
+            os.makedirs(other)
+            rows = vx.read_rows(os.path.join(res, "tune_variance.jsonl"))
+            os.unlink(os.path.join(res, "tune_variance.jsonl"))
+            with open(os.path.join(other, "tune_variance.jsonl"), "w") as f:
+                f.write("".join(json.dumps(dict({k: v for k, v in r.items() if not k.startswith("_")},
+                                                gpu="Other GPU, GPU-00000000-00ff, 1.2.3")) + "\n"
+                                for r in rows))
+            key = (GPU["uuid"], "synthetic")
+            with open(os.path.join(res, "report_session.json"), "w") as f:
+                json.dump({"uuid": key[0], "commit": key[1], "last": "2026-02-01T00:00:00Z"}, f)
+            pv, numbers = self.generate(root)
+            var = pv["floats"]["tab_tune_variance.tex"]
+            self.assertEqual(var.get("folder"), "othergpu")
+            self.assertEqual(var["sessions"], [["GPU-00000000-00ff", "synthetic"]])
+            with open(os.path.join(root, "report", "generated", "tab_tune_variance.tex")) as f:
+                self.assertIn("results/othergpu/", f.read())
+            self.assertNotIn("folder", pv["floats"]["tab_t43.tex"])
+            self.assertEqual(pv["floats"]["tab_t43.tex"]["sessions"], [list(key)])
+            elsewhere = ["GPU-00000000-00ff", "synthetic"]
+
+            def n(folder, *sessions):
+                d = {"value": 1.0, "noise": 0.0, "better": "higher", "sessions": [list(x) for x in sessions]}
+                return dict(d, folder=folder) if folder else d
+            found = [("x", 1, "a", "wins", "b", "a", "b")]
+
+            def verdict_findings(numbers):
+                return [b for b in self.check_report.one_session(pv, numbers, found, [key])[0] if b.startswith("x:")]
+            ok = {"a": n("othergpu", elsewhere), "b": n("othergpu", elsewhere)}
+            self.assertEqual(verdict_findings(ok), [])
+            self.assertTrue(verdict_findings(dict(ok, b=n("othergpu", elsewhere, key))))    # two sessions
+            self.assertTrue(verdict_findings({"a": n(None, elsewhere), "b": n(None, elsewhere)}))   # not named
+        finally:
+            shutil.rmtree(base)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
