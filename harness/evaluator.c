@@ -165,6 +165,8 @@ const VptProvenance *vpt_evaluator_provenance(const VptEvaluator *e) { return &e
 const VptParams *vpt_evaluator_params(const VptEvaluator *e) { return &e->params; }
 const float *vpt_evaluator_reference_image(const VptEvaluator *e) { return e->ref_image; }
 
+const float *vpt_evaluator_reference_variance(const VptEvaluator *e) { return e->ref_var; }
+
 static VptCompileRequest request_of(const VptEvaluator *e, const VptKernelSource *ks)
 {
     return vpt_compile_request_of(ks, e->gpu.cc_major, e->gpu.cc_minor);

@@ -134,6 +134,10 @@ float *vpt_evaluator_render(VptEvaluator *e, const VptConfig *c, VptEvalResult *
 /* The reference variant's image of the current scene (owned by e). */
 const float *vpt_evaluator_reference_image(const VptEvaluator *e);
 
+/* The variance of each of that image's pixel means (3 floats per pixel,
+ * owned by e): the statistical gate's error bars for the reference. */
+const float *vpt_evaluator_reference_variance(const VptEvaluator *e);
+
 /* Divergence-free step loop over the scene's textures: Gsteps/s (median).
  * coherent: 0 random rays, 1 one-voxel bundles sharing their distances (a
  * bound no unbiased tracer reaches), 2 the camera's 8x4 pixel tiles with

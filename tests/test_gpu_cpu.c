@@ -18,24 +18,29 @@
 #include <string.h>
 
 /* naiveSK's image of scene s (the evaluator's gated reference) against the
- * CPU reference's, block means within their error bars. */
+ * CPU reference's, block means within their error bars: each image's own
+ * variance, so that a block noiseless on one side (every CPU sample in one
+ * environment texel) and not on the other is judged by the other's. */
 static void gate_against_cpu(VptEvaluator *e, VptScene *s, const char *name)
 {
     VptRenderSettings rs = {48, 32, 256, 11, 0, -1, 1};
     REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", name, vpt_errmsg());
     const VptParams *P = vpt_evaluator_params(e);
     size_t n = (size_t)P->width * P->height * 3;
-    float *gpu = malloc(n * sizeof *gpu), *cpu = malloc(n * sizeof *cpu), *var = malloc(n * sizeof *var);
-    REQUIRE(gpu && cpu && var);
+    float *gpu = malloc(n * sizeof *gpu), *gpu_var = malloc(n * sizeof *gpu_var), *cpu = malloc(n * sizeof *cpu),
+          *var = malloc(n * sizeof *var);
+    REQUIRE(gpu && gpu_var && cpu && var);
     memcpy(gpu, vpt_evaluator_reference_image(e), n * sizeof *gpu); /* naiveSK, gated */
+    memcpy(gpu_var, vpt_evaluator_reference_variance(e), n * sizeof *gpu_var);
     VptRenderStats st;
     VptCpuRenderOptions co = {0, VPT_PROGRESS_OFF, NULL};
     REQUIRE_MSG(vpt_cpu_render(s, P, &co, cpu, var, &st) == 0, "%s", vpt_errmsg());
     VptGateReport rep;
-    int rc = vpt_gate_statistical(gpu, NULL, cpu, var, (int)P->width, (int)P->height, 4, 6.0, &rep);
+    int rc = vpt_gate_statistical(gpu, gpu_var, cpu, var, (int)P->width, (int)P->height, 4, 6.0, &rep);
     vpt_test_log("%s: max |z| %.2f, mean z^2 %.2f over 4x4 blocks", name, rep.max_block_z, rep.mean_block_z2);
     CHECK_MSG(rc == 0, "%s: %s", name, vpt_errmsg());
     free(gpu);
+    free(gpu_var);
     free(cpu);
     free(var);
 }
