@@ -21,7 +21,10 @@
  *      that changes the image is invalid_output there);
  *   3. when the contenders within VPT_ESTIMATORS_CONTENDER_MARGIN span
  *      several majorants, races them: one descent per majorant's fastest
- *      contender (vpt_estimators_rivals) from the first search's best;
+ *      contender (vpt_estimators_rivals) from the first search's best; and
+ *      when another regeneration family's best of the first search is
+ *      faster with the screening's choice, one descent of that choice from
+ *      it (tuner/tune.c, screen_families);
  *   4. searches the rest of the budget with the screening's choice, or the
  *      race's winner, from the first search's best (or the winning
  *      descent's) as well as from the usual starts;

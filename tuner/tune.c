@@ -2,6 +2,7 @@
 #include "tuner/tune.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "tuner/pool.h"
 
 #include <math.h>
@@ -266,6 +267,87 @@ static int search_appended(const VptTuneOptions *o, const VptSearchOptions *so, 
     return ok ? rc : -1;
 }
 
+/* How much slower than the first search's best a regeneration family's
+ * best record may be, with the first search's estimator, and still be
+ * measured with the screening's choice (screen_families). Why the
+ * estimators' contender margin: in the committed tunes with an estimator
+ * stage, the family that won had stood within it in the first search in all
+ * but the two-GPU runs whose first search met warp regeneration only far
+ * from its basin, while the families beyond it (naiveMK, device
+ * regeneration on manix) are the ones whose evaluations cost most
+ * (docs/decisions/regeneration-family-rival.md). */
+#define FAMILY_MARGIN 1.25
+
+/* The regeneration families measured with the estimator the screenings
+ * chose: for each value of regen (none, thread, warp, block, device) but
+ * at's, the fastest record of the first search (first[0..n_first)) in that
+ * family, when within FAMILY_MARGIN of the first search's best, with at's
+ * estimator, path order and transmittance stamped on (one already measured
+ * so is left out: it is slower than at); measured through the pool
+ * (announced together, the fastest first), charged and appended to *out;
+ * none starts once out's seconds reach max_seconds (> 0), its evaluations
+ * max_evals (> 0), or vpt_seconds() wall_deadline (> 0). *from: the fastest
+ * of at (objective at_obj) and those. At most four evaluations.
+ * Why: the first search chose among the families with the thesis'
+ * estimator, which can leave them within a few percent of each other, and
+ * every rival starts from its choice; an estimator that makes steps cheaper
+ * changes what a lane idle until the warp's longest path ends costs, which
+ * is what the families differ in, and the race's descents can be too short
+ * to reach the schedule moves (docs/decisions/regeneration-family-rival.md). */
+static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig at, double at_obj, VptEvalPool *pool,
+                           VptSearchResult *out, double max_seconds, size_t max_evals, double wall_deadline,
+                           VptConfig *from)
+{
+    enum { FAMILIES = VPT_REGEN_DEVICE + 1 };
+    const VptEvalRecord *fam[FAMILIES] = {NULL};
+    double first_obj = INFINITY;
+    for (size_t i = 0; i < n_first; i++) {
+        const VptEvalRecord *r = &first[i];
+        const double obj = vpt_eval_objective(r);
+        if (r->fidelity != 1 || !isfinite(obj)) continue;
+        if (obj < first_obj) first_obj = obj;
+        const int f = (int)r->config.regen;
+        if (f >= 0 && f < FAMILIES && (!fam[f] || obj < vpt_eval_objective(fam[f]))) fam[f] = r;
+    }
+    *from = at;
+    VptConfig c[FAMILIES];
+    double c_obj[FAMILIES];
+    size_t n = 0;
+    for (int f = 0; f < FAMILIES; f++) {
+        if (f == (int)at.regen || !fam[f] || !(vpt_eval_objective(fam[f]) <= FAMILY_MARGIN * first_obj)) continue;
+        VptConfig x = vpt_estimator_apply(&fam[f]->config, &(VptEstimator){at.majorant, at.density, at.sparse});
+        x.paths = at.paths;
+        x.transmittance = at.transmittance;
+        if (vpt_config_equal(&x, &fam[f]->config)) continue; /* measured already, and slower than at */
+        size_t k = n++;
+        for (; k > 0 && c_obj[k - 1] > vpt_eval_objective(fam[f]); k--) {
+            c[k] = c[k - 1];
+            c_obj[k] = c_obj[k - 1];
+        }
+        c[k] = x;
+        c_obj[k] = vpt_eval_objective(fam[f]);
+    }
+    if (n == 0) return 0;
+    vpt_eval_pool_announce(pool, c, n, 1);
+    VptEvalRecord recs[FAMILIES];
+    size_t m = 0;
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((max_seconds > 0 && out->seconds + s >= max_seconds) || (max_evals && out->n_evals + m >= max_evals) ||
+            (wall_deadline > 0 && vpt_seconds() >= wall_deadline))
+            break;
+        if (vpt_eval_pool_get_charged(pool, &c[i], &recs[m], &s)) return -1;
+        const double obj = vpt_eval_objective(&recs[m]);
+        if (obj < at_obj) {
+            at_obj = obj;
+            *from = c[i];
+        }
+        m++;
+    }
+    if (append_records(out, recs, m, s)) return -1;
+    return vpt_eval_pool_drain(pool);
+}
+
 /* The estimator stage (tuner/estimators.h): a quarter of the budget
  * (FIRST_SHARE) searching with the first estimator of the list (the
  * thesis' global majorant, f32, in "all"), the estimators screened on that
@@ -277,6 +359,13 @@ static int search_appended(const VptTuneOptions *o, const VptSearchOptions *so, 
  * descent ended fastest, from that descent's best as well as from the
  * search's own starts; with one majorant among the contenders, all of it searches with
  * the screening's fastest, from the first search's best and the starts.
+ * Before the race, the other regeneration families are measured with the
+ * screening's fastest (screen_families); when one is faster than the first
+ * search's best, the race gains a rival, the screening's fastest again,
+ * descending from that family's config (in the last majorant rival's place
+ * when the race already has `rivals`), so that the first search's family
+ * does not decide every rival's schedule; with rivals 1 there is no race
+ * and no family is measured.
  * Last, the contenders are screened again on the search's best. All
  * records are ranked together, so the winner is never slower than the
  * first search's. After each estimator screening the path order is
@@ -298,6 +387,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     so.density = o->estimators[0].density;
     int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, out);
     if (rc || !out->found) return rc;
+    const size_t n_first = out->n_evals;
     VptEvalRecord *screened = NULL;
     size_t n_screened = 0;
     double screen_s = 0;
@@ -316,7 +406,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     free(screened);
     screened = NULL;
     /* the rivals, the screening's choice first */
-    VptEstimator rivals[VPT_ESTIMATORS_MAX] = {e};
+    VptEstimator rivals[VPT_ESTIMATORS_MAX + 1] = {e};
     size_t n_rivals = 1;
     {
         VptEstimator r[VPT_ESTIMATORS_MAX];
@@ -351,36 +441,70 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     const size_t reserve_n = n_reserved + (tr != VPT_TRANSMITTANCE_NONE ? 3 : 1);
     if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
+    /* the rivals' starts: the first search's best; and when another
+     * regeneration family is faster with the screening's choice
+     * (screen_families), one rival more, the screening's choice from that
+     * family's config, in the last majorant's place when the race is full */
+    const VptConfig first_best = out->best.config;
+    VptConfig rival_from[VPT_ESTIMATORS_MAX + 1];
+    for (size_t i = 0; i < n_rivals; i++) rival_from[i] = first_best;
+    if (o->rivals > 1) {
+        VptConfig fam;
+        const size_t before = out->n_evals;
+        if (screen_families(out->evals, n_first, first_best, vpt_eval_objective(&out->best), pool, out,
+                            budget_s > 0 ? budget_s - reserve_s : 0, budget_n ? budget_n - reserve_n : 0, so.wall_deadline,
+                            &fam))
+            return -1;
+        const int other = fam.regen != first_best.regen;
+        if (other) {
+            if (n_rivals >= (size_t)o->rivals) n_rivals = (size_t)o->rivals - 1;
+            for (size_t i = n_rivals; i > 1; i--) {
+                rivals[i] = rivals[i - 1];
+                rival_from[i] = rival_from[i - 1];
+            }
+            rivals[1] = e;
+            rival_from[1] = fam;
+            n_rivals++;
+        }
+        if (o->progress && out->n_evals > before)
+            fprintf(o->progress, "[tune] regeneration families measured with %s:%s: %zu other, %s the fastest%s\n",
+                    vpt_majorant_name(e.majorant), vpt_density_name(e.density), out->n_evals - before,
+                    vpt_config_schedule_name(other ? &fam : &first_best),
+                    other ? ", a rival from there" : " (the first search's)");
+        if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
+        if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
+    }
     so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
     so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
     so.paths = paths;
     so.transmittance = tr;
-    const VptConfig first_best = out->best.config;
     VptConfig from = first_best;
     if (n_rivals > 1) {
-        /* the race: one descent per rival from the first search's best (its
-         * own start alone: no prior, no transfer starts), each at most
-         * 1 / (rivals + 1) of what is left; a descent's neighbourhood is
-         * announced whole, so several GPUs measure it side by side */
+        /* the race: one descent per rival from its start (the first
+         * search's best, or the faster family's: its own start alone, no
+         * prior, no transfer starts), each at most 1 / (rivals + 1) of what
+         * is left; a descent's neighbourhood is announced whole, so several
+         * GPUs measure it side by side */
         VptSearchOptions t = so;
         if (so.max_seconds > 0) t.max_seconds = so.max_seconds / (double)(n_rivals + 1);
         if (so.max_evals) t.max_evals = so.max_evals / (n_rivals + 1) > 0 ? so.max_evals / (n_rivals + 1) : 1;
         t.batch = 1;
         t.max_descents = 1;
         t.no_prior = 1;
-        t.starts = &first_best;
         t.n_starts = 1;
         double won = INFINITY;
         size_t winner = 0;
         for (size_t i = 0; i < n_rivals; i++) {
             t.majorant = rivals[i].majorant;
             t.density = rivals[i].density;
+            t.starts = &rival_from[i];
             VptConfig b;
             double obj;
             if ((rc = search_appended(o, &t, out, &b, &obj))) return rc;
             if (o->progress)
-                fprintf(o->progress, "[tune] rival %s:%s descended to %.4f ms\n", vpt_majorant_name(rivals[i].majorant),
-                        vpt_density_name(rivals[i].density), obj);
+                fprintf(o->progress, "[tune] rival %s:%s%s%s descended to %.4f ms\n", vpt_majorant_name(rivals[i].majorant),
+                        vpt_density_name(rivals[i].density), rival_from[i].regen != first_best.regen ? " from " : "",
+                        rival_from[i].regen != first_best.regen ? vpt_config_schedule_name(&rival_from[i]) : "", obj);
             if (obj < won) {
                 won = obj;
                 winner = i;

@@ -55,8 +55,9 @@ typedef struct {
     const VptEstimator *estimators;
     size_t n_estimators;
     /* The most rivals the estimator stage races, one descent each, before
-     * the rest of the budget goes to one (tuner/tune.c, estimator_stage);
-     * 1: no race, the screening's fastest has it all.
+     * the rest of the budget goes to one (tuner/tune.c, estimator_stage),
+     * the rival from a faster regeneration family counted; 1: no race and
+     * no family measured, the screening's fastest has it all.
      * vpt_tune_options_init: VPT_ESTIMATORS_RIVALS_MAX. */
     int rivals;
 } VptTuneOptions;
