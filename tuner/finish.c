@@ -145,10 +145,6 @@ double vpt_finish_tracker_predict(const VptFinishTracker *t, VptFinishPrediction
     VptFinishPrediction p;
     memset(&p, 0, sizeof p);
     p.overhead_s = isfinite(t->overhead_min) && t->overhead_min > 0 ? t->overhead_min : 0;
-    p.n_finalists = t->n_top;
-    if (t->plan.rounds > 0)
-        for (size_t i = 0; i < t->n_top; i++)
-            p.finalists_s += t->plan.rounds * vpt_finish_repetition_s(&t->top[i], p.overhead_s);
     for (size_t i = 0; t->n_top > 0 && i < t->plan.n_refs; i++) {
         const Nearest *n = &t->ref[i];
         if (!n->have) continue; /* a finalist is an ok record: unreachable */
@@ -159,9 +155,24 @@ double vpt_finish_tracker_predict(const VptFinishTracker *t, VptFinishPrediction
             if (!t->plan.ref_compiled[i]) p.refs_s += compile_estimate(t, &t->plan.refs[i]);
         }
     }
+    /* the finalists, best first, while they fit the plan's max_s beside the
+     * references (the best one always) */
+    p.n_finalists = t->n_top;
+    if (t->plan.rounds > 0)
+        for (size_t i = 0; i < t->n_top; i++) {
+            const double f = t->plan.rounds * vpt_finish_repetition_s(&t->top[i], p.overhead_s);
+            if (i > 0 && t->plan.max_s > 0 && p.refs_s + p.finalists_s + f > t->plan.max_s) {
+                p.n_finalists = i;
+                p.capped = 1;
+                break;
+            }
+            p.finalists_s += f;
+        }
     p.total_s = p.finalists_s + p.refs_s;
-    if (t->plan.rounds > 0 && t->n_top < t->plan.top_k && t->renders_n > 0)
+    if (t->plan.rounds > 0 && p.n_finalists == t->n_top && t->n_top < t->plan.top_k && t->renders_n > 0)
         p.next_s = t->plan.rounds * (t->renders_sum / (double)t->renders_n + p.overhead_s);
+    if (t->plan.max_s > 0 && p.total_s + p.next_s > t->plan.max_s) /* no finalist past max_s joins */
+        p.next_s = t->plan.max_s > p.total_s ? t->plan.max_s - p.total_s : 0;
     if (out) *out = p;
     return p.total_s;
 }

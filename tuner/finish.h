@@ -53,6 +53,10 @@
 
 typedef struct {
     size_t top_k;      /* finalists at most */
+    double max_s;      /* > 0: the finish's seconds at most: the finalists are the first
+                          of the top_k that fit it beside the references (the best one
+                          always), so that a costly scene's finish cannot take the search's
+                          budget; 0: all top_k */
     int rounds;        /* measurements of each finalist; 0: none */
     VptConfig refs[VPT_FINISH_MAX_REFS];
     int ref_compiled[VPT_FINISH_MAX_REFS]; /* 1: the evaluator compiled it before the search */
@@ -63,7 +67,8 @@ typedef struct {
     double total_s;       /* finalists_s + refs_s */
     double finalists_s;   /* their rounds */
     double refs_s;        /* the references, compiles included */
-    size_t n_finalists;
+    size_t n_finalists;   /* re-measured: the first n_finalists of the top_k (max_s) */
+    int capped;           /* 1: max_s left finalists out */
     size_t n_refs;        /* references predicted (0 without a finalist) */
     size_t refs_estimated; /* of them, without a record of their own */
     double overhead_s;    /* per repetition beside its renders */

@@ -532,9 +532,13 @@ static void print_budget(FILE *f, const VptFinishPlan *plan, double budget_s, do
                          const VptFinishPrediction *p)
 {
     char parts[256];
-    snprintf(parts, sizeof parts, "%zu finalist%s x %d round%s: %.1f s; %zu reference%s: %.1f s", p->n_finalists,
-             p->n_finalists == 1 ? "" : "s", plan->rounds, plan->rounds == 1 ? "" : "s", p->finalists_s, p->n_refs,
-             p->n_refs == 1 ? "" : "s", p->refs_s);
+    char fit[96] = "";
+    if (p->capped)
+        snprintf(fit, sizeof fit, " (of %zu: the finish gets at most %.0f%% of the budget)", plan->top_k,
+                 100.0 * VPT_FINISH_SHARE);
+    snprintf(parts, sizeof parts, "%zu finalist%s%s x %d round%s: %.1f s; %zu reference%s: %.1f s", p->n_finalists,
+             p->n_finalists == 1 ? "" : "s", fit, plan->rounds, plan->rounds == 1 ? "" : "s", p->finalists_s,
+             p->n_refs, p->n_refs == 1 ? "" : "s", p->refs_s);
     if (budget_s <= 0) {
         fprintf(f, "finish predicted %.1f s (%s)\n", p->total_s, parts);
         return;
@@ -560,7 +564,8 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
         .budget_s = o->search.max_seconds > 0 ? o->search.max_seconds : 0,
         .wall_deadline = o->search.wall_deadline > 0 ? o->search.wall_deadline : 0,
     };
-    const VptFinishPlan plan = finish_plan(o, k);
+    VptFinishPlan plan = finish_plan(o, k);
+    if (tn.budget_s > 0) plan.max_s = VPT_FINISH_SHARE * tn.budget_s;
     if ((plan.rounds > 0 || plan.n_refs > 0) && !(tn.finish = vpt_finish_tracker_create(&plan))) return -1;
     VptSearchOptions so = o->search;
     so.progress = on_progress;
@@ -580,8 +585,10 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     } else {
         rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, s);
     }
-    if (tn.finish) vpt_finish_tracker_predict(tn.finish, &out->finish);
+    const int predicted = tn.finish != NULL;
+    if (predicted) vpt_finish_tracker_predict(tn.finish, &out->finish);
     vpt_finish_tracker_destroy(tn.finish);
+    tn.finish = NULL;
     out->search_wall_s = now_s() - t0;
     if (o->progress) {
         VptSearchProgress p = {
@@ -600,6 +607,9 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
 
     out->top = best_ok(s->evals, s->n_evals, k, &m);
     if (!out->top) return -1;
+    /* under a time budget, the finalists that fit the finish's share */
+    if (rc == 0 && o->remeasure && plan.max_s > 0 && predicted && out->finish.n_finalists < m)
+        m = out->finish.n_finalists > 0 ? out->finish.n_finalists : 1;
     out->n_top = m;
     if (rc == 0 && o->remeasure && m > 0) {
         VptConfig *cfgs = vpt_malloc(m * sizeof *cfgs);

@@ -58,6 +58,14 @@ typedef int (*VptRemeasureFn)(void *ctx, const VptConfig *configs, size_t n, Vpt
  * each finalist's median over them stands when one round is disturbed. */
 #define VPT_REMEASURE_ROUNDS 3
 
+/* The share of a time budget the finish may take at most (tuner/finish.h,
+ * max_s): the finalists re-measured are the best ones that fit it beside
+ * the references. A policy, not a measurement: the search keeps at least
+ * three quarters of what the user gave, however costly one re-measurement
+ * of the scene is, and a scene whose finish is short keeps all its
+ * finalists (docs/decisions/finish-within-the-budget.md). */
+#define VPT_FINISH_SHARE 0.25
+
 typedef struct {
     const VptSpace *space;
     VptEvaluateFn evaluate;   /* unused when search.pool is set: the pool evaluates */
