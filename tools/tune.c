@@ -12,7 +12,10 @@
  * resumes where it stopped. The finalists are re-measured interleaved; the
  * winner goes to results/<gpu>/best/<scene>.json, where `render --config
  * best` finds it. --replay runs the same search on a recorded exhaustive run
- * instead of a GPU (simulation: the recorded times and costs).
+ * instead of a GPU (simulation: the recorded times and costs), its finish
+ * too. A time budget covers the finish (tuner/tune.h); the last lines say
+ * how the time went: start, search and finish, and the finish against its
+ * prediction.
  *
  * On several GPUs (--gpus all|LIST on one host, and/or one MPI rank per GPU
  * under mpirun or srun) the search stays here, in one process (rank 0), and
@@ -87,7 +90,9 @@ static void usage(FILE *fp)
             "  --strategy S      exhaustive | random | local | annealing | genetic | halving\n"
             "                    (default " DEFAULT_STRATEGY ")\n"
             "  --budget B        90s, 2m, 200evals; may be given twice (time and count);\n"
-            "                    default %.0fs\n"
+            "                    default %.0fs. A time covers the whole tune past its start:\n"
+            "                    the search stops so that the finish (the finalists re-measured,\n"
+            "                    the references) predicted from its measurements fits too\n"
             "  --seed N          search seed (default 1)\n"
             "  --space DIM=V,..  restrict a dimension (schedule, maxrregcount, ppt, block, grid,\n"
             "                    threshold, sortkey, lookahead, coop, flights); may repeat\n"
@@ -102,7 +107,8 @@ static void usage(FILE *fp)
             "  --width W --height H --spp N    workload (default: the scene's thesis workload)\n"
             "  --cache FILE      evaluations cache (default results/<gpu>/tune/<scene>.jsonl)\n"
             "  --fresh           start a new cache (the old one is kept as FILE.prevN)\n"
-            "  --top K           rows of the final table and finalists re-measured (default 5)\n"
+            "  --top K           rows of the final table and finalists re-measured (default 5);\n"
+            "                    fewer leave more of a time budget to the search\n"
             "  --t4 FILE         also export the evaluations in Kernel Tuner's T4 format\n"
             "  --replay FILE     simulate on a recorded exhaustive run (no GPU needed)\n"
             "  --gpus all|LIST   evaluate on these GPUs of this host side by side (LIST: 0,1,...);\n"
@@ -557,34 +563,65 @@ static void print_lanes(const Backend *b, const char *verb)
 
 /* ---- measurements on lane 0 (this thread with one GPU) -------------------- */
 
+/* What evaluates on lane 0: a GPU, or a replay (a direct pool's evaluator
+ * is the VptReplay, a lane's its ReplayLane). */
+typedef enum { LANE0_GPU, LANE0_REPLAY, LANE0_REPLAY_LANE } Lane0;
+
+static VptReplay *replay_of(Lane0 kind, void *evaluator)
+{
+    return kind == LANE0_REPLAY ? evaluator : kind == LANE0_REPLAY_LANE ? ((ReplayLane *)evaluator)->r : NULL;
+}
+
+/* Work for lane 0 (vpt_eval_pool_call) and what it took: a replay's
+ * simulated seconds (its clock's advance), 0 on a GPU. */
 typedef struct {
+    Lane0 kind;
     const VptConfig *configs;
     size_t n;
     VptEvalRecord *out;
-} Finalists;
+    double simulated_s;
+} Lane0Call;
 
-static int remeasure_on_gpu(void *evaluator, void *arg)
+static int remeasure_on_lane0(void *evaluator, void *arg)
 {
-    Finalists *f = arg;
-    return vpt_gpu_eval_remeasure(evaluator, f->configs, f->n, f->out);
+    Lane0Call *f = arg;
+    VptReplay *r = replay_of(f->kind, evaluator);
+    if (!r) return vpt_gpu_eval_remeasure(evaluator, f->configs, f->n, f->out);
+    const double c0 = vpt_replay_clock(r);
+    const int rc = vpt_replay_remeasure(r, f->configs, f->n, f->out);
+    f->simulated_s += vpt_replay_clock(r) - c0;
+    return rc;
 }
 
-/* A VptRemeasureFn over the pool: the finalists on one GPU, lane 0. */
-static int pool_remeasure(void *pool, const VptConfig *configs, size_t n, VptEvalRecord *out)
+static int evaluate_on_lane0(void *evaluator, void *arg)
 {
-    Finalists f = {configs, n, out};
-    return vpt_eval_pool_call(pool, remeasure_on_gpu, &f);
-}
-
-static int measure_references(void *evaluator, void *arg)
-{
-    static const char *const names[2] = {"naiveSK", "regenerationSK-thread"};
-    VptEvalRecord *ref = arg;
-    for (int i = 0; i < 2; i++) {
-        VptConfig c;
-        if (vpt_config_parse(names[i], &c) || vpt_gpu_eval_evaluate(evaluator, &c, 1, &ref[i])) return -1;
-    }
+    Lane0Call *f = arg;
+    VptReplay *r = replay_of(f->kind, evaluator);
+    const double c0 = r ? vpt_replay_clock(r) : 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (r ? vpt_replay_evaluate(r, &f->configs[i], 1, &f->out[i])
+              : vpt_gpu_eval_evaluate(evaluator, &f->configs[i], 1, &f->out[i]))
+            return -1;
+    if (r) f->simulated_s += vpt_replay_clock(r) - c0;
     return 0;
+}
+
+/* The finalists' re-measurement on lane 0, a VptRemeasureFn (ctx: a
+ * Remeasure): on one GPU (or replay) the search measured on, or the
+ * first of several; its simulated seconds are kept for the summary. */
+typedef struct {
+    VptEvalPool *pool;
+    Lane0 kind;
+    double simulated_s;
+} Remeasure;
+
+static int pool_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEvalRecord *out)
+{
+    Remeasure *rm = ctx;
+    Lane0Call f = {rm->kind, configs, n, out, 0};
+    const int rc = vpt_eval_pool_call(rm->pool, remeasure_on_lane0, &f);
+    rm->simulated_s += f.simulated_s;
+    return rc;
 }
 
 static int provenance_of_gpu(void *evaluator, void *arg)
@@ -593,9 +630,37 @@ static int provenance_of_gpu(void *evaluator, void *arg)
     return 0;
 }
 
+/* The two references the issue names, measured after the finalists on
+ * their GPU: naiveSK and the thesis' default (regenerationSK, thread). The
+ * gate's reference variant is naiveSK, so a GPU's evaluator has compiled
+ * it before the search (harness/evaluator.h); a replay has compiled
+ * nothing before it. A replay whose recording lacks one measures neither
+ * (*n 0). */
+#define N_REFERENCES 2
+typedef struct {
+    VptConfig configs[N_REFERENCES];
+    int compiled[N_REFERENCES];
+    size_t n;
+} References;
+
+static void references(const VptReplay *replay, References *refs)
+{
+    static const char *const names[N_REFERENCES] = {"naiveSK", "regenerationSK-thread"};
+    memset(refs, 0, sizeof *refs);
+    for (int i = 0; i < N_REFERENCES; i++) {
+        if (vpt_config_parse(names[i], &refs->configs[i])) return; /* the thesis' names always parse */
+        if (replay && !vpt_replay_find(replay, &refs->configs[i])) return;
+        refs->compiled[i] = !replay && i == 0;
+    }
+    refs->n = N_REFERENCES;
+}
+
 /* A tune's options: its records come from the pool (one GPU in this thread,
- * or many), the report to stdout, progress to stderr. */
-static void tune_options(Options *o, const VptSpace *space, VptCache *cache, VptEvalPool *pool, VptTuneOptions *to)
+ * or many), the report to stdout, progress to stderr; its finish (the
+ * budget covers it, tuner/tune.h): the finalists re-measured on lane 0
+ * (rm), then refs. */
+static void tune_options(Options *o, const VptSpace *space, VptCache *cache, VptEvalPool *pool, Remeasure *rm,
+                         const References *refs, VptTuneOptions *to)
 {
     vpt_tune_options_init(to);
     to->space = space;
@@ -606,20 +671,31 @@ static void tune_options(Options *o, const VptSpace *space, VptCache *cache, Vpt
     to->progress = o->quiet ? NULL : stderr;
     to->report = stdout;
     set_estimators(o, to, o->replay != NULL);
+    to->remeasure = pool_remeasure;
+    to->remeasure_ctx = rm;
+    to->references = refs->configs;
+    to->reference_compiled = refs->compiled;
+    to->n_references = refs->n;
 }
 
-/* The finalists against the two references the issue names, measured now in
- * the same session on the finalists' GPU: naiveSK and the thesis' default
- * (regenerationSK, thread). */
-static void print_against_references(VptEvalPool *pool, const VptTuneResult *res)
+/* The references measured on lane 0, as the finish's last part: 0 with
+ * ref[] filled and *simulated_s the replay's seconds for them, else -1 with
+ * the message. */
+static int measure_references(VptEvalPool *pool, Lane0 kind, const References *refs, VptEvalRecord *ref,
+                              double *simulated_s)
 {
-    VptEvalRecord ref[2];
-    if (vpt_eval_pool_call(pool, measure_references, ref)) {
-        vpt_report_error(prog);
-        return;
-    }
-    printf("\nagainst the references (measured in this session: naiveSK %.3f ms, regenerationSK-thread %.3f ms):\n",
-           ref[0].time_ms, ref[1].time_ms);
+    Lane0Call f = {kind, refs->configs, refs->n, ref, 0};
+    const int rc = vpt_eval_pool_call(pool, evaluate_on_lane0, &f);
+    *simulated_s = f.simulated_s;
+    return rc;
+}
+
+/* The finalists against the references (measured just before, in this
+ * session on the finalists' GPU, or replayed from the recording). */
+static void print_against_references(const VptTuneResult *res, const VptEvalRecord *ref, int replayed)
+{
+    printf("\nagainst the references (%s: naiveSK %.3f ms, regenerationSK-thread %.3f ms):\n",
+           replayed ? "replayed from the recording" : "measured in this session", ref[0].time_ms, ref[1].time_ms);
     printf("rank   Mrays/s    time_ms  occ theor/achieved  regs  SIMD eff  vs naiveSK  vs regenerationSK-thread\n");
     for (size_t i = 0; i < res->n_top; i++) {
         const VptEvalRecord *r = &res->top[i];
@@ -630,7 +706,22 @@ static void print_against_references(VptEvalPool *pool, const VptTuneResult *res
     }
 }
 
-static int finish(const Options *o, const VptTuneResult *res, const VptCache *cache)
+/* The finish against its prediction and the budget (tuner/tune.h): what it
+ * took beyond the prediction, and how much of a time budget the search and
+ * the finish took together. */
+static void print_finish(const Options *o, double search_s, double finish_s, const VptFinishPrediction *p)
+{
+    printf("finish: %.1f s, predicted %.1f s", finish_s, p->total_s);
+    if (finish_s - p->total_s >= 0.05) printf(" (%.1f s more than predicted)", finish_s - p->total_s);
+    if (o->budget_s > 0) {
+        const double used = search_s + finish_s;
+        printf("; search and finish %.1f s of the %g s budget", used, o->budget_s);
+        if (used - o->budget_s >= 0.05) printf(", %.1f s past it", used - o->budget_s);
+    }
+    printf("\n");
+}
+
+static int write_exports(const Options *o, const VptTuneResult *res, const VptCache *cache)
 {
     if (o->t4 && cache && vpt_t4_write_cache(o->t4, cache)) return -1;
     if (o->t4 && !cache && vpt_t4_write(o->t4, res->search.evals, res->search.n_evals)) return -1;
@@ -724,19 +815,37 @@ static int run_replay(Options *o, VptMpi *m)
         print_lanes(&b, "simulating");
     }
     VptTuneResult res;
+    /* the finish on lane 0: the replay the search ran on, or the first
+     * simulated GPU's */
+    Remeasure rm = {b.pool, lanes ? LANE0_REPLAY_LANE : LANE0_REPLAY, 0};
+    References refs;
+    references(r, &refs);
     if (rc == 0) {
         VptTuneOptions to;
-        tune_options(o, s, cache, b.pool, &to);
+        tune_options(o, s, cache, b.pool, &rm, &refs, &to);
         rc = vpt_tune_run(&to, &res);
     }
     if (rc == 0) {
-        if (!lanes) {
-            printf("simulated tuning time %.1f s over %zu evaluations\n", vpt_replay_clock(r), res.search.n_evals);
-        } else {
+        VptEvalRecord ref[N_REFERENCES];
+        double refs_s = 0;
+        int with_refs = res.have_winner && !interrupted && refs.n > 0;
+        if (with_refs && measure_references(b.pool, rm.kind, &refs, ref, &refs_s)) {
+            vpt_report_error(prog);
+            with_refs = 0;
+            rc = -1;
+        }
+        const double finish_s = rm.simulated_s + refs_s;
+        printf("simulated tuning time %.1f s: %.1f s searching over %zu evaluations, %.1f s finishing (the finalists "
+               "%.1f s, the references %.1f s)\n",
+               res.search.seconds + finish_s, res.search.seconds, res.search.n_evals, finish_s, rm.simulated_s, refs_s);
+        if (lanes) {
             printf("evaluations measured per simulated GPU (a search takes them in its own order):\n");
             vpt_eval_pool_print_lanes(b.pool, stdout);
         }
-        if (finish(o, &res, cache)) rc = -1;
+        if (refs.n == 0) printf("the references (naiveSK, regenerationSK-thread) are not both in the recording\n");
+        else if (with_refs) print_against_references(&res, ref, 1);
+        print_finish(o, res.search.seconds, finish_s, &res.finish);
+        if (write_exports(o, &res, cache)) rc = -1;
         vpt_tune_result_free(&res);
     }
     if (rc) vpt_report_error(prog);
@@ -916,9 +1025,10 @@ static int run_gpu(Options *o, VptMpi *m)
     if (b.lanes) print_lanes(&b, "measuring");
     fflush(stdout);
     VptTuneOptions to;
-    tune_options(o, space, cache, b.pool, &to);
-    to.remeasure = pool_remeasure;
-    to.remeasure_ctx = b.pool;
+    Remeasure rm = {b.pool, LANE0_GPU, 0};
+    References refs;
+    references(NULL, &refs);
+    tune_options(o, space, cache, b.pool, &rm, &refs, &to);
     /* the transfer prior: other scenes' saved winners as extra starts
      * (tuner/transfer.h says why) */
     VptConfig starts[VPT_SEARCH_MAX_STARTS];
@@ -940,15 +1050,27 @@ static int run_gpu(Options *o, VptMpi *m)
         printf("evaluations measured per GPU (a search takes them in its own order):\n");
         vpt_eval_pool_print_lanes(b.pool, stdout);
     }
-    if (interrupted) printf("interrupted: the cache keeps every evaluation; run the same command to resume\n");
-    else if (res.have_winner) print_against_references(b.pool, &res);
+    double refs_s = 0;
+    if (interrupted) {
+        printf("interrupted: the cache keeps every evaluation; run the same command to resume\n");
+    } else if (res.have_winner) {
+        VptEvalRecord ref[N_REFERENCES];
+        const double t = vpt_seconds();
+        double simulated;
+        if (measure_references(b.pool, LANE0_GPU, &refs, ref, &simulated)) vpt_report_error(prog);
+        else print_against_references(&res, ref, 0);
+        refs_s = vpt_seconds() - t;
+    }
     rc = save_winner(o, &prov, scene, &res, words) ? 1 : 0;
-    if (finish(o, &res, cache)) {
+    if (write_exports(o, &res, cache)) {
         vpt_report_error(prog);
         rc = 1;
     }
-    printf("wall time: %.1f s: %.1f s to start (scene, GPUs), %.1f s from the search's start to the end\n",
-           vpt_seconds() - started_s, search_start_s - started_s, vpt_seconds() - search_start_s);
+    const double end_s = vpt_seconds(), finish_s = end_s - search_start_s - res.search_wall_s;
+    printf("wall time: %.1f s: %.1f s to start (scene, GPUs), %.1f s searching, %.1f s finishing (the finalists "
+           "%.1f s, the references %.1f s)\n",
+           end_s - started_s, search_start_s - started_s, res.search_wall_s, finish_s, res.remeasure_wall_s, refs_s);
+    print_finish(o, res.search_wall_s, finish_s, &res.finish);
     vpt_tune_result_free(&res);
 out:
     close_backend(&b);

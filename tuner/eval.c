@@ -38,6 +38,17 @@ double vpt_eval_objective(const VptEvalRecord *r)
     return r->time_ms;
 }
 
+int vpt_eval_record_rank_cmp(const void *a, const void *b)
+{
+    const VptEvalRecord *x = a, *y = b;
+    const double ox = vpt_eval_objective(x), oy = vpt_eval_objective(y);
+    if (ox != oy) return ox < oy ? -1 : 1;
+    char tx[VPT_CONFIG_STR_MAX], ty[VPT_CONFIG_STR_MAX];
+    vpt_config_format(&x->config, tx, sizeof tx);
+    vpt_config_format(&y->config, ty, sizeof ty);
+    return strcmp(tx, ty);
+}
+
 void vpt_timestamp_now(char *buf, size_t size)
 {
     time_t t = time(NULL);

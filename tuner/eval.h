@@ -79,6 +79,11 @@ void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity);
  * estimator share the factor, so their order is their times'). */
 double vpt_eval_objective(const VptEvalRecord *r);
 
+/* The order a tune ranks records in (qsort over VptEvalRecord): the
+ * objective, then the config's canonical text, so that ties rank the same
+ * in every run (the finalists, tuner/tune.h; their finish, tuner/finish.h). */
+int vpt_eval_record_rank_cmp(const void *a, const void *b);
+
 /* Writes the current UTC time, "2025-01-31T12:34:56Z", into buf. */
 void vpt_timestamp_now(char *buf, size_t size);
 
@@ -218,6 +223,14 @@ void vpt_replay_prefetch(void *ctx, const VptConfig *configs, size_t n, int fide
  * clock and compile pool of the uninterrupted run, and charges what that
  * run charged. A config the recording lacks changes nothing. */
 void vpt_replay_retrace(void *ctx, const VptEvalRecord *r);
+
+/* A VptRemeasureFn (ctx: the VptReplay): the finish's re-measurement
+ * simulated as a GPU's makes it (tuner/gpu_eval.h): VPT_REMEASURE_ROUNDS
+ * rounds over configs[0..n), each measurement its recorded measure_s after
+ * the wait for its compile if it has not compiled (on a GPU the cubin cache
+ * holds what the tune measured); out[i] is the recorded row of configs[i].
+ * -1 when the recording lacks one of them. */
+int vpt_replay_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEvalRecord *out);
 
 /* Simulated seconds charged since the last reset. */
 double vpt_replay_clock(const VptReplay *r);

@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "harness/eval_worker.h"
+#include "tuner/tune.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -152,7 +153,7 @@ int vpt_gpu_eval_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRe
 
 int vpt_gpu_eval_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEvalRecord *out)
 {
-    enum { ROUNDS = 3 };
+    enum { ROUNDS = VPT_REMEASURE_ROUNDS };
     VptGpuEval *g = ctx;
     VptEvalWorker *e = session(g, 1);
     if (!e) return -1;

@@ -36,9 +36,9 @@ const VptProvenance *vpt_gpu_eval_harness_provenance(const VptGpuEval *g);
 /* A VptEvaluateFn: ctx is the VptGpuEval. */
 int vpt_gpu_eval_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out);
 
-/* A VptRemeasureFn: measures the finalists again, round-robin over `rounds`
- * (3) rounds so drifts of the GPU's clock hit them alike, and reports each
- * one's median over the rounds. */
+/* A VptRemeasureFn: measures the finalists again, round-robin over
+ * VPT_REMEASURE_ROUNDS rounds (tuner/tune.h) so drifts of the GPU's clock
+ * hit them alike, and reports each one's median over the rounds. */
 int vpt_gpu_eval_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEvalRecord *out);
 
 /* A search prefetch hint: compile these in the background. */

@@ -5,6 +5,7 @@
 #include "base/file.h"
 #include "tuner/cache.h"
 #include "tuner/rows.h"
+#include "tuner/tune.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -439,6 +440,18 @@ int vpt_replay_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalReco
     long fi, ci;
     if (answer(r, c, fidelity, out, &fi, &ci)) return -1;
     out->cost_s = simulate(r, fi, ci, out->measure_s);
+    return 0;
+}
+
+int vpt_replay_remeasure(void *ctx, const VptConfig *configs, size_t n, VptEvalRecord *out)
+{
+    VptReplay *r = ctx;
+    for (int round = 0; round < VPT_REMEASURE_ROUNDS; round++)
+        for (size_t i = 0; i < n; i++) {
+            long fi, ci;
+            if (answer(r, &configs[i], 1, &out[i], &fi, &ci)) return -1;
+            simulate(r, fi, ci, out[i].measure_s);
+        }
     return 0;
 }
 

@@ -223,7 +223,7 @@ static int accept(VptSearchEngine *e, size_t m, int fidelity, const VptEvalRecor
 
 /* 0 (stopped) when the search may start no more evaluations: interrupted,
  * or a budget reached (search.h: an evaluation starts only while both
- * limits are unreached). */
+ * limits, and the caller's own, are unreached). */
 static int may_start(VptSearchEngine *e)
 {
     if (e->o->interrupt && *e->o->interrupt) {
@@ -232,7 +232,8 @@ static int may_start(VptSearchEngine *e)
     }
     if ((e->o->max_evals && e->res->n_evals >= e->o->max_evals) ||
         (e->o->max_seconds > 0 && e->res->seconds >= e->o->max_seconds) ||
-        (e->o->wall_deadline > 0 && vpt_seconds() >= e->o->wall_deadline)) {
+        (e->o->wall_deadline > 0 && vpt_seconds() >= e->o->wall_deadline) ||
+        (e->o->over_budget && e->o->over_budget(e->o->over_budget_user, e->res->seconds))) {
         vpt_search_stop(e, VPT_STOP_BUDGET);
         return 0;
     }

@@ -195,6 +195,13 @@ typedef struct {
      * costs; on several GPUs it can run behind the real one (lanes waiting
      * for the search or the compiles), and the user's budget is wall time. */
     double wall_deadline;
+    /* A caller's own limit beside the two above, asked before each
+     * evaluation starts with the seconds charged so far: non-zero stops the
+     * search as a reached budget does (VPT_STOP_BUDGET). The tune driver's
+     * holds its whole budget: the searches before this one, the screening
+     * after it and the finish (tuner/tune.h). NULL: none. */
+    int (*over_budget)(void *user, double seconds);
+    void *over_budget_user;
 
     /* Strategy knobs; vpt_search_options_init sets the defaults.
      * ga_population was scored on the recorded spaces (tuner/score.h); the

@@ -17,6 +17,7 @@ void vpt_tune_options_init(VptTuneOptions *o)
     vpt_search_options_init(&o->search);
     o->top_k = 10;
     o->rivals = VPT_ESTIMATORS_RIVALS_MAX;
+    o->remeasure_rounds = VPT_REMEASURE_ROUNDS;
 }
 
 typedef struct {
@@ -25,6 +26,23 @@ typedef struct {
     double last_print; /* monotonic seconds */
     size_t printed_len;
 } Progress;
+
+/* One tune under way: its progress line, the finish it sets aside, and
+ * where the search running now stands in the whole tune. */
+typedef struct {
+    const VptTuneOptions *o;
+    Progress pr;
+    VptFinishTracker *finish; /* every record the tune took; NULL: no finish */
+    double budget_s;          /* the tune's time budget; 0: none */
+    double wall_deadline;     /* 0: none */
+    /* the tune's records, evaluations from the cache and charged seconds
+     * before the search running now (its own count from 0) */
+    size_t before_evals, before_cached;
+    double before_s;
+    /* set aside beside the finish while a search before the last screening
+     * runs: that screening's seconds (estimator_stage) */
+    double held_s;
+} Tune;
 
 static double now_s(void)
 {
@@ -100,19 +118,51 @@ static void print_progress(Progress *pr, const VptSearchProgress *p, int final)
     fflush(o->progress);
 }
 
-static void on_progress(void *user, const VptSearchProgress *p)
+/* The finish predicted from the records so far, with what the next record
+ * is expected to add to it (tuner/finish.h); 0 without one. */
+static double finish_s(const Tune *t)
 {
-    print_progress(user, p, 0);
+    if (!t->finish) return 0;
+    VptFinishPrediction p;
+    vpt_finish_tracker_predict(t->finish, &p);
+    return p.total_s + p.next_s;
 }
 
-static int cmp_record(const void *a, const void *b)
+/* The search's progress hook: its record joins the finish's, and the line
+ * counts the whole tune's evaluations and seconds, not the running search's. */
+static void on_progress(void *user, const VptSearchProgress *p)
 {
-    double x = vpt_eval_objective(a), y = vpt_eval_objective(b);
-    if (x != y) return x < y ? -1 : 1;
-    char ta[VPT_CONFIG_STR_MAX], tb[VPT_CONFIG_STR_MAX];
-    vpt_config_format(&((const VptEvalRecord *)a)->config, ta, sizeof ta);
-    vpt_config_format(&((const VptEvalRecord *)b)->config, tb, sizeof tb);
-    return strcmp(ta, tb);
+    Tune *t = user;
+    if (t->finish && p->last) vpt_finish_tracker_add(t->finish, p->last);
+    if (!t->o->progress) return;
+    VptSearchProgress q = *p;
+    q.evals += t->before_evals;
+    q.cached += t->before_cached;
+    q.seconds += t->before_s;
+    print_progress(&t->pr, &q, 0);
+}
+
+/* VptSearchOptions.over_budget: the tune's budget holds the searches before
+ * the running one (before_s), what is held for the last screening, and the
+ * finish predicted now; the wall deadline, the finish. */
+static int over_budget(void *user, double seconds)
+{
+    Tune *t = user;
+    const double f = finish_s(t);
+    if (t->budget_s > 0 && t->before_s + seconds + t->held_s + f >= t->budget_s) return 1;
+    return t->wall_deadline > 0 && f > 0 && vpt_seconds() + f >= t->wall_deadline;
+}
+
+/* What the budget leaves to a screening now: the seconds (0: no limit;
+ * negative: nothing left) and the wall deadline, the finish set aside. */
+static double screening_seconds(const Tune *t, const VptSearchResult *out)
+{
+    return t->budget_s > 0 ? t->budget_s - out->seconds - finish_s(t) : 0;
+}
+
+static double screening_deadline(const Tune *t)
+{
+    return t->wall_deadline > 0 ? t->wall_deadline - finish_s(t) : 0;
 }
 
 /* The ok full-fidelity records of recs, best first, at most k, in a new array. */
@@ -123,7 +173,7 @@ static VptEvalRecord *best_ok(const VptEvalRecord *recs, size_t n, size_t k, siz
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (recs[i].fidelity == 1 && isfinite(vpt_eval_objective(&recs[i]))) ok[m++] = recs[i];
-    qsort(ok, m, sizeof *ok, cmp_record);
+    qsort(ok, m, sizeof *ok, vpt_eval_record_rank_cmp);
     *n_out = m < k ? m : k;
     return ok;
 }
@@ -162,9 +212,13 @@ void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k)
     free(top);
 }
 
-/* Appends records to a search result, with trace points, keeping its best. */
-static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t n, double seconds)
+/* Appends records to a search result, with trace points, keeping its best;
+ * finish (NULL: none) takes them too (records a search took reached it
+ * through on_progress already). */
+static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t n, double seconds,
+                          VptFinishTracker *finish)
 {
+    for (size_t i = 0; finish && i < n; i++) vpt_finish_tracker_add(finish, &recs[i]);
     if (n == 0) return 0;
     VptEvalRecord *all = realloc(s->evals, (s->n_evals + n) * sizeof *all);
     if (all) s->evals = all;
@@ -193,13 +247,14 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
  * fetch together, not how the schedule maps flights to lanes, and
  * doubling the space would halve how densely a tune covers it for a choice
  * that one evaluation settles (measured in results/<gpu>/paths/). */
-static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds, VptPathOrder *order)
+static int screen_paths(const Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
+                        VptPathOrder *order)
 {
     VptConfig c = out->best.config;
     c.paths = c.paths == VPT_PATHS_SAMPLE ? VPT_PATHS_PIXEL : VPT_PATHS_SAMPLE;
     VptEvalRecord rec;
     double s = 0;
-    if (vpt_eval_pool_get_charged(pool, &c, &rec, &s) || append_records(out, &rec, 1, s)) return -1;
+    if (vpt_eval_pool_get_charged(pool, &c, &rec, &s) || append_records(out, &rec, 1, s, t->finish)) return -1;
     *seconds += s;
     *order = out->best.config.paths;
     return vpt_eval_pool_drain(pool);
@@ -215,7 +270,8 @@ static int screen_paths(VptEvalPool *pool, VptSearchResult *out, double *seconds
  * nothing. Why a screening and not a dimension: like the path order, the
  * estimator changes what a path costs and how noisy it is, not how the
  * schedule maps flights to lanes, and three evaluations settle it. */
-static int screen_transmittance(VptEvalPool *pool, VptSearchResult *out, double *seconds, VptTransmittance *tr)
+static int screen_transmittance(const Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
+                                VptTransmittance *tr)
 {
     if (!out->found || !isfinite(out->best.equal_error_factor)) return 0;
     const VptTransmittance now =
@@ -232,7 +288,7 @@ static int screen_transmittance(VptEvalPool *pool, VptSearchResult *out, double 
         s += cs;
         n++;
     }
-    if (append_records(out, recs, n, s)) return -1;
+    if (append_records(out, recs, n, s, t->finish)) return -1;
     *seconds += s;
     *tr = out->best.config.transmittance;
     return vpt_eval_pool_drain(pool);
@@ -250,13 +306,17 @@ enum { FIRST_SHARE = 4 };
 /* Runs a search with options so and appends its records to *out (their
  * trace continues out's); *best: the search's best config, *best_obj its
  * objective (+inf when it found none). */
-static int search_appended(const VptTuneOptions *o, const VptSearchOptions *so, VptSearchResult *out, VptConfig *best,
+static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult *out, VptConfig *best,
                            double *best_obj)
 {
+    const VptTuneOptions *o = t->o;
     VptSearchResult r;
+    t->before_evals = out->n_evals;
+    t->before_cached = out->cached;
+    t->before_s = out->seconds;
     int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, so, &r);
     const double before = out->seconds;
-    const int ok = append_records(out, r.evals, r.n_evals, r.seconds) == 0;
+    const int ok = append_records(out, r.evals, r.n_evals, r.seconds, NULL) == 0;
     out->cached += r.cached;
     out->evaluated += r.evaluated;
     out->stop = r.stop;
@@ -286,7 +346,8 @@ static int search_appended(const VptTuneOptions *o, const VptSearchOptions *so, 
  * so is left out: it is slower than at); measured through the pool
  * (announced together, the fastest first), charged and appended to *out;
  * none starts once out's seconds reach max_seconds (> 0), its evaluations
- * max_evals (> 0), or vpt_seconds() wall_deadline (> 0). *from: the fastest
+ * max_evals (> 0), or vpt_seconds() wall_deadline (> 0); the records
+ * join finish (NULL: none) as every record of the tune does. *from: the fastest
  * of at (objective at_obj) and those. At most four evaluations.
  * Why: the first search chose among the families with the thesis'
  * estimator, which can leave them within a few percent of each other, and
@@ -296,7 +357,7 @@ static int search_appended(const VptTuneOptions *o, const VptSearchOptions *so, 
  * to reach the schedule moves (docs/decisions/regeneration-family-rival.md). */
 static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig at, double at_obj, VptEvalPool *pool,
                            VptSearchResult *out, double max_seconds, size_t max_evals, double wall_deadline,
-                           VptConfig *from)
+                           VptFinishTracker *finish, VptConfig *from)
 {
     enum { FAMILIES = VPT_REGEN_DEVICE + 1 };
     const VptEvalRecord *fam[FAMILIES] = {NULL};
@@ -344,7 +405,7 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
         }
         m++;
     }
-    if (append_records(out, recs, m, s)) return -1;
+    if (append_records(out, recs, m, s, finish)) return -1;
     return vpt_eval_pool_drain(pool);
 }
 
@@ -370,14 +431,16 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
  * records are ranked together, so the winner is never slower than the
  * first search's. After each estimator screening the path order is
  * screened on the best (screen_paths) and the searches after it run with
- * the faster one. Screenings are charged to the budget. Why the race: a
- * screening on one schedule ranks the majorants for that schedule, and the
+ * the faster one. Screenings are charged to the budget, and the finish
+ * the budget covers (tuner/tune.h) is set aside from what each stage may
+ * spend. Why the race: a screening on one schedule ranks the majorants for
+ * that schedule, and the
  * schedules that pay differ by majorant; bound to the screening's winner,
  * the second search never visits the other majorants' best schedules
  * (docs/decisions/estimator-rivals.md). */
-static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base, VptEvalPool *pool,
-                           VptSearchResult *out)
+static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *pool, VptSearchResult *out)
 {
+    const VptTuneOptions *o = tn->o;
     VptSearchOptions so = *base;
     const double budget_s = so.max_seconds;
     const size_t budget_n = so.max_evals;
@@ -388,13 +451,20 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     int rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, out);
     if (rc || !out->found) return rc;
     const size_t n_first = out->n_evals;
+    /* nothing left for the screening once the finish is set aside: the
+     * stage ends with the first search's records */
+    const double screening_s = screening_seconds(tn, out);
+    if (budget_s > 0 && screening_s <= 0) {
+        out->stop = VPT_STOP_BUDGET;
+        return 0;
+    }
     VptEvalRecord *screened = NULL;
     size_t n_screened = 0;
     double screen_s = 0;
     VptEstimator e = o->estimators[0];
     if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, pool, &screened, &n_screened,
-                              &screen_s, &e, budget_s > 0 ? budget_s - out->seconds : 0, so.wall_deadline) ||
-        append_records(out, screened, n_screened, screen_s)) {
+                              &screen_s, &e, screening_s, screening_deadline(tn)) ||
+        append_records(out, screened, n_screened, screen_s, tn->finish)) {
         free(screened);
         return -1;
     }
@@ -418,7 +488,8 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
     VptPathOrder paths = so.paths;
     VptTransmittance tr = so.transmittance;
     const double before_paths_s = screen_s;
-    if (screen_paths(pool, out, &screen_s, &paths) || screen_transmittance(pool, out, &screen_s, &tr)) return -1;
+    if (screen_paths(tn, pool, out, &screen_s, &paths) || screen_transmittance(tn, pool, out, &screen_s, &tr))
+        return -1;
     const double paths_s = screen_s - before_paths_s;
     n_screened = 0;
     if (o->progress)
@@ -431,15 +502,17 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
                 VPT_ESTIMATORS_CONTENDER_MARGIN, n_rivals, n_rivals == 1 ? "" : "s");
     /* what the searches may spend: what is left of the budget once the last
      * screening (the contenders, the winner's grid neighbours when a grid
-     * contends, and the path order, at what they cost the first time) is
-     * set aside */
+     * contends, and the path order, at what they cost the first time) and
+     * the finish predicted now are set aside; while they run, over_budget
+     * holds the screening's seconds beside the finish as it grows */
     int grid_contends = 0;
     for (size_t i = 0; i < n_contenders; i++) grid_contends |= contenders[i].majorant > 0;
     const size_t n_reserved = n_contenders + (grid_contends ? 2 : 0);
     const double per_contender_s = n_contenders ? contenders_s / (double)n_contenders : 0;
     const double reserve_s = per_contender_s * (double)n_reserved / vpt_eval_pool_gpus(pool) + paths_s;
     const size_t reserve_n = n_reserved + (tr != VPT_TRANSMITTANCE_NONE ? 3 : 1);
-    if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
+    double left_s = budget_s - out->seconds - reserve_s - finish_s(tn);
+    if (budget_s > 0 && left_s <= 0) return 0;
     if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     /* the rivals' starts: the first search's best; and when another
      * regeneration family is faster with the screening's choice
@@ -452,8 +525,8 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
         VptConfig fam;
         const size_t before = out->n_evals;
         if (screen_families(out->evals, n_first, first_best, vpt_eval_objective(&out->best), pool, out,
-                            budget_s > 0 ? budget_s - reserve_s : 0, budget_n ? budget_n - reserve_n : 0, so.wall_deadline,
-                            &fam))
+                            budget_s > 0 ? budget_s - reserve_s - finish_s(tn) : 0, budget_n ? budget_n - reserve_n : 0,
+                            screening_deadline(tn), tn->finish, &fam))
             return -1;
         const int other = fam.regen != first_best.regen;
         if (other) {
@@ -471,10 +544,12 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
                     vpt_majorant_name(e.majorant), vpt_density_name(e.density), out->n_evals - before,
                     vpt_config_schedule_name(other ? &fam : &first_best),
                     other ? ", a rival from there" : " (the first search's)");
-        if (budget_s > 0 && out->seconds + reserve_s >= budget_s) return 0;
+        left_s = budget_s - out->seconds - reserve_s - finish_s(tn);
+        if (budget_s > 0 && left_s <= 0) return 0;
         if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
     }
-    so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
+    tn->held_s = reserve_s;
+    so.max_seconds = budget_s > 0 ? left_s : 0;
     so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
     so.paths = paths;
     so.transmittance = tr;
@@ -500,7 +575,7 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
             t.starts = &rival_from[i];
             VptConfig b;
             double obj;
-            if ((rc = search_appended(o, &t, out, &b, &obj))) return rc;
+            if ((rc = search_appended(tn, &t, out, &b, &obj))) return rc;
             if (o->progress)
                 fprintf(o->progress, "[tune] rival %s:%s%s%s descended to %.4f ms\n", vpt_majorant_name(rivals[i].majorant),
                         vpt_density_name(rivals[i].density), rival_from[i].regen != first_best.regen ? " from " : "",
@@ -512,12 +587,13 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
             }
         }
         e = rivals[winner];
-        if ((budget_s > 0 && out->seconds + reserve_s >= budget_s) || (budget_n && out->n_evals + reserve_n >= budget_n)) {
+        left_s = budget_s - out->seconds - reserve_s - finish_s(tn);
+        if ((budget_s > 0 && left_s <= 0) || (budget_n && out->n_evals + reserve_n >= budget_n)) {
             /* the budget ended the stage, not the last descent's "search complete" */
             if (out->stop == VPT_STOP_DONE) out->stop = VPT_STOP_BUDGET;
             goto last_screening;
         }
-        so.max_seconds = budget_s > 0 ? budget_s - out->seconds - reserve_s : 0;
+        so.max_seconds = budget_s > 0 ? left_s : 0;
         so.max_evals = budget_n ? budget_n - out->n_evals - reserve_n : 0;
     }
     so.majorant = e.majorant;
@@ -533,39 +609,95 @@ static int estimator_stage(const VptTuneOptions *o, const VptSearchOptions *base
         so.starts = starts;
         so.n_starts = n_starts;
         double obj;
-        if ((rc = search_appended(o, &so, out, &from, &obj))) return rc;
+        if ((rc = search_appended(tn, &so, out, &from, &obj))) return rc;
         if (!isfinite(obj)) return 0;
     }
 last_screening:
     /* the budget set it aside (reserve_s), on the charged clock: it runs
      * past a wall deadline, as the finalists do */
+    tn->held_s = 0;
     screen_s = 0;
     const VptConfig last_best = out->best.config;
     /* the winner's grid neighbours, after the contenders */
     const VptEstimator at = vpt_estimator_of(&last_best);
     const size_t n_last = vpt_estimators_add_cell_neighbours(&at, o->estimators, o->n_estimators, contenders, n_contenders);
     if (vpt_estimators_screen(&last_best, contenders, n_last, pool, &screened, &n_screened, &screen_s, &e,
-                              budget_s > 0 ? fmax(budget_s - out->seconds, reserve_s) : 0, 0) ||
-        append_records(out, screened, n_screened, screen_s)) {
+                              budget_s > 0 ? fmax(screening_seconds(tn, out), reserve_s) : 0, 0) ||
+        append_records(out, screened, n_screened, screen_s, tn->finish)) {
         free(screened);
         return -1;
     }
     free(screened);
     screen_s = 0;
-    if (screen_paths(pool, out, &screen_s, &paths)) return -1;
-    return screen_transmittance(pool, out, &screen_s, &tr);
+    if (screen_paths(tn, pool, out, &screen_s, &paths)) return -1;
+    return screen_transmittance(tn, pool, out, &screen_s, &tr);
+}
+
+/* The finish vpt_tune_run's caller asks for (tuner/finish.h): the finalists'
+ * rounds when it re-measures them, and its references. */
+static VptFinishPlan finish_plan(const VptTuneOptions *o, size_t top_k)
+{
+    VptFinishPlan p;
+    memset(&p, 0, sizeof p);
+    p.top_k = top_k;
+    p.rounds = o->remeasure ? o->remeasure_rounds : 0;
+    for (size_t i = 0; o->references && i < o->n_references && i < VPT_FINISH_MAX_REFS; i++) {
+        p.refs[i] = o->references[i];
+        p.ref_compiled[i] = o->reference_compiled ? o->reference_compiled[i] : 0;
+        p.n_refs++;
+    }
+    return p;
+}
+
+/* The report's line on the budget: the seconds the search charged and the
+ * finish set aside, and by how much the two together pass a time budget
+ * (its last evaluation's overrun, or a budget smaller than the finish);
+ * and, when the finish took the larger share, what leaves the search more. */
+static void print_budget(FILE *f, const VptFinishPlan *plan, double budget_s, double charged_s,
+                         const VptFinishPrediction *p)
+{
+    char parts[256];
+    char fit[96] = "";
+    if (p->capped)
+        snprintf(fit, sizeof fit, " (of %zu: the finish gets at most %.0f%% of the budget)", plan->top_k,
+                 100.0 * VPT_FINISH_SHARE);
+    snprintf(parts, sizeof parts, "%zu finalist%s%s x %d round%s: %.1f s; %zu reference%s: %.1f s", p->n_finalists,
+             p->n_finalists == 1 ? "" : "s", fit, plan->rounds, plan->rounds == 1 ? "" : "s", p->finalists_s,
+             p->n_refs, p->n_refs == 1 ? "" : "s", p->refs_s);
+    if (budget_s <= 0) {
+        fprintf(f, "finish predicted %.1f s (%s)\n", p->total_s, parts);
+        return;
+    }
+    fprintf(f, "budget %g s: %.1f s charged to the search, %.1f s set aside for the finish (%s)", budget_s, charged_s,
+            p->total_s, parts);
+    const double over = charged_s + p->total_s - budget_s;
+    if (over >= 0.05) fprintf(f, ", %.1f s past the budget", over);
+    fputc('\n', f);
+    if (p->total_s > charged_s)
+        fprintf(f, "the finish takes more of the budget than the search: a longer budget, or fewer finalists, "
+                   "leaves the search more\n");
 }
 
 int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
 {
     memset(out, 0, sizeof *out);
-    Progress pr = {.o = o, .tty = o->progress && isatty(fileno(o->progress)), .last_print = -1e9};
+    const double t0 = now_s();
+    size_t k = o->top_k > 0 ? (size_t)o->top_k : 10, m;
+    Tune tn = {
+        .o = o,
+        .pr = {.o = o, .tty = o->progress && isatty(fileno(o->progress)), .last_print = -1e9},
+        .budget_s = o->search.max_seconds > 0 ? o->search.max_seconds : 0,
+        .wall_deadline = o->search.wall_deadline > 0 ? o->search.wall_deadline : 0,
+    };
+    VptFinishPlan plan = finish_plan(o, k);
+    if (tn.budget_s > 0) plan.max_s = VPT_FINISH_SHARE * tn.budget_s;
+    if ((plan.rounds > 0 || plan.n_refs > 0) && !(tn.finish = vpt_finish_tracker_create(&plan))) return -1;
     VptSearchOptions so = o->search;
-    if (o->progress) {
-        so.progress = on_progress;
-        so.progress_user = &pr;
-    } else {
-        so.progress = NULL;
+    so.progress = on_progress;
+    so.progress_user = &tn;
+    if (tn.finish && (tn.budget_s > 0 || tn.wall_deadline > 0)) {
+        so.over_budget = over_budget;
+        so.over_budget_user = &tn;
     }
     int rc;
     VptSearchResult *s = &out->search;
@@ -573,11 +705,16 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
         /* screenings go through the search's pool, or one like the search's own */
         VptEvalPool *direct = NULL, *pool = so.pool;
         if (!pool) pool = direct = vpt_eval_pool_direct(o->evaluate, o->evaluate_ctx, o->cache, NULL, NULL);
-        rc = pool ? estimator_stage(o, &so, pool, s) : -1;
+        rc = pool ? estimator_stage(&tn, &so, pool, s) : -1;
         vpt_eval_pool_destroy(direct);
     } else {
         rc = vpt_search_run(o->space, o->evaluate, o->evaluate_ctx, o->cache, &so, s);
     }
+    const int predicted = tn.finish != NULL;
+    if (predicted) vpt_finish_tracker_predict(tn.finish, &out->finish);
+    vpt_finish_tracker_destroy(tn.finish);
+    tn.finish = NULL;
+    out->search_wall_s = now_s() - t0;
     if (o->progress) {
         VptSearchProgress p = {
             .evals = s->n_evals,
@@ -586,16 +723,18 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
             .last = s->n_evals ? &s->evals[s->n_evals - 1] : NULL,
             .best = s->found ? &s->best : NULL,
         };
-        print_progress(&pr, &p, 1);
+        print_progress(&tn.pr, &p, 1);
         fprintf(o->progress, "[tune %s] stopped: %s\n", vpt_strategy_name(o->search.strategy),
                 vpt_stop_reason_name(s->stop));
     }
     char saved[1024] = "";
     if (rc) snprintf(saved, sizeof saved, "%s", vpt_errmsg());
 
-    size_t k = o->top_k > 0 ? (size_t)o->top_k : 10, m;
     out->top = best_ok(s->evals, s->n_evals, k, &m);
     if (!out->top) return -1;
+    /* under a time budget, the finalists that fit the finish's share */
+    if (rc == 0 && o->remeasure && plan.max_s > 0 && predicted && out->finish.n_finalists < m)
+        m = out->finish.n_finalists > 0 ? out->finish.n_finalists : 1;
     out->n_top = m;
     if (rc == 0 && o->remeasure && m > 0) {
         VptConfig *cfgs = vpt_malloc(m * sizeof *cfgs);
@@ -609,7 +748,10 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
             cfgs[i] = out->top[i].config;
             vpt_eval_record_init(&again[i], &cfgs[i], 1);
         }
-        if (o->remeasure(o->remeasure_ctx, cfgs, m, again)) {
+        const double r0 = now_s();
+        const int failed = o->remeasure(o->remeasure_ctx, cfgs, m, again);
+        out->remeasure_wall_s = now_s() - r0;
+        if (failed) {
             snprintf(saved, sizeof saved, "re-measuring the finalists: %s", vpt_errmsg());
             rc = -1;
         } else {
@@ -637,6 +779,7 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
         fprintf(o->report, "%s: %zu evaluations (%zu from the cache), %.1f s charged, %s\n",
                 vpt_strategy_name(o->search.strategy), s->n_evals, s->cached, s->seconds,
                 vpt_stop_reason_name(s->stop));
+        if (plan.rounds > 0 || plan.n_refs > 0) print_budget(o->report, &plan, tn.budget_s, s->seconds, &out->finish);
         if (o->remeasure && rc == 0) fprintf(o->report, "finalists re-measured:\n");
         vpt_tune_print_top(o->report, out->top, out->n_top, (int)out->n_top);
     }
