@@ -73,6 +73,13 @@ class ResultsIndexTest(unittest.TestCase):
         import tarfile
         gpu = {"name": "NVIDIA H200", "uuid": "GPU-fixture-a"}
         out = os.path.join(self.root, "device-out")
+        # part2's file lands new, as on a folder no session has measured yet
+        tiling = os.path.join(self.root, "results", "h200", "t42_tiling.jsonl")
+        if os.path.exists(tiling):
+            os.unlink(tiling)
+            m = self.manifest()
+            m.pop("h200/t42_tiling.jsonl", None)
+            self.write_manifest(m)
         for part, uuid, name in (("part1", "GPU-fixture-a", "thesis_schedules"), ("part2", "GPU-fixture-b",
                                                                                  "t42_tiling")):
             w = os.path.join(self.root, "work-" + part)
