@@ -172,6 +172,33 @@ TEST_TIMEOUT(gpu_post_classified_albedo_every_estimator_passes_the_gate, 1200)
     vpt_evaluator_destroy(e);
 }
 
+/* Every schedule x majorants[0..3) x transmittance estimator on scene s
+ * (set on e with its lights) passes the gate; ratio tracking under the
+ * first majorant with the first schedule takes more steps than plain_steps,
+ * the scene's naiveSK without lights: the shadow rays are traced. */
+static void every_transmittance_passes(VptEvaluator *e, const VptScene *s, const char *const majorants[3],
+                                       unsigned long long plain_steps)
+{
+    static const char *const trs[] = {"delta", "ratio", "residual"};
+    for (int t = 0; t < 3; t++)
+        for (int m = 0; m < 3; m++)
+            for (int k = 0; k < (int)(sizeof schedules / sizeof schedules[0]); k++) {
+                char text[200];
+                snprintf(text, sizeof text, "%s,majorant=%s,transmittance=%s", schedules[k], majorants[m], trs[t]);
+                VptConfig c;
+                REQUIRE_MSG(vpt_config_parse(text, &c) == 0, "%s", vpt_errmsg());
+                VptEvalResult r;
+                REQUIRE_MSG(vpt_evaluator_run(e, &c, &r) == 0, "%s %s: session broke: %s", s->name, text,
+                            vpt_errmsg());
+                CHECK_MSG(r.status == VPT_STATUS_OK, "%s %s: %s: %s", s->name, text, vpt_status_name(r.status),
+                          r.reason);
+                CHECK(r.config.transmittance == c.transmittance);
+                if (t == 1 && m == 0 && k == 0)
+                    CHECK_MSG(r.steps > plain_steps, "%s: the shadow rays add no steps (%llu vs %llu)", s->name,
+                              (unsigned long long)r.steps, plain_steps);
+            }
+}
+
 /* Next-event estimation toward a sun (issue 32): on the built-in cloud and
  * smoke with a delta sun, and on the cloud with a sun of radius 2 degrees,
  * every transmittance estimator under every majorant and each way of
@@ -185,7 +212,6 @@ TEST_TIMEOUT(gpu_every_transmittance_passes_the_gate_with_a_sun, 1200)
     if (!e) SKIP("no CUDA GPU: %s", vpt_errmsg());
     const VptRenderSettings rs = {128, 96, 16, 7, 0, -1, 1};
     static const char *const scenes[] = {"cloud64", "smoke", "cloud64"};
-    static const char *const trs[] = {"delta", "ratio", "residual"};
     static const char *const sun_majorants[] = {"global", "grid8", "skip"};
     for (int sc = 0; sc < 3; sc++) {
         VptScene *s = vpt_scene_builtin(scenes[sc]);
@@ -200,23 +226,7 @@ TEST_TIMEOUT(gpu_every_transmittance_passes_the_gate_with_a_sun, 1200)
                                     NULL, 0};
         REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
         REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", s->name, vpt_errmsg());
-        for (int t = 0; t < 3; t++)
-            for (int m = 0; m < 3; m++)
-                for (int k = 0; k < (int)(sizeof schedules / sizeof schedules[0]); k++) {
-                    char text[200];
-                    snprintf(text, sizeof text, "%s,majorant=%s,transmittance=%s", schedules[k], sun_majorants[m], trs[t]);
-                    VptConfig c;
-                    REQUIRE_MSG(vpt_config_parse(text, &c) == 0, "%s", vpt_errmsg());
-                    VptEvalResult r;
-                    REQUIRE_MSG(vpt_evaluator_run(e, &c, &r) == 0, "%s %s: session broke: %s", s->name, text,
-                                vpt_errmsg());
-                    CHECK_MSG(r.status == VPT_STATUS_OK, "%s %s: %s: %s", s->name, text, vpt_status_name(r.status),
-                              r.reason);
-                    CHECK(r.config.transmittance == c.transmittance);
-                    if (t == 1 && m == 0 && k == 0)
-                        CHECK_MSG(r.steps > r0.steps, "%s: the shadow rays add no steps (%llu vs %llu)", s->name,
-                                  r.steps, r0.steps);
-                }
+        every_transmittance_passes(e, s, sun_majorants, r0.steps);
         /* a config that names no estimator renders with ratio tracking */
         VptEvalResult rd;
         REQUIRE(vpt_evaluator_run(e, &plain, &rd) == 0);
@@ -260,7 +270,6 @@ TEST_TIMEOUT(gpu_every_transmittance_passes_the_gate_with_an_env_map, 1200)
     VptEvaluator *e = quick_evaluator();
     if (!e) SKIP("no CUDA GPU: %s", vpt_errmsg());
     const VptRenderSettings rs = {128, 96, 16, 7, 0, -1, 1};
-    static const char *const trs[] = {"delta", "ratio", "residual"};
     static const char *const nee_majorants[] = {"global", "grid8", "skip"};
     const char *map = write_env_map();
     for (int sc = 0; sc < 2; sc++) {
@@ -277,24 +286,7 @@ TEST_TIMEOUT(gpu_every_transmittance_passes_the_gate_with_an_env_map, 1200)
         const VptLightOverride o = {sc, {0.3, 1.0, 0.2}, {3.0, 3.0, 3.0}, 0.0, 1, {0.0, 0.0, 0.0}, map, 0};
         REQUIRE_MSG(vpt_scene_set_light(s, &o) == 0, "%s", vpt_errmsg());
         REQUIRE_MSG(vpt_evaluator_set_scene(e, s, &rs) == 0, "%s: %s", s->name, vpt_errmsg());
-        for (int t = 0; t < 3; t++)
-            for (int m = 0; m < 3; m++)
-                for (int k = 0; k < (int)(sizeof schedules / sizeof schedules[0]); k++) {
-                    char text[200];
-                    snprintf(text, sizeof text, "%s,majorant=%s,transmittance=%s", schedules[k], nee_majorants[m],
-                             trs[t]);
-                    VptConfig c;
-                    REQUIRE_MSG(vpt_config_parse(text, &c) == 0, "%s", vpt_errmsg());
-                    VptEvalResult r;
-                    REQUIRE_MSG(vpt_evaluator_run(e, &c, &r) == 0, "%s %s: session broke: %s", s->name, text,
-                                vpt_errmsg());
-                    CHECK_MSG(r.status == VPT_STATUS_OK, "%s %s: %s: %s", s->name, text, vpt_status_name(r.status),
-                              r.reason);
-                    CHECK(r.config.transmittance == c.transmittance);
-                    if (t == 1 && m == 0 && k == 0)
-                        CHECK_MSG(r.steps > r0.steps, "%s: the shadow rays add no steps (%llu vs %llu)", s->name,
-                                  r.steps, r0.steps);
-                }
+        every_transmittance_passes(e, s, nee_majorants, r0.steps);
         vpt_scene_destroy(s);
     }
     vpt_evaluator_destroy(e);

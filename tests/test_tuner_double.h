@@ -10,8 +10,12 @@
 #ifndef VPT_TEST_TUNER_DOUBLE_H
 #define VPT_TEST_TUNER_DOUBLE_H
 
+#include "tests/harness/test.h"
+
 #include "base/error.h"
+#include "tuner/estimators.h"
 #include "tuner/eval.h"
+#include "tuner/tune.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,6 +106,24 @@ static inline VptTuneProvenance td_provenance(void)
     p.max_depth = 0;
     p.rr_depth = -1;
     return p;
+}
+
+/* A local-search tune of s on evaluate under a time budget, with the
+ * estimators `list` parsed into est (NULL: none). */
+static inline void td_local_tune(VptTuneOptions *o, VptSpace *s, VptEvaluateFn evaluate, TdCtx *ctx, double max_seconds,
+                                 const char *list, VptEstimator *est)
+{
+    vpt_tune_options_init(o);
+    o->space = s;
+    o->evaluate = evaluate;
+    o->evaluate_ctx = ctx;
+    o->search.strategy = VPT_STRATEGY_LOCAL;
+    o->search.max_seconds = max_seconds;
+    if (!list) return;
+    const int n = vpt_estimators_parse(list, est);
+    if (n < 1) vpt_test_fail_at(__FILE__, __LINE__, "estimators %s: %s", list, vpt_errmsg());
+    o->estimators = est;
+    o->n_estimators = n > 0 ? (size_t)n : 0;
 }
 
 #endif

@@ -143,21 +143,11 @@ static double max_time_ms(const VptSearchResult *s)
 static void finish_tune(VptTuneOptions *o, VptSpace *s, TdCtx *ctx, SimRemeasure *rm, double budget_s,
                         const char *list, VptEstimator *est, FILE *report)
 {
-    vpt_tune_options_init(o);
-    o->space = s;
-    o->evaluate = td_evaluate;
-    o->evaluate_ctx = ctx;
-    o->search.strategy = VPT_STRATEGY_LOCAL;
-    o->search.max_seconds = budget_s;
+    td_local_tune(o, s, td_evaluate, ctx, budget_s, list, est);
     o->top_k = 10;
     o->remeasure = sim_remeasure;
     o->remeasure_ctx = rm;
     o->report = report;
-    if (!list) return;
-    const int n = vpt_estimators_parse(list, est);
-    if (n < 1) vpt_test_fail_at(__FILE__, __LINE__, "estimators %s: %s", list, vpt_errmsg());
-    o->estimators = est;
-    o->n_estimators = n > 0 ? (size_t)n : 0;
 }
 
 /* The budget holds search and finish: the search stops early enough that

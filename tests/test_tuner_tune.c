@@ -35,24 +35,6 @@ static int remeasure_reversed(void *ctx, const VptConfig *cfgs, size_t n, VptEva
     return 0;
 }
 
-/* A local-search tune of s on evaluate under a time budget, with the
- * estimators `list` parsed into est (NULL: none). */
-static void local_tune(VptTuneOptions *o, VptSpace *s, VptEvaluateFn evaluate, TdCtx *ctx, double max_seconds,
-                       const char *list, VptEstimator *est)
-{
-    vpt_tune_options_init(o);
-    o->space = s;
-    o->evaluate = evaluate;
-    o->evaluate_ctx = ctx;
-    o->search.strategy = VPT_STRATEGY_LOCAL;
-    o->search.max_seconds = max_seconds;
-    if (!list) return;
-    const int n = vpt_estimators_parse(list, est);
-    if (n < 1) vpt_test_fail_at(__FILE__, __LINE__, "estimators %s: %s", list, vpt_errmsg());
-    o->estimators = est;
-    o->n_estimators = n > 0 ? (size_t)n : 0;
-}
-
 TEST(tuner_tune_run_end_to_end)
 {
     VptSpace *s = vpt_space_create();
@@ -181,7 +163,7 @@ TEST(tuner_tune_without_remeasure_ranks_the_search)
     REQUIRE(s);
     TdCtx ctx = {0};
     VptTuneOptions o;
-    local_tune(&o, s, td_evaluate, &ctx, 40, NULL, NULL);
+    td_local_tune(&o, s, td_evaluate, &ctx, 40, NULL, NULL);
     VptTuneResult r;
     REQUIRE(vpt_tune_run(&o, &r) == 0);
     REQUIRE(r.have_winner);
@@ -222,7 +204,7 @@ TEST(tuner_tune_screens_the_transmittance_at_equal_error)
     TdCtx ctx = {0};
     VptTuneOptions o;
     VptEstimator est[VPT_ESTIMATORS_MAX];
-    local_tune(&o, s, sun_evaluate, &ctx, 40, "global:f32,global:u8", est);
+    td_local_tune(&o, s, sun_evaluate, &ctx, 40, "global:f32,global:u8", est);
     REQUIRE(o.n_estimators == 2);
     VptTuneResult r;
     REQUIRE(vpt_tune_run(&o, &r) == 0);
@@ -285,7 +267,7 @@ TEST(tuner_tune_screening_stops_at_the_budget)
     TdCtx ctx = {0};
     VptTuneOptions o;
     VptEstimator est[VPT_ESTIMATORS_MAX];
-    local_tune(&o, s, costly_estimators_evaluate, &ctx, 40, "all", est);
+    td_local_tune(&o, s, costly_estimators_evaluate, &ctx, 40, "all", est);
     REQUIRE(o.n_estimators == VPT_ESTIMATORS_ALL);
     VptTuneResult r;
     REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
@@ -319,7 +301,7 @@ TEST(tuner_tune_last_screening_measures_the_winners_grid_neighbours)
     TdCtx ctx = {0};
     VptTuneOptions o;
     VptEstimator est[VPT_ESTIMATORS_MAX];
-    local_tune(&o, s, grid64_evaluate, &ctx, 60, "global:f32,grid32:f32,grid64:f32,grid128:f32", est);
+    td_local_tune(&o, s, grid64_evaluate, &ctx, 60, "global:f32,grid32:f32,grid64:f32,grid128:f32", est);
     REQUIRE(o.n_estimators == 4);
     VptTuneResult r;
     REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
