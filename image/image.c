@@ -307,25 +307,19 @@ VptImage *vpt_image_parse_pfm_any(const char *name, const unsigned char *buf, si
     return parse_pfm(name, buf, size, 1);
 }
 
-VptImage *vpt_image_read_pfm(const char *path)
+static VptImage *read_pfm(const char *path, int any)
 {
     char *data;
     size_t size;
     if (vpt_read_file(path, 256 + VPT_IMAGE_MAX_PIXELS * 12, &data, &size) != 0) return NULL;
-    VptImage *img = vpt_image_parse_pfm(path, (const unsigned char *)data, size);
+    VptImage *img = parse_pfm(path, (const unsigned char *)data, size, any);
     free(data);
     return img;
 }
 
-VptImage *vpt_image_read_pfm_any(const char *path)
-{
-    char *data;
-    size_t size;
-    if (vpt_read_file(path, 256 + VPT_IMAGE_MAX_PIXELS * 12, &data, &size) != 0) return NULL;
-    VptImage *img = vpt_image_parse_pfm_any(path, (const unsigned char *)data, size);
-    free(data);
-    return img;
-}
+VptImage *vpt_image_read_pfm(const char *path) { return read_pfm(path, 0); }
+
+VptImage *vpt_image_read_pfm_any(const char *path) { return read_pfm(path, 1); }
 
 /* ---- reading PNG --------------------------------------------------------------- */
 
