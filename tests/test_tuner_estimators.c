@@ -320,6 +320,9 @@ TEST(tuner_estimators_parse)
     CHECK(e[0].majorant == 0 && e[0].density == VPT_DENSITY_F32);
     CHECK_EQ_INT(vpt_estimators_parse("global:f32,grid8:u8,grid32:f16", e), 3);
     CHECK(e[1].majorant == 8 && e[1].density == VPT_DENSITY_U8);
+    /* skip's cell is -1: named, it is found like any other majorant */
+    CHECK_EQ_INT(vpt_estimators_parse("skip:u8,global:u8", e), 2);
+    CHECK(e[0].majorant == -1 && e[0].density == VPT_DENSITY_U8 && e[1].majorant == 0);
     CHECK(vpt_estimators_parse("grid8", e) < 0);
     CHECK_STR_CONTAINS(vpt_errmsg(), "MAJORANT:DENSITY");
     CHECK(vpt_estimators_parse("grid9:u8", e) < 0);

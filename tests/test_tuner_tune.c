@@ -317,3 +317,52 @@ TEST(tuner_tune_last_screening_measures_the_winners_grid_neighbours)
     vpt_tune_result_free(&r);
     vpt_space_destroy(s);
 }
+
+/* A tune pays for a measurement once: the searches after the estimator
+ * screening revisit configs the first search measured, and the cache
+ * answers them; those answers are charged nothing
+ * (VptSearchOptions.paid), so what the whole tune charges is the sum of
+ * the costs of the distinct configs it took. Charged again, they would
+ * leave a GPU tune's search 10.4 s short of a 90 s budget on manix
+ * (docs/decisions/a-tune-pays-once.md). */
+TEST(tuner_tune_pays_for_a_measurement_once)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/pays-once.jsonl", vpt_test_tmpdir());
+    remove(path);
+    VptTuneProvenance prov = td_provenance();
+    VptCache *cache = vpt_cache_open(path, &prov, VPT_CACHE_NOSYNC);
+    REQUIRE_MSG(cache, "%s", vpt_errmsg());
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptTuneOptions o;
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    td_local_tune(&o, s, td_evaluate, &ctx, 120, "all", est);
+    o.cache = cache;
+    o.remeasure = 0;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    double distinct_s = 0;
+    size_t distinct = 0, taken_again = 0;
+    for (size_t i = 0; i < r.search.n_evals; i++) {
+        const VptEvalRecord *a = &r.search.evals[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = r.search.evals[j].fidelity == a->fidelity && vpt_config_equal(&r.search.evals[j].config, &a->config);
+        if (seen) {
+            taken_again++;
+            continue;
+        }
+        distinct++;
+        distinct_s += isfinite(a->cost_s) && a->cost_s > 0 ? a->cost_s : 0;
+    }
+    CHECK_MSG(taken_again > 0, "no search took a config again (%zu records): the test shows nothing", r.search.n_evals);
+    CHECK_MSG(fabs(r.search.seconds - distinct_s) <= 1e-6 * distinct_s,
+              "%.4f s charged for %zu distinct configs costing %.4f s (%zu records taken again)", r.search.seconds,
+              distinct, distinct_s, taken_again);
+    CHECK_MSG(ctx.calls == (long)distinct, "%ld evaluator calls for %zu distinct configs", ctx.calls, distinct);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+    vpt_cache_close(cache);
+}

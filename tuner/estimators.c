@@ -42,12 +42,16 @@ static int parse_one(const char *item, VptEstimator *e)
     if (n >= sizeof m) return vpt_fail("estimator '%s': unknown majorant", item);
     memcpy(m, item, n);
     m[n] = '\0';
-    int cell = -1;
+    /* a cell of -1 is skip: found is the flag */
+    int cell = 0, found = 0;
     const int *majorants;
     const int nm = vpt_majorant_cells(&majorants);
-    for (int i = 0; i < nm; i++)
-        if (!strcmp(m, vpt_majorant_name(majorants[i]))) cell = majorants[i];
-    if (cell < 0)
+    for (int i = 0; i < nm && !found; i++)
+        if (!strcmp(m, vpt_majorant_name(majorants[i]))) {
+            cell = majorants[i];
+            found = 1;
+        }
+    if (!found)
         return vpt_fail("estimator '%s': majorant '%s' is not global, grid4, grid8, ..., grid128 or skip", item, m);
     if (vpt_density_format_parse(colon + 1, &e->density))
         return vpt_fail("estimator '%s': density '%s' is not f32, f16, u16 or u8", item, colon + 1);

@@ -150,6 +150,14 @@ static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *mem
     return c;
 }
 
+/* What a record costs the budget: its recorded cost_s, or nothing for a
+ * cached row the caller has paid for already (VptSearchOptions.paid). */
+static double charged_cost(const VptSearchEngine *e, const VptEvalRecord *rec, int fresh)
+{
+    if (!fresh && e->o->paid && e->o->paid(e->o->paid_user, rec)) return 0;
+    return isfinite(rec->cost_s) && rec->cost_s > 0 ? rec->cost_s : 0;
+}
+
 /* The wall time charged for a record of member m (search_engine.h: the
  * simulated wall clock). One GPU: the sum of the costs. */
 static void charge(VptSearchEngine *e, size_t m, int fidelity, double cost_s)
@@ -198,7 +206,7 @@ static int accept(VptSearchEngine *e, size_t m, int fidelity, const VptEvalRecor
         if (end > e->now) e->now = end;
         res->seconds = e->now;
     } else {
-        charge(e, m, fidelity, rec->cost_s);
+        charge(e, m, fidelity, charged_cost(e, rec, fresh));
     }
     *obj = vpt_eval_objective(rec);
     if (fidelity == 1 && *obj < e->best_obj) {
@@ -354,8 +362,7 @@ static int fill_servers(VptSearchEngine *e)
             if (e->server_free[j] < e->server_free[s]) s = j;
         double ready = e->announced[1][r.member] >= 0 ? e->announced[1][r.member] : e->now;
         double start = e->server_free[s] > ready ? e->server_free[s] : ready;
-        double cost = isfinite(r.rec.cost_s) && r.rec.cost_s > 0 ? r.rec.cost_s : 0;
-        r.end = start + cost;
+        r.end = start + charged_cost(e, &r.rec, r.fresh);
         e->server_free[s] = r.end;
         e->run[e->nrun++] = r;
     }

@@ -6,7 +6,8 @@
  *     answered from memory: free, not counted, not repeated;
  *   - otherwise the results cache (when given) is asked first; a cached row
  *     is used as if just measured: it counts as an evaluation and its
- *     recorded cost_s is charged. Only then is the evaluator called, and its
+ *     recorded cost_s is charged (nothing when the caller says it paid for
+ *     it already: VptSearchOptions.paid). Only then is the evaluator called, and its
  *     record appended to the cache before the strategy sees it; with a pool
  *     of several GPUs (VptSearchOptions.pool, tuner/pool.h) the record may
  *     have been evaluated ahead, and is taken all the same, in the
@@ -202,6 +203,14 @@ typedef struct {
      * after it and the finish (tuner/tune.h). NULL: none. */
     int (*over_budget)(void *user, double seconds);
     void *over_budget_user;
+    /* A caller's record of what it has paid for already, asked of each
+     * record taken from the cache: non-zero charges it nothing. The tune
+     * driver's answers for the records its earlier searches and screenings
+     * took, so that a tune pays for a measurement once however many of its
+     * searches visit that config. NULL: every cached row is charged its
+     * recorded cost_s (above). */
+    int (*paid)(void *user, const VptEvalRecord *rec);
+    void *paid_user;
 
     /* Strategy knobs; vpt_search_options_init sets the defaults.
      * ga_population was scored on the recorded spaces (tuner/score.h); the

@@ -3,9 +3,11 @@
 
 #include "base/error.h"
 #include "base/progress.h"
+#include "tuner/cache.h"
 #include "tuner/pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,12 +29,57 @@ typedef struct {
     size_t printed_len;
 } Progress;
 
+/* The measurements a tune has paid for, as cache keys (vpt_cache_key of
+ * config and fidelity) in an open-addressing set; 0 marks a free slot. */
+typedef struct {
+    uint64_t *slot;
+    size_t cap, n; /* cap: 0 or a power of two */
+} KeySet;
+
+static uint64_t key_of(const VptEvalRecord *r)
+{
+    const uint64_t k = vpt_cache_key(&r->config, r->fidelity);
+    return k ? k : 1;
+}
+
+static int keyset_has(const KeySet *s, uint64_t k)
+{
+    for (size_t i = s->cap ? k & (s->cap - 1) : 0; s->cap; i = (i + 1) & (s->cap - 1)) {
+        if (s->slot[i] == k) return 1;
+        if (s->slot[i] == 0) return 0;
+    }
+    return 0;
+}
+
+static int keyset_add(KeySet *s, uint64_t k)
+{
+    if (keyset_has(s, k)) return 0;
+    if (2 * (s->n + 1) > s->cap) {
+        KeySet g = {.cap = s->cap ? 2 * s->cap : 256};
+        if (!(g.slot = calloc(g.cap, sizeof *g.slot))) return vpt_fail("out of memory recording the tune's measurements");
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slot[i]) keyset_add(&g, s->slot[i]);
+        free(s->slot);
+        *s = g;
+    }
+    size_t i = k & (s->cap - 1);
+    while (s->slot[i]) i = (i + 1) & (s->cap - 1);
+    s->slot[i] = k;
+    s->n++;
+    return 0;
+}
+
 /* One tune under way: its progress line, the finish it sets aside, and
  * where the search running now stands in the whole tune. */
 typedef struct {
     const VptTuneOptions *o;
     Progress pr;
     VptFinishTracker *finish; /* every record the tune took; NULL: no finish */
+    /* every record the tune took, so that a later search taking one again
+     * (from the cache) is not charged for it twice (VptSearchOptions.paid);
+     * failed: adding to it ran out of memory */
+    KeySet paid;
+    int paid_failed;
     double budget_s;          /* the tune's time budget; 0: none */
     double wall_deadline;     /* 0: none */
     /* the tune's records, evaluations from the cache and charged seconds
@@ -128,12 +175,26 @@ static double finish_s(const Tune *t)
     return p.total_s + p.next_s;
 }
 
-/* The search's progress hook: its record joins the finish's, and the line
+/* A record the tune took: the finish's, and paid for. */
+static void took(Tune *t, const VptEvalRecord *r)
+{
+    if (t->finish) vpt_finish_tracker_add(t->finish, r);
+    if (keyset_add(&t->paid, key_of(r))) t->paid_failed = 1;
+}
+
+/* VptSearchOptions.paid: the tune took the record's config before. */
+static int paid(void *user, const VptEvalRecord *rec)
+{
+    const Tune *t = user;
+    return keyset_has(&t->paid, key_of(rec));
+}
+
+/* The search's progress hook: its record is taken (took), and the line
  * counts the whole tune's evaluations and seconds, not the running search's. */
 static void on_progress(void *user, const VptSearchProgress *p)
 {
     Tune *t = user;
-    if (t->finish && p->last) vpt_finish_tracker_add(t->finish, p->last);
+    if (p->last) took(t, p->last);
     if (!t->o->progress) return;
     VptSearchProgress q = *p;
     q.evals += t->before_evals;
@@ -213,12 +274,12 @@ void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k)
 }
 
 /* Appends records to a search result, with trace points, keeping its best;
- * finish (NULL: none) takes them too (records a search took reached it
+ * the tune t (NULL: none) takes them too (records a search took reached it
  * through on_progress already). */
-static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t n, double seconds,
-                          VptFinishTracker *finish)
+static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t n, double seconds, Tune *t)
 {
-    for (size_t i = 0; finish && i < n; i++) vpt_finish_tracker_add(finish, &recs[i]);
+    for (size_t i = 0; t && i < n; i++) took(t, &recs[i]);
+    if (t && t->paid_failed) return -1;
     if (n == 0) return 0;
     VptEvalRecord *all = realloc(s->evals, (s->n_evals + n) * sizeof *all);
     if (all) s->evals = all;
@@ -247,14 +308,14 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
  * fetch together, not how the schedule maps flights to lanes, and
  * doubling the space would halve how densely a tune covers it for a choice
  * that one evaluation settles (measured in results/<gpu>/paths/). */
-static int screen_paths(const Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
+static int screen_paths(Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
                         VptPathOrder *order)
 {
     VptConfig c = out->best.config;
     c.paths = c.paths == VPT_PATHS_SAMPLE ? VPT_PATHS_PIXEL : VPT_PATHS_SAMPLE;
     VptEvalRecord rec;
     double s = 0;
-    if (vpt_eval_pool_get_charged(pool, &c, &rec, &s) || append_records(out, &rec, 1, s, t->finish)) return -1;
+    if (vpt_eval_pool_get_charged(pool, &c, &rec, &s) || append_records(out, &rec, 1, s, t)) return -1;
     *seconds += s;
     *order = out->best.config.paths;
     return vpt_eval_pool_drain(pool);
@@ -270,7 +331,7 @@ static int screen_paths(const Tune *t, VptEvalPool *pool, VptSearchResult *out, 
  * nothing. Why a screening and not a dimension: like the path order, the
  * estimator changes what a path costs and how noisy it is, not how the
  * schedule maps flights to lanes, and three evaluations settle it. */
-static int screen_transmittance(const Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
+static int screen_transmittance(Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
                                 VptTransmittance *tr)
 {
     if (!out->found || !isfinite(out->best.equal_error_factor)) return 0;
@@ -288,7 +349,7 @@ static int screen_transmittance(const Tune *t, VptEvalPool *pool, VptSearchResul
         s += cs;
         n++;
     }
-    if (append_records(out, recs, n, s, t->finish)) return -1;
+    if (append_records(out, recs, n, s, t)) return -1;
     *seconds += s;
     *tr = out->best.config.transmittance;
     return vpt_eval_pool_drain(pool);
@@ -347,7 +408,7 @@ static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult 
  * (announced together, the fastest first), charged and appended to *out;
  * none starts once out's seconds reach max_seconds (> 0), its evaluations
  * max_evals (> 0), or vpt_seconds() wall_deadline (> 0); the records
- * join finish (NULL: none) as every record of the tune does. *from: the fastest
+ * are taken by the tune t as every record of it is. *from: the fastest
  * of at (objective at_obj) and those. At most four evaluations.
  * Why: the first search chose among the families with the thesis'
  * estimator, which can leave them within a few percent of each other, and
@@ -357,7 +418,7 @@ static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult 
  * to reach the schedule moves (docs/decisions/regeneration-family-rival.md). */
 static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig at, double at_obj, VptEvalPool *pool,
                            VptSearchResult *out, double max_seconds, size_t max_evals, double wall_deadline,
-                           VptFinishTracker *finish, VptConfig *from)
+                           Tune *t, VptConfig *from)
 {
     enum { FAMILIES = VPT_REGEN_DEVICE + 1 };
     const VptEvalRecord *fam[FAMILIES] = {NULL};
@@ -405,7 +466,7 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
         }
         m++;
     }
-    if (append_records(out, recs, m, s, finish)) return -1;
+    if (append_records(out, recs, m, s, t)) return -1;
     return vpt_eval_pool_drain(pool);
 }
 
@@ -464,7 +525,7 @@ static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *
     VptEstimator e = o->estimators[0];
     if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, pool, &screened, &n_screened,
                               &screen_s, &e, screening_s, screening_deadline(tn)) ||
-        append_records(out, screened, n_screened, screen_s, tn->finish)) {
+        append_records(out, screened, n_screened, screen_s, tn)) {
         free(screened);
         return -1;
     }
@@ -526,7 +587,7 @@ static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *
         const size_t before = out->n_evals;
         if (screen_families(out->evals, n_first, first_best, vpt_eval_objective(&out->best), pool, out,
                             budget_s > 0 ? budget_s - reserve_s - finish_s(tn) : 0, budget_n ? budget_n - reserve_n : 0,
-                            screening_deadline(tn), tn->finish, &fam))
+                            screening_deadline(tn), tn, &fam))
             return -1;
         const int other = fam.regen != first_best.regen;
         if (other) {
@@ -623,7 +684,7 @@ last_screening:
     const size_t n_last = vpt_estimators_add_cell_neighbours(&at, o->estimators, o->n_estimators, contenders, n_contenders);
     if (vpt_estimators_screen(&last_best, contenders, n_last, pool, &screened, &n_screened, &screen_s, &e,
                               budget_s > 0 ? fmax(screening_seconds(tn, out), reserve_s) : 0, 0) ||
-        append_records(out, screened, n_screened, screen_s, tn->finish)) {
+        append_records(out, screened, n_screened, screen_s, tn)) {
         free(screened);
         return -1;
     }
@@ -695,6 +756,8 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     VptSearchOptions so = o->search;
     so.progress = on_progress;
     so.progress_user = &tn;
+    so.paid = paid;
+    so.paid_user = &tn;
     if (tn.finish && (tn.budget_s > 0 || tn.wall_deadline > 0)) {
         so.over_budget = over_budget;
         so.over_budget_user = &tn;
@@ -714,6 +777,8 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     if (predicted) vpt_finish_tracker_predict(tn.finish, &out->finish);
     vpt_finish_tracker_destroy(tn.finish);
     tn.finish = NULL;
+    free(tn.paid.slot);
+    if (rc == 0 && tn.paid_failed) rc = -1;
     out->search_wall_s = now_s() - t0;
     if (o->progress) {
         VptSearchProgress p = {
