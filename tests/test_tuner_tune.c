@@ -322,9 +322,7 @@ TEST(tuner_tune_last_screening_measures_the_winners_grid_neighbours)
  * screening revisit configs the first search measured, and the cache
  * answers them; those answers are charged nothing
  * (VptSearchOptions.paid), so what the whole tune charges is the sum of
- * the costs of the distinct configs it took. Charged again, they would
- * leave a GPU tune's search 10.4 s short of a 90 s budget on manix
- * (docs/decisions/a-tune-pays-once.md). */
+ * the costs of the distinct configs it took (docs/decisions/a-tune-pays-once.md). */
 TEST(tuner_tune_pays_for_a_measurement_once)
 {
     char path[512];
