@@ -499,6 +499,45 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
  * schedules that pay differ by majorant; bound to the screening's winner,
  * the second search never visits the other majorants' best schedules
  * (docs/decisions/estimator-rivals.md). */
+/* What the last screening's reserve left, once the finish predicted now is
+ * set aside, when it is worth LEFTOVER_EVALS evaluations at what the
+ * tune's evaluations cost on average: one more search from the best,
+ * with its estimator, path order and transmittance, until the budget ends.
+ * Why: the reserve is priced at the first screening's cost per contender,
+ * whose compiles were cold and whose schedule was the first search's, so
+ * the last screening often takes a fraction of it
+ * (docs/decisions/leftover-descent.md); a config the tune took before
+ * costs nothing (VptSearchOptions.paid), so the search walks back to
+ * where the tune stood for free. */
+enum { LEFTOVER_EVALS = 8 };
+
+static int leftover_descent(Tune *tn, const VptSearchOptions *stage, VptSearchResult *out, double budget_s,
+                            size_t budget_n)
+{
+    if (budget_s <= 0 || out->evaluated == 0 || !out->found) return 0;
+    const double per_s = out->seconds / (double)out->evaluated;
+    const double left_s = budget_s - out->seconds - finish_s(tn);
+    if (left_s < LEFTOVER_EVALS * per_s) return 0;
+    if (budget_n && out->n_evals + LEFTOVER_EVALS > budget_n) return 0;
+    VptSearchOptions so = *stage;
+    VptConfig from = out->best.config;
+    so.majorant = from.majorant;
+    so.density = from.density;
+    so.paths = from.paths;
+    so.transmittance = from.transmittance;
+    so.max_seconds = left_s;
+    so.max_evals = budget_n ? budget_n - out->n_evals : 0;
+    so.no_prior = 1;
+    so.starts = &from;
+    so.n_starts = 1;
+    double obj;
+    if (search_appended(tn, &so, out, &from, &obj)) return -1;
+    if (tn->o->progress)
+        fprintf(tn->o->progress, "[tune] %.1f s the last screening left: a search from the best ended at %.4f ms\n",
+                left_s, obj);
+    return 0;
+}
+
 static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *pool, VptSearchResult *out)
 {
     const VptTuneOptions *o = tn->o;
@@ -690,8 +729,9 @@ last_screening:
     }
     free(screened);
     screen_s = 0;
-    if (screen_paths(tn, pool, out, &screen_s, &paths)) return -1;
-    return screen_transmittance(tn, pool, out, &screen_s, &tr);
+    if (screen_paths(tn, pool, out, &screen_s, &paths) || screen_transmittance(tn, pool, out, &screen_s, &tr))
+        return -1;
+    return leftover_descent(tn, &so, out, budget_s, budget_n);
 }
 
 /* The finish vpt_tune_run's caller asks for (tuner/finish.h): the finalists'
