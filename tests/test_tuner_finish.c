@@ -206,6 +206,37 @@ TEST(tuner_tune_budget_holds_search_and_finish)
     }
 }
 
+/* Every evaluation of the test double costing 3 s. */
+static int three_second_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    if (td_evaluate(ctx, c, fidelity, out)) return -1;
+    out->cost_s = 3.0;
+    return 0;
+}
+
+/* The evaluation about to start is counted at what the tune's evaluations
+ * cost on average: where each takes 3 s, the search and the finish end
+ * within the budget, not up to an evaluation past it. */
+TEST(tuner_tune_the_next_evaluation_fits_the_budget)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    SimRemeasure rm = {0};
+    VptTuneOptions o;
+    finish_tune(&o, s, &ctx, &rm, 40, NULL, NULL, NULL);
+    o.evaluate = three_second_evaluate;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    REQUIRE(r.have_winner);
+    CHECK_MSG(r.search.seconds + r.finish.total_s <= 40, "%.2f s charged and %.2f s predicted for the finish of a 40 s "
+              "budget (%zu evaluations)", r.search.seconds, r.finish.total_s, r.search.n_evals);
+    CHECK_MSG(r.search.seconds + r.finish.total_s > 40 - 3.0 - 1e-9, "%.2f s charged and %.2f s for the finish: more "
+              "than an evaluation of the budget left", r.search.seconds, r.finish.total_s);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}
+
 /* A budget smaller than one evaluation: the search makes its first, the
  * finish still runs (the winner is re-measured), and the report says the
  * finish ends the tune past the budget. */

@@ -80,6 +80,10 @@ typedef struct {
      * failed: adding to it ran out of memory */
     KeySet paid;
     int paid_failed;
+    /* the recorded costs of the distinct records taken, and their count:
+     * what the next evaluation is expected to cost (next_cost_s) */
+    double paid_s;
+    size_t paid_n;
     double budget_s;          /* the tune's time budget; 0: none */
     double wall_deadline;     /* 0: none */
     /* the tune's records, evaluations from the cache and charged seconds
@@ -179,7 +183,20 @@ static double finish_s(const Tune *t)
 static void took(Tune *t, const VptEvalRecord *r)
 {
     if (t->finish) vpt_finish_tracker_add(t->finish, r);
-    if (keyset_add(&t->paid, key_of(r))) t->paid_failed = 1;
+    const uint64_t k = key_of(r);
+    if (keyset_has(&t->paid, k)) return;
+    if (keyset_add(&t->paid, k)) t->paid_failed = 1;
+    if (isfinite(r->cost_s) && r->cost_s > 0) {
+        t->paid_s += r->cost_s;
+        t->paid_n++;
+    }
+}
+
+/* What the next evaluation is expected to cost: the mean of what the
+ * tune's evaluations cost so far (0 before the first). */
+static double next_cost_s(const Tune *t)
+{
+    return t->paid_n ? t->paid_s / (double)t->paid_n : 0;
 }
 
 /* VptSearchOptions.paid: the tune took the record's config before. */
@@ -204,14 +221,18 @@ static void on_progress(void *user, const VptSearchProgress *p)
 }
 
 /* VptSearchOptions.over_budget: the tune's budget holds the searches before
- * the running one (before_s), what is held for the last screening, and the
- * finish predicted now; the wall deadline, the finish. */
+ * the running one (before_s), what is held for the last screening, the
+ * finish predicted now and the evaluation about to start, at what the
+ * tune's evaluations cost on average; the wall deadline, the finish and
+ * that evaluation. Why the evaluation: one started with less left than it
+ * takes ends past the budget, by seconds where evaluations take seconds
+ * (docs/decisions/the-next-evaluation-fits.md). */
 static int over_budget(void *user, double seconds)
 {
     Tune *t = user;
-    const double f = finish_s(t);
-    if (t->budget_s > 0 && t->before_s + seconds + t->held_s + f >= t->budget_s) return 1;
-    return t->wall_deadline > 0 && f > 0 && vpt_seconds() + f >= t->wall_deadline;
+    const double f = finish_s(t), next = next_cost_s(t);
+    if (t->budget_s > 0 && t->before_s + seconds + t->held_s + f + next > t->budget_s) return 1;
+    return t->wall_deadline > 0 && f > 0 && vpt_seconds() + f + next > t->wall_deadline;
 }
 
 /* What the budget leaves to a screening now: the seconds (0: no limit;
