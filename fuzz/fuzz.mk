@@ -44,7 +44,9 @@ FUZZ_PY_NAMES := $(patsubst fuzz/fuzz_%.py,%,$(wildcard fuzz/fuzz_*.py))
 # instrumented) behind the fault boundary (base/isolate.h): GDCM's
 # assertions and OpenVDB's allocations of the lengths a file states end a
 # child process, not the fuzzer (docs/decisions/fuzz-third-party-parsers.md).
-# volume_dicom runs by default. volume_vdb is built but not run by default:
+# env_map_exr runs OpenEXR (Debian's OpenEXRCore) behind the same boundary,
+# in a worker, thousands of inputs a second (docs/decisions/fuzz-openexr-env-maps.md).
+# volume_dicom and env_map_exr run by default. volume_vdb is built but not run by default:
 # it forks a child per input (OpenVDB leaks when a read fails part way, so a
 # long-lived worker would fill up), a few executions a second; run it on
 # purpose with FUZZ_TARGETS=volume_vdb.
@@ -62,6 +64,9 @@ fuzz-corpus:
 	@mkdir -p $(BUILD) fuzz/corpus/volume_nanovdb
 	$(CC) $(CPPFLAGS) -std=c11 -O2 fuzz/nanovdb_seeds.c physics/sparse_grid.c base/error.c -lz -lm -o $(BUILD)/nanovdb_seeds
 	rm -f fuzz/corpus/volume_nanovdb/* && $(BUILD)/nanovdb_seeds fuzz/corpus/volume_nanovdb
+	@mkdir -p fuzz/corpus/env_map_exr
+	$(CC) -D_GNU_SOURCE -std=c11 -O2 fuzz/exr_seeds.c -lOpenEXRCore -lm -o $(BUILD)/exr_seeds
+	rm -f fuzz/corpus/env_map_exr/* && $(BUILD)/exr_seeds fuzz/corpus/env_map_exr
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)

@@ -2,10 +2,13 @@
 #include "scenes/env_map.h"
 
 #include "base/error.h"
+#include "base/file.h"
+#include "base/isolate.h"
 #include "base/plugin.h"
 #include "scenes/env_map_exr_shim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,43 +116,121 @@ VptEnvMap *vpt_env_map_from_image(const char *name, const VptImage *img, double 
     return m;
 }
 
-/* The OpenEXR plugin (scenes/env_map_exr_shim.h), loaded on the first .exr
- * map: $VPT_OPENEXR_SHIM when set, else beside the program, else
- * ../lib/vptune/ (base/plugin.h). */
-typedef int (*ExrReadFn)(const char *, int, size_t, VptExrResult *);
+/* The OpenEXR plugin (scenes/env_map_exr_shim.h), loaded in the calling
+ * process on the first .exr map ($VPT_OPENEXR_SHIM when set, else beside the
+ * program, else ../lib/vptune/: base/plugin.h) and called only in the fault
+ * boundary's worker, which inherits it (OpenEXR is not ours: a crash or a
+ * runaway allocation inside it must not take the program down;
+ * docs/decisions/parser-fault-boundary.md). */
+typedef int (*ExrReadFn)(const char *, const unsigned char *, size_t, int, size_t, VptExrResult *);
 static VptPlugin exr_shim = {.file = "libvptune-openexr.so",
                              .env = "VPT_OPENEXR_SHIM",
                              .abi_symbol = "vpt_exr_shim_abi",
                              .abi = VPT_EXR_SHIM_ABI,
-                             .symbols = {"vpt_exr_read", NULL}};
+                             .symbols = {"vpt_exr_read_memory", NULL}};
 
-static VptImage *read_exr(const char *path)
+static int need_exr_shim(const char *name)
 {
-    if (vpt_plugin_load(&exr_shim)) {
-        vpt_fail("'%s': OpenEXR maps are read through OpenEXR's plugin, which could not be loaded (%s). On Debian "
-                 "or Ubuntu: apt-get install libopenexr-3-1-30 (to run) or libopenexr-dev (to build), then make; "
-                 "or convert the map to PFM",
-                 path, exr_shim.error);
+    if (vpt_plugin_load(&exr_shim) == 0) return 0;
+    return vpt_fail("'%s': OpenEXR maps are read through OpenEXR's plugin, which could not be loaded (%s). On Debian "
+                    "or Ubuntu: apt-get install libopenexr-3-1-30 (to run) or libopenexr-dev (to build), then make; "
+                    "or convert the map to PFM",
+                    name, exr_shim.error);
+}
+
+const char *vpt_env_map_exr_shim_path(void) { return vpt_plugin_load(&exr_shim) == 0 ? exr_shim.path : NULL; }
+
+/* What crosses the boundary ahead of the texels (3 floats each, top row
+ * first). */
+typedef struct {
+    int32_t width, height;
+} ExrHead;
+
+/* The worker's side. The request: the name's length (8 bytes), the name, the
+ * file's bytes. */
+static int serve_exr(const void *req, size_t n, VptIsolateReply *reply, char *err, size_t err_size)
+{
+    static VptExrResult r; /* sent after this returns; the worker is single-threaded */
+    static ExrHead head;
+    const unsigned char *p = req;
+    uint64_t name_len;
+    if (n < 8) return snprintf(err, err_size, "an OpenEXR request of %zu bytes", n), -1;
+    memcpy(&name_len, p, 8);
+    if (name_len > n - 8 || name_len > 4096) return snprintf(err, err_size, "an OpenEXR request's name is cut"), -1;
+    char name[4097];
+    memcpy(name, p + 8, name_len);
+    name[name_len] = '\0';
+    if (((ExrReadFn)exr_shim.fn[0])(name, p + 8 + name_len, n - 8 - name_len, VPT_IMAGE_MAX_DIM, VPT_IMAGE_MAX_PIXELS,
+                                    &r)) {
+        snprintf(err, err_size, "%s", r.error);
+        return -1;
+    }
+    head.width = r.width;
+    head.height = r.height;
+    reply->head = &head;
+    reply->head_size = sizeof head;
+    reply->body = r.rgb;
+    reply->owned = r.rgb;
+    reply->body_size = r.width > 0 && r.height > 0 ? 3 * (size_t)r.width * (size_t)r.height * sizeof(float) : 0;
+    return 0;
+}
+
+/* One worker for every .exr parse of the process: a fork per map would
+ * cost more than the parse of a small one (the fuzz target parses
+ * thousands); it dies with the process. */
+static pthread_mutex_t exr_lock = PTHREAD_MUTEX_INITIALIZER;
+static VptIsolateWorker *exr_worker;
+
+VptEnvMap *vpt_env_map_parse_exr(const char *name, const unsigned char *buf, size_t size, double scale)
+{
+    if (need_exr_shim(name)) return NULL;
+    VptIsolateLimits lim;
+    if (vpt_isolate_limits(size, &lim)) return NULL;
+    const size_t name_len = strnlen(name, 4096);
+    if (size > SIZE_MAX - 8 - name_len) {
+        vpt_fail("'%s': an OpenEXR file of %zu bytes", name, size);
         return NULL;
     }
-    VptExrResult *r = vpt_malloc(sizeof *r);
-    if (!r) return NULL;
-    if (((ExrReadFn)exr_shim.fn[0])(path, VPT_IMAGE_MAX_DIM, VPT_IMAGE_MAX_PIXELS, r)) {
-        vpt_fail("%s", r->error);
-        free(r);
+    unsigned char *req = vpt_malloc(8 + name_len + size);
+    if (!req) return NULL;
+    const uint64_t len = name_len;
+    memcpy(req, &len, 8);
+    memcpy(req + 8, name, name_len);
+    if (size) memcpy(req + 8 + name_len, buf, size);
+    ExrHead h;
+    unsigned char *body;
+    size_t bytes;
+    pthread_mutex_lock(&exr_lock);
+    const int rc = vpt_isolate_worker_call(&exr_worker, name, "OpenEXR", &lim, serve_exr, req, 8 + name_len + size, &h,
+                                           sizeof h, 3 * VPT_IMAGE_MAX_PIXELS * sizeof(float), &body, &bytes);
+    pthread_mutex_unlock(&exr_lock);
+    free(req);
+    if (rc) return NULL;
+    /* the worker's reply is checked as a file is: its sizes, then every texel */
+    if (h.width < 1 || h.width > VPT_IMAGE_MAX_DIM || h.height < 1 || h.height > VPT_IMAGE_MAX_DIM ||
+        (size_t)h.width * (size_t)h.height > VPT_IMAGE_MAX_PIXELS ||
+        bytes != 3 * (size_t)h.width * (size_t)h.height * sizeof(float)) {
+        vpt_fail("'%s': OpenEXR's plugin sent a %dx%d map of %zu bytes (each side 1..%d, at most %zu texels of 12 "
+                 "bytes)",
+                 name, (int)h.width, (int)h.height, bytes, VPT_IMAGE_MAX_DIM, VPT_IMAGE_MAX_PIXELS);
+        free(body);
         return NULL;
     }
-    VptImage *img = vpt_calloc(1, sizeof *img);
-    if (!img) {
-        free(r->rgb);
-        free(r);
-        return NULL;
-    }
-    img->width = r->width;
-    img->height = r->height;
-    img->rgb = r->rgb;
-    free(r);
-    return img;
+    const VptImage img = {.width = h.width, .height = h.height, .rgb = (float *)body};
+    VptEnvMap *m = vpt_env_map_from_image(name, &img, scale);
+    free(body);
+    return m;
+}
+
+/* A file's bytes, then the in-memory parse. */
+static VptEnvMap *load_exr(const char *path, double scale)
+{
+    char *data;
+    size_t size;
+    if (vpt_read_file(path, VPT_ENV_MAP_EXR_MAX_FILE, &data, &size)) return NULL;
+    VptEnvMap *m = vpt_env_map_parse_exr(path, (const unsigned char *)data, size, scale);
+    free(data);
+    return m;
 }
 
 VptEnvMap *vpt_env_map_load(const char *path, double scale)
@@ -161,7 +242,8 @@ VptEnvMap *vpt_env_map_load(const char *path, double scale)
         vpt_fail("'%s': unknown environment map extension '%s'; allowed: .pfm, .exr", path, dot ? dot : "");
         return NULL;
     }
-    VptImage *img = strcasecmp(dot, ".exr") == 0 ? read_exr(path) : vpt_image_read_pfm_any(path);
+    if (strcasecmp(dot, ".exr") == 0) return load_exr(path, scale);
+    VptImage *img = vpt_image_read_pfm_any(path);
     if (!img) return NULL;
     VptEnvMap *m = vpt_env_map_from_image(path, img, scale);
     vpt_image_destroy(img);

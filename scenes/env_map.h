@@ -38,6 +38,23 @@ typedef struct VptEnvMap {
  * Every texel times scale must be finite and >= 0, scale finite and > 0.
  * NULL with a message naming the file and what is wrong. */
 VptEnvMap *vpt_env_map_load(const char *path, double scale);
+/* An .exr file larger than this is refused before it is read: an
+ * uncompressed RGBA float map of the largest size (VPT_IMAGE_MAX_PIXELS)
+ * and 64 MiB of headers and offset tables. */
+#define VPT_ENV_MAP_EXR_MAX_FILE ((size_t)16 * VPT_IMAGE_MAX_PIXELS + ((size_t)64 << 20))
+/* An OpenEXR map from the file's bytes in buf[0, size): what
+ * vpt_env_map_load does with an .exr file once it has read it (one parser
+ * for files and memory; the fuzz target fuzz/fuzz_env_map_exr.c calls it).
+ * OpenEXR decodes the file behind the fault boundary (base/isolate.h), in
+ * one worker process kept for the process's later .exr maps: a crash, an
+ * abort, a hang or an allocation beyond VPT_PARSER_MEMORY inside OpenEXR is
+ * a refusal naming the file. What comes back is checked (its size, then
+ * every texel, as vpt_env_map_from_image checks any image). `name` as in
+ * vpt_env_map_from_image. NULL with a message naming `name`. */
+VptEnvMap *vpt_env_map_parse_exr(const char *name, const unsigned char *buf, size_t size, double scale);
+/* Where the OpenEXR plugin was loaded from, or NULL when it cannot be (the
+ * tests that need it skip then). */
+const char *vpt_env_map_exr_shim_path(void);
 /* The same from an image in memory (row 0 the top); `name` is used in
  * messages and its stem in the scene's name. */
 VptEnvMap *vpt_env_map_from_image(const char *name, const VptImage *img, double scale);

@@ -22,7 +22,7 @@ extern "C" {
 
 /* Bumped when the functions or the struct change; the loader refuses a
  * plugin of another version (a stale install). */
-#define VPT_EXR_SHIM_ABI 1
+#define VPT_EXR_SHIM_ABI 2
 
 typedef struct {
     int width, height;
@@ -32,10 +32,14 @@ typedef struct {
 
 int vpt_exr_shim_abi(void);
 
-/* The file at path; each side must be in 1..max_dim and the pixels at most
- * max_pixels, checked from the header before any pixel is decoded. 0, or -1
- * with a message naming the file in out->error (out->rgb NULL). */
-int vpt_exr_read(const char *path, int max_dim, size_t max_pixels, VptExrResult *out);
+/* The OpenEXR file held in buf[0, size) (name: for messages; scenes/env_map.c
+ * reads a file's bytes first, so files and memory are one parser); each side
+ * must be in 1..max_dim and the pixels at most max_pixels, checked from the
+ * header before any pixel is decoded. 0, or -1 with a message naming the file
+ * in out->error (out->rgb NULL). Called in the fault boundary's worker
+ * (base/isolate.h), never in the calling process. */
+int vpt_exr_read_memory(const char *name, const unsigned char *buf, size_t size, int max_dim, size_t max_pixels,
+                        VptExrResult *out);
 
 #ifdef __cplusplus
 }

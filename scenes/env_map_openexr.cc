@@ -1,7 +1,7 @@
 // The OpenEXR plugin: scenes/env_map_exr_shim.h. OpenEXR's C API
-// (OpenEXRCore): a read context whose errors come back through a handler
-// into the result's message, then the scanline chunks decoded straight into
-// the float RGB image.
+// (OpenEXRCore): a read context over the file's bytes in memory, whose
+// errors come back through a handler into the result's message, then the
+// scanline chunks decoded straight into the float RGB image.
 #include "scenes/env_map_exr_shim.h"
 
 #include <OpenEXR/openexr.h>
@@ -13,9 +13,11 @@
 
 namespace {
 
-// The context's last error, for the message (the library's default handler
-// would print to stderr).
-struct Errors {
+// The context's user data: the bytes it reads, and its last error for the
+// message (the library's default handler would print to stderr).
+struct Source {
+    const unsigned char *buf;
+    size_t size;
     char text[512];
 };
 
@@ -23,11 +25,25 @@ void on_error(exr_const_context_t ctxt, exr_result_t code, const char *msg)
 {
     void *ud = nullptr;
     if (exr_get_user_data(ctxt, &ud) == EXR_ERR_SUCCESS && ud)
-        std::snprintf(static_cast<Errors *>(ud)->text, sizeof static_cast<Errors *>(ud)->text, "%s (%s)", msg,
+        std::snprintf(static_cast<Source *>(ud)->text, sizeof static_cast<Source *>(ud)->text, "%s (%s)", msg,
                       exr_get_error_code_as_string(code));
 }
 
-int fail(VptExrResult *out, const char *path, const char *what, const Errors &e)
+// pread's contract over the buffer: what lies at offset, short at the end,
+// 0 beyond it (OpenEXR then reports the short read).
+int64_t read_bytes(exr_const_context_t, void *ud, void *to, uint64_t n, uint64_t offset,
+                   exr_stream_error_func_ptr_t)
+{
+    const Source *s = static_cast<const Source *>(ud);
+    if (offset >= s->size) return 0;
+    const uint64_t k = n < s->size - offset ? n : s->size - offset;
+    std::memcpy(to, s->buf + offset, k);
+    return (int64_t)k;
+}
+
+int64_t size_of(exr_const_context_t, void *ud) { return (int64_t) static_cast<const Source *>(ud)->size; }
+
+int fail(VptExrResult *out, const char *path, const char *what, const Source &e)
 {
     std::snprintf(out->error, sizeof out->error, "'%s': %s%s%s", path, what, e.text[0] ? ": " : "", e.text);
     std::free(out->rgb);
@@ -49,13 +65,16 @@ int slot_of(const char *name)
 
 extern "C" int vpt_exr_shim_abi(void) { return VPT_EXR_SHIM_ABI; }
 
-extern "C" int vpt_exr_read(const char *path, int max_dim, size_t max_pixels, VptExrResult *out)
+extern "C" int vpt_exr_read_memory(const char *path, const unsigned char *buf, size_t size, int max_dim,
+                                   size_t max_pixels, VptExrResult *out)
 {
     std::memset(out, 0, sizeof *out);
-    Errors errs = {{0}};
+    Source errs = {buf, size, {0}};
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.error_handler_fn = on_error;
     init.user_data = &errs;
+    init.read_fn = read_bytes;
+    init.size_fn = size_of;
     init.max_image_width = max_dim;
     init.max_image_height = max_dim;
     exr_context_t f = nullptr;
@@ -114,10 +133,21 @@ extern "C" int vpt_exr_read(const char *path, int max_dim, size_t max_pixels, Vp
     }
     {
         const bool rgb = have[0] && have[1] && have[2];
-        for (int y = dw.min.y; y <= dw.max.y; y += lines) {
+        // 64 bits: a data window ending near INT32_MAX must not wrap the step
+        for (int64_t y = dw.min.y; y <= dw.max.y; y += lines) {
             exr_chunk_info_t ci;
-            if (exr_read_scanline_chunk_info(f, 0, y, &ci) != EXR_ERR_SUCCESS) {
+            if (exr_read_scanline_chunk_info(f, 0, (int)y, &ci) != EXR_ERR_SUCCESS) {
                 fail(out, path, "a damaged or truncated chunk", errs);
+                goto done;
+            }
+            // the rows it decodes into must be this chunk's rows of the image
+            if (ci.type != EXR_STORAGE_SCANLINE || ci.start_y != y || ci.height < 1 || ci.height > lines ||
+                (int64_t)ci.start_y + ci.height - 1 > dw.max.y || ci.width < 0 || (size_t)ci.width != W) {
+                char what[200];
+                std::snprintf(what, sizeof what,
+                              "the chunk of row %lld is rows %d..%lld, %d wide, not rows of the %zux%zu data window",
+                              (long long)y, ci.start_y, (long long)ci.start_y + ci.height - 1, ci.width, W, H);
+                fail(out, path, what, errs);
                 goto done;
             }
             exr_result_t r = dec_init ? exr_decoding_update(f, 0, &ci, &dec) : exr_decoding_initialize(f, 0, &ci, &dec);

@@ -74,6 +74,11 @@
 #include "fuzz/fuzz_volume_vdb.c"
 #undef LLVMFuzzerTestOneInput
 #undef LLVMFuzzerInitialize
+#define LLVMFuzzerTestOneInput fuzz_one_env_map_exr
+#define LLVMFuzzerInitialize fuzz_init_env_map_exr
+#include "fuzz/fuzz_env_map_exr.c"
+#undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
 
 typedef int (*FuzzOne)(const uint8_t *data, size_t size);
 
@@ -143,6 +148,12 @@ TEST(fuzz_regressions_volume_vdb)
     if (!vpt_volume_vdb_shim_path()) SKIP("the OpenVDB shim (bin/libvptune-openvdb.so) is not built or cannot load");
     replay("volume_vdb", fuzz_one_volume_vdb);
 }
+TEST(fuzz_regressions_env_map_exr)
+{
+    (void)fuzz_init_env_map_exr;
+    if (!vpt_env_map_exr_shim_path()) SKIP("the OpenEXR plugin (bin/libvptune-openexr.so) is not built or cannot load");
+    replay("env_map_exr", fuzz_one_env_map_exr);
+}
 
 /* The experiment-spec target is Python (fuzz/fuzz_experiment_spec.py): its
  * --replay mode runs the same checks on the committed inputs, and compares
@@ -173,7 +184,8 @@ TEST(fuzz_regressions_cover_every_target)
     static const char *const replayed[] = {"volume_mitsuba", "volume_metaimage", "volume_nrrd", "pfm",
                                            "config", "parse_numbers", "results_load", "tuner_cache",
                                            "mitsuba_xml", "volume_dicom", "scene_args", "estimators",
-                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus", "env_map"};
+                                           "volume_nanovdb", "volume_vdb", "tuner_sequences", "gpus", "env_map",
+                                           "env_map_exr"};
     DIR *d = opendir("fuzz");
     REQUIRE_MSG(d, "no fuzz/ directory (run the tests from the repository root)");
     struct dirent *e;

@@ -1,0 +1,55 @@
+/* libFuzzer target: environment maps (scenes/env_map.h) from OpenEXR bytes,
+ * through vpt_env_map_parse_exr, the parse every .exr map goes through
+ * (vpt_env_map_load reads the file, then calls it). OpenEXR (Debian's
+ * OpenEXRCore, not instrumented: no coverage feedback inside it) runs in the
+ * plugin bin/libvptune-openexr.so (build it first with `make`) behind the
+ * fault boundary (base/isolate.h), in one worker process serving many
+ * inputs: a crash or an abort inside OpenEXR ends the worker and comes back
+ * as a refusal, which the target accepts like any other. What it checks is
+ * ours: the plugin's checks of what OpenEXR decodes, the boundary, the
+ * checks of what crosses it and of every texel, the sampling tables. A
+ * refusal must say what is wrong and name the input; a map must have
+ * fuzz/fuzz_env_map_check.h's properties. The parser's memory limit is
+ * 256 MiB here, below libFuzzer's 2 GiB malloc limit, so that a large
+ * allocation fails in the worker before libFuzzer's malloc hook would count
+ * it against the input (docs/decisions/fuzz-third-party-parsers.md).
+ * $VPT_OPENEXR_SHIM names the plugin; default bin/libvptune-openexr.so (run
+ * from the repository root). */
+#include "fuzz/fuzz_env_map_check.h"
+
+#include <stdlib.h>
+
+/* A failed allocation returns NULL, as in the programs, instead of a
+ * sanitizer report: OpenEXR then refuses the file and the worker goes on.
+ * Read by the sanitizer runtime at start-up; only in the fuzz build
+ * (fuzz/fuzz.mk defines VPT_FUZZ_BUILD), not where the unit tests replay
+ * this target (tests/test_fuzz_regressions.c). */
+#ifdef VPT_FUZZ_BUILD
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    setenv("VPT_OPENEXR_SHIM", "bin/libvptune-openexr.so", 0);
+    setenv("VPT_PARSER_MEMORY", "256M", 0);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vpt_error_clear();
+    VptEnvMap *m = vpt_env_map_parse_exr("fuzz.exr", data, size, 1.0);
+    if (!m) {
+        FUZZ_CHECK_FAILED_WITH_MESSAGE("vpt_env_map_parse_exr");
+        FUZZ_CHECK(strstr(vpt_errmsg(), "fuzz.exr") != NULL, "a refusal that does not name the file: %s",
+                   vpt_errmsg());
+        return 0;
+    }
+    FUZZ_CHECK(!strcmp(m->stem, "fuzz") && !strcmp(m->source, "fuzz.exr"), "the map is named '%s' from '%s'", m->stem,
+               m->source);
+    fuzz_env_map_check(m);
+    return 0;
+}
