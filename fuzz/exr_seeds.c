@@ -50,11 +50,12 @@ typedef struct {
     Channel ch[4];
     int tiled;
     float bad; /* a value placed at texel 1 of channel 0 (0: none) */
+    int zero_row; /* 1: the top row of every channel is 0 */
 } Spec;
 
 /* Channel c's value at (x, y) of the data window: a gradient, a bright
- * spot, exact in half; never 0 (B44 decodes a 0 as a tiny negative number,
- * which the texel checks refuse). tests/test_env_map.c computes the same. */
+ * spot, exact in half; never 0 (a Spec's zero_row writes its zeros). tests/test_env_map.c
+ * computes the same. */
 static float value(int c, int x, int y, int w, int h)
 {
     float v = (float)(1 + (x * 3 + y * 5 + c * 7) % 16) / 8.0f;
@@ -99,6 +100,7 @@ static int write_exr(const char *dir, const Spec *s)
             for (int x = 0; x < s->w; x++) {
                 float v = value(c, x, y, s->w, s->h);
                 if (c == 0 && s->bad != 0.0f && y * s->w + x == 1) v = s->bad;
+                if (s->zero_row && y == 0) v = 0.0f;
                 unsigned char *p = planes[c] + ((size_t)y * (size_t)s->w + (size_t)x) * (size_t)bytes;
                 if (s->ch[c].type == EXR_PIXEL_HALF) {
                     const uint16_t b = half_bits(v);
@@ -248,6 +250,7 @@ int main(int argc, char **argv)
         {"bad_alpha_only_4x2.exr", EXR_COMPRESSION_NONE, 4, 2, 0, 0, 1, {A}, 0, 0},
         {"bad_subsampled_4x4.exr", EXR_COMPRESSION_NONE, 4, 4, 0, 0, 3, {B, G, R22}, 0, 0},
         {"bad_negative_4x2.exr", EXR_COMPRESSION_ZIPS, 4, 2, 0, 0, 3, {B, G, R}, 0, -1.0f},
+        {"rgb_half_b44_zero_row_8x4.exr", EXR_COMPRESSION_B44, 8, 4, 0, 0, 3, {B, G, R}, 0, 0, 1},
         {"bad_nan_4x2.exr", EXR_COMPRESSION_NONE, 4, 2, 0, 0, 3, {Bf, Gf, Rf}, 0, NAN},
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) rc |= write_exr(argv[1], &more[i]);

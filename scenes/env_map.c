@@ -144,6 +144,7 @@ const char *vpt_env_map_exr_shim_path(void) { return vpt_plugin_load(&exr_shim) 
  * first). */
 typedef struct {
     int32_t width, height;
+    int32_t lossy; /* VptExrResult.lossy */
 } ExrHead;
 
 /* The worker's side. The request: the name's length (8 bytes), the name, the
@@ -167,6 +168,7 @@ static int serve_exr(const void *req, size_t n, VptIsolateReply *reply, char *er
     }
     head.width = r.width;
     head.height = r.height;
+    head.lossy = r.lossy;
     reply->head = &head;
     reply->head_size = sizeof head;
     reply->body = r.rgb;
@@ -216,6 +218,15 @@ VptEnvMap *vpt_env_map_parse_exr(const char *name, const unsigned char *buf, siz
         free(body);
         return NULL;
     }
+    /* A lossy codec decodes a texel of 0 a little below it (B44: about
+     * -7.6e-6): in such a file a finite negative value is the codec's error,
+     * read as 0; in a lossless one it is the file's, and refused below. */
+    if (h.lossy)
+        for (size_t k = 0; k < 3 * (size_t)h.width * (size_t)h.height; k++) {
+            float v;
+            memcpy(&v, body + k * sizeof v, sizeof v);
+            if (v < 0.0f && isfinite(v)) memset(body + k * sizeof v, 0, sizeof v);
+        }
     const VptImage img = {.width = h.width, .height = h.height, .rgb = (float *)body};
     VptEnvMap *m = vpt_env_map_from_image(name, &img, scale);
     free(body);

@@ -22,11 +22,12 @@ extern "C" {
 
 /* Bumped when the functions or the struct change; the loader refuses a
  * plugin of another version (a stale install). */
-#define VPT_EXR_SHIM_ABI 2
+#define VPT_EXR_SHIM_ABI 3
 
 typedef struct {
     int width, height;
     float *rgb;              /* malloc'd (the caller frees it with free()): 3 floats a pixel, top row first */
+    int lossy;               /* 1: the file's compression is lossy (B44, B44A, DWAA, DWAB) */
     char error[1024];
 } VptExrResult;
 

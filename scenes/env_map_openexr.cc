@@ -184,6 +184,12 @@ extern "C" int vpt_exr_read_memory(const char *path, const unsigned char *buf, s
         if (!rgb)
             for (size_t i = 0; i < W * H; i++) out->rgb[3 * i + 1] = out->rgb[3 * i + 2] = out->rgb[3 * i];
     }
+    {
+        exr_compression_t comp;
+        if (exr_get_compression(f, 0, &comp) == EXR_ERR_SUCCESS)
+            out->lossy = comp == EXR_COMPRESSION_B44 || comp == EXR_COMPRESSION_B44A ||
+                         comp == EXR_COMPRESSION_DWAA || comp == EXR_COMPRESSION_DWAB;
+    }
     out->width = (int)W;
     out->height = (int)H;
     rc = 0;
