@@ -27,6 +27,8 @@
 #include <zlib.h>
 
 #define CT4_CACHES "results/h200x4/archive/seeds-606c517/ct4-s*.jsonl.gz"
+/* The same CT's seven seeds on one H200, tuned with the families' race */
+#define CT4_CACHES_3 "results/h200/archive/seeds-d929ce8/ct4-s*.jsonl.gz"
 #define MANIX_CACHES_1 "results/h200/archive/seeds-caplift-91f8882/manix-s*.jsonl.gz"
 #define MANIX_CACHES_2 "results/h200x4/archive/seeds-606c517/manix-s*.jsonl.gz"
 /* The start the recorded CT tunes had beside the prior: the configs saved
@@ -127,6 +129,12 @@ static int load_caches(Recorded *r, const char *const *globs, size_t n_globs)
 static int load_ct4(Recorded *r)
 {
     const char *const globs[] = {CT4_CACHES};
+    return load_caches(r, globs, 1);
+}
+
+static int load_ct4_h200(Recorded *r)
+{
+    const char *const globs[] = {CT4_CACHES_3};
     return load_caches(r, globs, 1);
 }
 
@@ -272,6 +280,33 @@ TEST(tuner_tune_ct4_ten_seeds_end_with_regeneration)
     /* the one that misses is seed 5: its first search never left thread
      * regeneration, and nothing measured warp's basin before the race */
     CHECK_MSG(within >= 9, "%d of 10 seeds within 2%%", within);
+    free(r.rows);
+}
+
+/* The CT's seven seeds of one H200, replayed the same way. On seeds 1 and 6
+ * the first search ended on naiveSK, and thread and warp regeneration
+ * measured nearly tied with grid32:u8; both race (FAMILY_TIE), and every
+ * seed ends within 2% of the caches' fastest row
+ * (docs/decisions/regeneration-family-rival.md, "The families that tie"). */
+TEST(tuner_tune_ct4_h200_seeds_race_the_families_that_tie)
+{
+    Recorded r;
+    REQUIRE_MSG(load_ct4_h200(&r) == 0, "%s", vpt_errmsg());
+    if (r.n == 0) SKIP("%s not found: run the tests from the repository root", CT4_CACHES_3);
+    int within = 0;
+    for (int seed = 1; seed <= 7; seed++) {
+        VptTuneResult res;
+        char *log = NULL;
+        replay(&r, seed, VPT_ESTIMATORS_RIVALS_MAX, CT4_TRANSFER, &res, &log);
+        REQUIRE(res.have_winner);
+        vpt_test_log("seed %d: %zu evaluations, %ld not recorded, winner %.4f ms (%+.2f%%) %s", seed,
+                     res.search.n_evals, r.misses, res.winner.time_ms, 100 * (res.winner.time_ms / r.fastest_ms - 1),
+                     vpt_config_schedule_name(&res.winner.config));
+        within += res.winner.time_ms <= 1.02 * r.fastest_ms;
+        free(log);
+        vpt_tune_result_free(&res);
+    }
+    CHECK_MSG(within == 7, "%d of 7 seeds within 2%%", within);
     free(r.rows);
 }
 

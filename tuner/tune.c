@@ -420,6 +420,13 @@ static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult 
  * (docs/decisions/regeneration-family-rival.md). */
 #define FAMILY_MARGIN 1.25
 
+/* Other families measured within this factor of the fastest of them each
+ * get a rival. Why: one measurement at a config none of them was descended
+ * in does not tell apart families that close, and the one that measured
+ * second can hold the better basin (docs/decisions/regeneration-family-rival.md,
+ * "The families that tie"). */
+#define FAMILY_TIE 1.05
+
 /* The regeneration families measured with the estimator the screenings
  * chose: for each value of regen (none, thread, warp, block, device) but
  * at's, the fastest record of the first search (first[0..n_first)) in that
@@ -429,8 +436,9 @@ static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult 
  * (announced together, the fastest first), charged and appended to *out;
  * none starts once out's seconds reach max_seconds (> 0), its evaluations
  * max_evals (> 0), or vpt_seconds() wall_deadline (> 0); the records
- * are taken by the tune t as every record of it is. *from: the fastest
- * of at (objective at_obj) and those. At most four evaluations.
+ * are taken by the tune t as every record of it is. from[0..*n_from): the
+ * configs of those faster than at (objective at_obj) and within FAMILY_TIE
+ * of the fastest of them, fastest first. At most four evaluations.
  * Why: the first search chose among the families with the thesis'
  * estimator, which can leave them within a few percent of each other, and
  * every rival starts from its choice; an estimator that makes steps cheaper
@@ -439,7 +447,7 @@ static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult 
  * to reach the schedule moves (docs/decisions/regeneration-family-rival.md). */
 static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig at, double at_obj, VptEvalPool *pool,
                            VptSearchResult *out, double max_seconds, size_t max_evals, double wall_deadline,
-                           Tune *t, VptConfig *from)
+                           Tune *t, VptConfig *from, size_t *n_from)
 {
     enum { FAMILIES = VPT_REGEN_DEVICE + 1 };
     const VptEvalRecord *fam[FAMILIES] = {NULL};
@@ -452,7 +460,7 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
         const int f = (int)r->config.regen;
         if (f >= 0 && f < FAMILIES && (!fam[f] || obj < vpt_eval_objective(fam[f]))) fam[f] = r;
     }
-    *from = at;
+    *n_from = 0;
     VptConfig c[FAMILIES];
     double c_obj[FAMILIES];
     size_t n = 0;
@@ -473,19 +481,27 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
     if (n == 0) return 0;
     vpt_eval_pool_announce(pool, c, n, 1);
     VptEvalRecord recs[FAMILIES];
-    size_t m = 0;
-    double s = 0;
+    size_t m = 0, from_rec[FAMILIES];
+    double s = 0, fastest = at_obj;
     for (size_t i = 0; i < n; i++) {
         if ((max_seconds > 0 && out->seconds + s >= max_seconds) || (max_evals && out->n_evals + m >= max_evals) ||
             (wall_deadline > 0 && vpt_seconds() >= wall_deadline))
             break;
         if (vpt_eval_pool_get_charged(pool, &c[i], &recs[m], &s)) return -1;
-        const double obj = vpt_eval_objective(&recs[m]);
-        if (obj < at_obj) {
-            at_obj = obj;
-            *from = c[i];
-        }
+        fastest = fmin(fastest, vpt_eval_objective(&recs[m]));
         m++;
+    }
+    /* the faster than at within the tie of the fastest, fastest first */
+    for (size_t i = 0; i < m; i++) {
+        const double obj = vpt_eval_objective(&recs[i]);
+        if (!(obj < at_obj && obj <= FAMILY_TIE * fastest)) continue;
+        size_t k = (*n_from)++;
+        for (; k > 0 && vpt_eval_objective(&recs[from_rec[k - 1]]) > obj; k--) {
+            from[k] = from[k - 1];
+            from_rec[k] = from_rec[k - 1];
+        }
+        from[k] = c[i];
+        from_rec[k] = i;
     }
     if (append_records(out, recs, m, s, t)) return -1;
     return vpt_eval_pool_drain(pool);
@@ -643,28 +659,35 @@ static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *
     VptConfig rival_from[VPT_ESTIMATORS_MAX + 1];
     for (size_t i = 0; i < n_rivals; i++) rival_from[i] = first_best;
     if (o->rivals > 1) {
-        VptConfig fam;
+        VptConfig fam[VPT_REGEN_DEVICE + 1];
+        size_t n_fam = 0;
         const size_t before = out->n_evals;
         if (screen_families(out->evals, n_first, first_best, vpt_eval_objective(&out->best), pool, out,
                             budget_s > 0 ? budget_s - reserve_s - finish_s(tn) : 0, budget_n ? budget_n - reserve_n : 0,
-                            screening_deadline(tn), tn, &fam))
+                            screening_deadline(tn), tn, fam, &n_fam))
             return -1;
-        const int other = fam.regen != first_best.regen;
-        if (other) {
+        /* each faster family a rival after the first, in the last majorants'
+         * places when the race is full */
+        if (n_fam > (size_t)o->rivals - 1) n_fam = (size_t)o->rivals - 1;
+        for (size_t j = 0; j < n_fam; j++) {
             if (n_rivals >= (size_t)o->rivals) n_rivals = (size_t)o->rivals - 1;
-            for (size_t i = n_rivals; i > 1; i--) {
+            for (size_t i = n_rivals; i > 1 + j; i--) {
                 rivals[i] = rivals[i - 1];
                 rival_from[i] = rival_from[i - 1];
             }
-            rivals[1] = e;
-            rival_from[1] = fam;
+            rivals[1 + j] = e;
+            rival_from[1 + j] = fam[j];
             n_rivals++;
         }
-        if (o->progress && out->n_evals > before)
-            fprintf(o->progress, "[tune] regeneration families measured with %s:%s: %zu other, %s the fastest%s\n",
+        if (o->progress && out->n_evals > before) {
+            fprintf(o->progress, "[tune] regeneration families measured with %s:%s: %zu other, %s the fastest%s",
                     vpt_majorant_name(e.majorant), vpt_density_name(e.density), out->n_evals - before,
-                    vpt_config_schedule_name(other ? &fam : &first_best),
-                    other ? ", a rival from there" : " (the first search's)");
+                    vpt_config_schedule_name(n_fam ? &fam[0] : &first_best),
+                    n_fam ? ", a rival from there" : " (the first search's)");
+            for (size_t j = 1; j < n_fam; j++)
+                fprintf(o->progress, " and from %s (within %.2fx)", vpt_config_schedule_name(&fam[j]), FAMILY_TIE);
+            fputc('\n', o->progress);
+        }
         left_s = budget_s - out->seconds - reserve_s - finish_s(tn);
         if (budget_s > 0 && left_s <= 0) return 0;
         if (budget_n && out->n_evals + reserve_n >= budget_n) return 0;
