@@ -255,28 +255,36 @@ TEST(tuner_tune_ct4_seed3_races_the_faster_regeneration_family)
     free(r.rows);
 }
 
-/* Seeds 1 to 10 of the CT, as the GPU ran them; within: how many end within
- * 2% of the caches' fastest row. */
+/* Seeds 1 to n of the CT replayed on r, as the GPU ran them, each checked
+ * to end with regeneration; returns how many end within 2% of the caches'
+ * fastest row. */
+static int ct4_seeds_within(Recorded *r, int n)
+{
+    int within = 0;
+    for (int seed = 1; seed <= n; seed++) {
+        VptTuneResult res;
+        char *log = NULL;
+        replay(r, seed, VPT_ESTIMATORS_RIVALS_MAX, CT4_TRANSFER, &res, &log);
+        REQUIRE(res.have_winner);
+        vpt_test_log("seed %d: %zu evaluations, %ld not recorded, winner %.4f ms (%+.2f%%) %s", seed,
+                     res.search.n_evals, r->misses, res.winner.time_ms, 100 * (res.winner.time_ms / r->fastest_ms - 1),
+                     vpt_config_schedule_name(&res.winner.config));
+        CHECK_MSG(res.winner.config.regen != VPT_REGEN_NONE, "seed %d ends on %s", seed,
+                  vpt_config_schedule_name(&res.winner.config));
+        within += res.winner.time_ms <= 1.02 * r->fastest_ms;
+        free(log);
+        vpt_tune_result_free(&res);
+    }
+    return within;
+}
+
+/* Seeds 1 to 10 of the CT of one 4x H200 host. */
 TEST(tuner_tune_ct4_ten_seeds_end_with_regeneration)
 {
     Recorded r;
     REQUIRE_MSG(load_ct4(&r) == 0, "%s", vpt_errmsg());
     if (r.n == 0) SKIP("%s not found: run the tests from the repository root", CT4_CACHES);
-    int within = 0;
-    for (int seed = 1; seed <= 10; seed++) {
-        VptTuneResult res;
-        char *log = NULL;
-        replay(&r, seed, VPT_ESTIMATORS_RIVALS_MAX, CT4_TRANSFER, &res, &log);
-        REQUIRE(res.have_winner);
-        vpt_test_log("seed %d: %zu evaluations, %ld not recorded, winner %.4f ms (%+.2f%%) %s", seed,
-                     res.search.n_evals, r.misses, res.winner.time_ms, 100 * (res.winner.time_ms / r.fastest_ms - 1),
-                     vpt_config_schedule_name(&res.winner.config));
-        CHECK_MSG(res.winner.config.regen != VPT_REGEN_NONE, "seed %d ends on %s", seed,
-                  vpt_config_schedule_name(&res.winner.config));
-        within += res.winner.time_ms <= 1.02 * r.fastest_ms;
-        free(log);
-        vpt_tune_result_free(&res);
-    }
+    const int within = ct4_seeds_within(&r, 10);
     /* the one that misses is seed 5: its first search never left thread
      * regeneration, and nothing measured warp's basin before the race */
     CHECK_MSG(within >= 9, "%d of 10 seeds within 2%%", within);
@@ -293,19 +301,7 @@ TEST(tuner_tune_ct4_h200_seeds_race_the_families_that_tie)
     Recorded r;
     REQUIRE_MSG(load_ct4_h200(&r) == 0, "%s", vpt_errmsg());
     if (r.n == 0) SKIP("%s not found: run the tests from the repository root", CT4_CACHES_3);
-    int within = 0;
-    for (int seed = 1; seed <= 7; seed++) {
-        VptTuneResult res;
-        char *log = NULL;
-        replay(&r, seed, VPT_ESTIMATORS_RIVALS_MAX, CT4_TRANSFER, &res, &log);
-        REQUIRE(res.have_winner);
-        vpt_test_log("seed %d: %zu evaluations, %ld not recorded, winner %.4f ms (%+.2f%%) %s", seed,
-                     res.search.n_evals, r.misses, res.winner.time_ms, 100 * (res.winner.time_ms / r.fastest_ms - 1),
-                     vpt_config_schedule_name(&res.winner.config));
-        within += res.winner.time_ms <= 1.02 * r.fastest_ms;
-        free(log);
-        vpt_tune_result_free(&res);
-    }
+    const int within = ct4_seeds_within(&r, 7);
     CHECK_MSG(within == 7, "%d of 7 seeds within 2%%", within);
     free(r.rows);
 }
