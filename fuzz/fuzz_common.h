@@ -91,4 +91,35 @@ static inline void fuzz_write_file(const char *dir, const char *name, const void
     }
 }
 
+/* LLVMFuzzerInitialize of a target whose parser is a third-party library
+ * run from a plugin behind the fault boundary (base/isolate.h): it sets
+ * $shim_env to shim_path (run from the repository root) and the parser's
+ * memory limit $VPT_PARSER_MEMORY to `memory`, unless the environment sets
+ * them. The limit stays below libFuzzer's 2 GiB malloc limit, so that a
+ * large allocation fails in the worker before libFuzzer's malloc hook would
+ * count it against the input (docs/decisions/fuzz-third-party-parsers.md). */
+#define FUZZ_PLUGIN_INITIALIZE(shim_env, shim_path, memory)     \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)           \
+    {                                                           \
+        (void)argc;                                             \
+        (void)argv;                                             \
+        setenv(shim_env, shim_path, 0);                         \
+        setenv("VPT_PARSER_MEMORY", memory, 0);                 \
+        return 0;                                               \
+    }
+
+/* In the fuzz build (fuzz/fuzz.mk defines VPT_FUZZ_BUILD; not where the unit
+ * tests replay a target), a failed allocation returns NULL, as in the
+ * programs, instead of a sanitizer report (operator new throws): the
+ * library then refuses the input and the worker goes on, rather than dying
+ * and being replaced at every length field beyond the limit. Read by the
+ * sanitizer runtime at start-up. */
+#ifdef VPT_FUZZ_BUILD
+#define FUZZ_ALLOCATOR_MAY_RETURN_NULL              \
+    const char *__asan_default_options(void);       \
+    const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#else
+#define FUZZ_ALLOCATOR_MAY_RETURN_NULL
+#endif
+
 #endif

@@ -17,26 +17,8 @@
  * from the repository root). */
 #include "fuzz/fuzz_env_map_check.h"
 
-#include <stdlib.h>
-
-/* A failed allocation returns NULL, as in the programs, instead of a
- * sanitizer report: OpenEXR then refuses the file and the worker goes on.
- * Read by the sanitizer runtime at start-up; only in the fuzz build
- * (fuzz/fuzz.mk defines VPT_FUZZ_BUILD), not where the unit tests replay
- * this target (tests/test_fuzz_regressions.c). */
-#ifdef VPT_FUZZ_BUILD
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
-#endif
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    setenv("VPT_OPENEXR_SHIM", "bin/libvptune-openexr.so", 0);
-    setenv("VPT_PARSER_MEMORY", "256M", 0);
-    return 0;
-}
+FUZZ_ALLOCATOR_MAY_RETURN_NULL
+FUZZ_PLUGIN_INITIALIZE("VPT_OPENEXR_SHIM", "bin/libvptune-openexr.so", "256M")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,27 +17,8 @@
 #include "fuzz/fuzz_volume_check.h"
 #include "scenes/formats/volume_dicom.h"
 
-#include <stdlib.h>
-
-/* A failed allocation returns NULL (operator new throws), as in the
- * programs, instead of a sanitizer report: GDCM then refuses the file, and
- * the worker goes on, rather than dying and being replaced at every length
- * field beyond the limit. Read by the sanitizer runtime at start-up; only in
- * the fuzz build (fuzz/fuzz.mk defines VPT_FUZZ_BUILD), not where the unit
- * tests replay this target (tests/test_fuzz_regressions.c). */
-#ifdef VPT_FUZZ_BUILD
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
-#endif
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    setenv("VPT_DICOM_SHIM", "bin/libvptune-dicom.so", 0);
-    setenv("VPT_PARSER_MEMORY", "256M", 0);
-    return 0;
-}
+FUZZ_ALLOCATOR_MAY_RETURN_NULL
+FUZZ_PLUGIN_INITIALIZE("VPT_DICOM_SHIM", "bin/libvptune-dicom.so", "256M")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

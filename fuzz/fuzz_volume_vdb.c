@@ -14,16 +14,7 @@
 #include "fuzz/fuzz_volume_check.h"
 #include "scenes/formats/volume_vdb.h"
 
-#include <stdlib.h>
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    setenv("VPT_OPENVDB_SHIM", "bin/libvptune-openvdb.so", 0);
-    setenv("VPT_PARSER_MEMORY", "1G", 0);
-    return 0;
-}
+FUZZ_PLUGIN_INITIALIZE("VPT_OPENVDB_SHIM", "bin/libvptune-openvdb.so", "1G")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

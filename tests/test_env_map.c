@@ -162,6 +162,28 @@ static void put_attr(Bytes *o, const char *name, const char *type, const void *v
     put(o, v, (size_t)size);
 }
 
+/* The magic, version and header of a single-part scanline OpenEXR file of
+ * w x h pixels with the channel list ch (as the chlist attribute holds it)
+ * and the given compression (0 none, 1 RLE), written after the format's
+ * specification; the offset table and the chunks follow. */
+static void put_exr_header(Bytes *o, const Bytes *ch, int w, int h, unsigned char compression)
+{
+    const unsigned char magic[8] = {0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0};
+    put(o, magic, 8);
+    put_attr(o, "channels", "chlist", ch->b, (int32_t)ch->n);
+    const unsigned char zero = 0;
+    put_attr(o, "compression", "compression", &compression, 1);
+    const int32_t box[4] = {0, 0, w - 1, h - 1};
+    put_attr(o, "dataWindow", "box2i", box, 16);
+    put_attr(o, "displayWindow", "box2i", box, 16);
+    put_attr(o, "lineOrder", "lineOrder", &zero, 1);
+    const float one = 1.0f, centre[2] = {0, 0};
+    put_attr(o, "pixelAspectRatio", "float", &one, 4);
+    put_attr(o, "screenWindowCenter", "v2f", centre, 8);
+    put_attr(o, "screenWindowWidth", "float", &one, 4);
+    put(o, "", 1);
+}
+
 /* A single-part, uncompressed, scanline OpenEXR file of the given channels
  * (names in alphabetical order, as the format stores them; pixel type 1
  * half, 2 float), one scanline a chunk, written by hand after the format's
@@ -172,8 +194,6 @@ static const char *write_exr(const char *name, int w, int h, int nch, const char
 {
     static Bytes o;
     o.n = 0;
-    const unsigned char magic[8] = {0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0};
-    put(&o, magic, 8);
     Bytes ch = {{0}, 0};
     for (int c = 0; c < nch; c++) {
         put_str(&ch, names[c]);
@@ -184,18 +204,7 @@ static const char *write_exr(const char *name, int w, int h, int nch, const char
         put_i32(&ch, 1);
     }
     put(&ch, "", 1);
-    put_attr(&o, "channels", "chlist", ch.b, (int32_t)ch.n);
-    const unsigned char zero = 0;
-    put_attr(&o, "compression", "compression", &zero, 1);
-    const int32_t box[4] = {0, 0, w - 1, h - 1};
-    put_attr(&o, "dataWindow", "box2i", box, 16);
-    put_attr(&o, "displayWindow", "box2i", box, 16);
-    put_attr(&o, "lineOrder", "lineOrder", &zero, 1);
-    const float one = 1.0f, centre[2] = {0, 0};
-    put_attr(&o, "pixelAspectRatio", "float", &one, 4);
-    put_attr(&o, "screenWindowCenter", "v2f", centre, 8);
-    put_attr(&o, "screenWindowWidth", "float", &one, 4);
-    put(&o, "", 1);
+    put_exr_header(&o, &ch, w, h, 0);
     int32_t row = 0;
     for (int c = 0; c < nch; c++) row += w * (types[c] == 1 ? 2 : 4);
     const size_t table = o.n;
@@ -310,8 +319,6 @@ static const char *write_black_rle_exr(const char *name, int w, int h)
 {
     static Bytes o;
     o.n = 0;
-    const unsigned char magic[8] = {0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0};
-    put(&o, magic, 8);
     Bytes ch = {{0}, 0};
     put_str(&ch, "Y");
     put_i32(&ch, 1);
@@ -320,18 +327,7 @@ static const char *write_black_rle_exr(const char *name, int w, int h)
     put_i32(&ch, 1);
     put_i32(&ch, 1);
     put(&ch, "", 1);
-    put_attr(&o, "channels", "chlist", ch.b, (int32_t)ch.n);
-    const unsigned char zero = 0, rle = 1;
-    put_attr(&o, "compression", "compression", &rle, 1);
-    const int32_t box[4] = {0, 0, w - 1, h - 1};
-    put_attr(&o, "dataWindow", "box2i", box, 16);
-    put_attr(&o, "displayWindow", "box2i", box, 16);
-    put_attr(&o, "lineOrder", "lineOrder", &zero, 1);
-    const float one = 1.0f, centre[2] = {0, 0};
-    put_attr(&o, "pixelAspectRatio", "float", &one, 4);
-    put_attr(&o, "screenWindowCenter", "v2f", centre, 8);
-    put_attr(&o, "screenWindowWidth", "float", &one, 4);
-    put(&o, "", 1);
+    put_exr_header(&o, &ch, w, h, 1);
     Bytes row = {{0}, 0};
     const unsigned char first[2] = {0xff, 0x00}; /* a literal of one byte: 0 */
     put(&row, first, 2);
