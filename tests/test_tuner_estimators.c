@@ -354,3 +354,58 @@ TEST(tuner_estimators_cell_neighbours_are_half_and_twice_in_the_list)
     REQUIRE(m == 2);
     CHECK(vpt_estimators_cell_neighbours(&g64, list, (size_t)m, nb) == 1 && nb[0].majorant == 32);
 }
+
+/* The double with sortingSK made as costly to measure as a schedule of
+ * several kernels is on a GPU (eight times the double's cost) and tied
+ * with the others: each of its configs measures 1% faster than the fastest
+ * of another schedule measured before it (within FAMILY_TIE). */
+enum { SORTING_SK = 8 };
+typedef struct {
+    TdCtx td;
+    double cheap_best_ms; /* 0: none yet */
+} TieCtx;
+
+static int costly_sort_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    TieCtx *t = ctx;
+    if (td_evaluate(&t->td, c, fidelity, out)) return -1;
+    if (out->status != VPT_STATUS_OK || fidelity != 1) return 0;
+    if (vpt_config_schedule_index(c) != SORTING_SK) {
+        if (t->cheap_best_ms == 0 || out->time_ms < t->cheap_best_ms) t->cheap_best_ms = out->time_ms;
+        return 0;
+    }
+    if (t->cheap_best_ms > 0) out->time_ms = 0.99 * t->cheap_best_ms;
+    out->cost_s *= 8;
+    return 0;
+}
+
+/* Where the first search ends on a costly schedule and a cheap config ties
+ * with it, the estimators are screened on the cheap one: the screening's
+ * first record is not of the costly schedule. */
+TEST(tuner_estimators_screened_on_the_cheapest_tie)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TieCtx ctx = {0};
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    VptTuneOptions o;
+    td_local_tune(&o, s, costly_sort_evaluate, &ctx.td, 200, "global:f32,global:u8,grid8:f32,grid8:u8,grid16:f32", est);
+    o.evaluate_ctx = &ctx;
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    size_t first = 0; /* the screening's first record */
+    while (first < r.search.n_evals && r.search.evals[first].config.majorant == 0 &&
+           r.search.evals[first].config.density == VPT_DENSITY_F32)
+        first++;
+    REQUIRE_MSG(first < r.search.n_evals, "no screening in %zu evaluations", r.search.n_evals);
+    size_t best = 0;
+    for (size_t i = 1; i < first; i++)
+        if (vpt_eval_objective(&r.search.evals[i]) < vpt_eval_objective(&r.search.evals[best])) best = i;
+    REQUIRE_MSG(vpt_config_schedule_index(&r.search.evals[best].config) == SORTING_SK,
+                "the first search ended on schedule %d, not the costly one: the test says nothing",
+                vpt_config_schedule_index(&r.search.evals[best].config));
+    CHECK_MSG(vpt_config_schedule_index(&r.search.evals[first].config) != SORTING_SK,
+              "the screening measured the costly schedule (%.1f s a record)", r.search.evals[first].cost_s);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}

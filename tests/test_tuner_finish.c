@@ -216,25 +216,32 @@ static int three_second_evaluate(void *ctx, const VptConfig *c, int fidelity, Vp
 
 /* The evaluation about to start is counted at what the tune's evaluations
  * cost on average: where each takes 3 s, the search and the finish end
- * within the budget, not up to an evaluation past it. */
+ * within the budget, not up to an evaluation past it; with the estimator
+ * stage too, whose screenings (estimators, path order, regeneration
+ * families) each start a measurement only where it fits. */
 TEST(tuner_tune_the_next_evaluation_fits_the_budget)
 {
-    VptSpace *s = vpt_space_create();
-    REQUIRE(s);
-    TdCtx ctx = {0};
-    SimRemeasure rm = {0};
-    VptTuneOptions o;
-    finish_tune(&o, s, &ctx, &rm, 40, NULL, NULL, NULL);
-    o.evaluate = three_second_evaluate;
-    VptTuneResult r;
-    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
-    REQUIRE(r.have_winner);
-    CHECK_MSG(r.search.seconds + r.finish.total_s <= 40, "%.2f s charged and %.2f s predicted for the finish of a 40 s "
-              "budget (%zu evaluations)", r.search.seconds, r.finish.total_s, r.search.n_evals);
-    CHECK_MSG(r.search.seconds + r.finish.total_s > 40 - 3.0 - 1e-9, "%.2f s charged and %.2f s for the finish: more "
-              "than an evaluation of the budget left", r.search.seconds, r.finish.total_s);
-    vpt_tune_result_free(&r);
-    vpt_space_destroy(s);
+    const char *lists[] = {NULL, "global:f32,global:u8,grid8:f32,grid8:u8,grid16:f32,grid16:u8,grid32:f32,grid32:u8"};
+    for (int l = 0; l < 2; l++) {
+        VptSpace *s = vpt_space_create();
+        REQUIRE(s);
+        TdCtx ctx = {0};
+        SimRemeasure rm = {0};
+        VptEstimator est[VPT_ESTIMATORS_MAX];
+        VptTuneOptions o;
+        finish_tune(&o, s, &ctx, &rm, 40, lists[l], est, NULL);
+        o.evaluate = three_second_evaluate;
+        VptTuneResult r;
+        REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+        REQUIRE(r.have_winner);
+        const char *name = lists[l] ? "with estimators" : "without estimators";
+        CHECK_MSG(r.search.seconds + r.finish.total_s <= 40, "%s: %.2f s charged and %.2f s predicted for the finish "
+                  "of a 40 s budget (%zu evaluations)", name, r.search.seconds, r.finish.total_s, r.search.n_evals);
+        CHECK_MSG(r.search.seconds + r.finish.total_s > 40 - 3.0 - 1e-9, "%s: %.2f s charged and %.2f s for the "
+                  "finish: more than an evaluation of the budget left", name, r.search.seconds, r.finish.total_s);
+        vpt_tune_result_free(&r);
+        vpt_space_destroy(s);
+    }
 }
 
 /* A budget smaller than one evaluation: the search makes its first, the

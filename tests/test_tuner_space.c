@@ -496,13 +496,15 @@ TEST(tuner_space_cap_lifted_keeps_the_config_and_fits_the_block)
     m = vpt_space_cap_lifted(s, (size_t)i, 2);
     REQUIRE(m >= 0);
     CHECK(vpt_config_equal(vpt_space_point(s, (size_t)m), &want));
-    /* block 1024 holds 64 registers a lane: cap 80 needs block 512 or less */
+    /* block 1024 holds 64 registers a lane: cap 80 needs block 512 or less,
+     * and the SM's register file holds three blocks of 256 (768 threads)
+     * where it holds one of 512 */
     long j = member_of(s, "regenerationSK-warp,threshold=50,block=1024,lookahead=4,coop=4,maxrregcount=64", &c);
     REQUIRE(j >= 0);
     m = vpt_space_cap_lifted(s, (size_t)j, 1);
     REQUIRE(m >= 0);
     CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->maxrregcount, 80);
-    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 512);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 256);
     CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->coop, 4);
     CHECK_EQ_INT(vpt_config_check(vpt_space_point(s, (size_t)m)), 0);
     /* uncapped, block 1024's launch bound is 64: lifted as a cap of 64 is */
@@ -512,6 +514,14 @@ TEST(tuner_space_cap_lifted_keeps_the_config_and_fits_the_block)
     m = vpt_space_cap_lifted(s, (size_t)u, 1);
     REQUIRE(m >= 0);
     CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->maxrregcount, 80);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 256);
+    /* cap 128: one block of 512 or two of 256 hold 512 threads alike, and
+     * the larger block is kept */
+    long w = member_of(s, "regenerationSK-warp,threshold=50,block=512,lookahead=4,coop=4,maxrregcount=96", &c);
+    REQUIRE(w >= 0);
+    m = vpt_space_cap_lifted(s, (size_t)w, 1);
+    REQUIRE(m >= 0);
+    CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->maxrregcount, 128);
     CHECK_EQ_INT(vpt_space_point(s, (size_t)m)->block, 512);
     /* uncapped at a block whose launch bound is the largest, or the domain's largest cap: nothing above */
     long k = member_of(s, "regenerationSK-warp,threshold=50,block=128,lookahead=4,coop=4", &c);

@@ -138,27 +138,37 @@ static int announce(const VptConfig *base, const VptEstimator *est, size_t n, co
     return 0;
 }
 
-/* 1 when the screening's budget (vpt_estimators_screen) is spent. */
-static int spent(double seconds, double max_seconds, double wall_deadline)
+/* 1 when the next member does not fit the screening's budget
+ * (vpt_estimators_screen): *seconds at `seconds`, of which `own` went to
+ * the `done` members of this call; the next expected at their mean cost,
+ * or at next_s before the first, and grow_s more for each done. */
+static int spent(double seconds, double own, size_t done, double next_s, double grow_s, double max_seconds,
+                 double wall_deadline)
 {
-    return (max_seconds > 0 && seconds >= max_seconds) || (wall_deadline > 0 && vpt_seconds() >= wall_deadline);
+    const double next = (done ? own / (double)done : next_s) + (double)done * grow_s;
+    return (max_seconds > 0 && (seconds >= max_seconds || seconds + next > max_seconds)) ||
+           (wall_deadline > 0 && vpt_seconds() + next >= wall_deadline);
 }
 
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
                           VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best,
-                          double max_seconds, double wall_deadline)
+                          double max_seconds, double wall_deadline, double next_s, double grow_s)
 {
     if (n > VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators to screen", VPT_ESTIMATORS_MAX);
     VptEvalRecord *grown = realloc(*recs, (*n_recs + n + 1) * sizeof *grown);
     if (!grown) return vpt_fail("out of memory screening estimators");
     *recs = grown;
+    const size_t n0 = *n_recs;
+    const double s0 = *seconds;
     double best_obj = INFINITY;
     unsigned char done[VPT_ESTIMATORS_MAX] = {0}, pick[VPT_ESTIMATORS_MAX] = {0};
     if (n <= VPT_ESTIMATORS_SCREEN_ALL) {
         memset(pick, 1, n);
         if (announce(base, est, n, pick, pool)) return -1;
-        for (size_t i = 0; i < n && !spent(*seconds, max_seconds, wall_deadline); i++)
+        for (size_t i = 0; i < n; i++) {
+            if (spent(*seconds, *seconds - s0, *n_recs - n0, next_s, grow_s, max_seconds, wall_deadline)) break;
             if (screen_one(base, &est[i], pool, *recs, n_recs, seconds, &best_obj, best)) return -1;
+        }
         return vpt_eval_pool_drain(pool);
     }
     /* Coordinate descent: from base's own estimator (or the list's first),
@@ -179,7 +189,8 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
         if (announce(base, est, n, pick, pool)) return -1;
         for (size_t i = 0; i < n; i++) {
             if (!pick[i]) continue;
-            if (spent(*seconds, max_seconds, wall_deadline)) return vpt_eval_pool_drain(pool);
+            if (spent(*seconds, *seconds - s0, *n_recs - n0, next_s, grow_s, max_seconds, wall_deadline))
+                return vpt_eval_pool_drain(pool);
             done[i] = 1;
             if (screen_one(base, &est[i], pool, *recs, n_recs, seconds, &best_obj, best)) return -1;
         }

@@ -99,13 +99,20 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * a whole screening can eat most of a tune's budget
  * (docs/decisions/screening-coordinate-descent.md).
  *
- * The budget: no member starts once *seconds reaches max_seconds (> 0) or
- * vpt_seconds() reaches wall_deadline (> 0); what was screened is ranked.
- * Where one evaluation costs seconds, a whole screening can exceed a tune's
- * budget (docs/decisions/screening-within-the-budget.md). */
+ * The budget: a member starts only where it fits, at what this call's
+ * members cost so far on average (next_s, the caller's guess, before the
+ * first) plus grow_s for each member measured (what a record adds to the
+ * finish that max_seconds and wall_deadline leave out, while the
+ * finalists are fewer than a tune's top_k): *seconds plus that within
+ * max_seconds (> 0), vpt_seconds() plus that before wall_deadline (> 0);
+ * what was screened is ranked. Where one
+ * evaluation costs seconds, a whole screening can exceed a tune's budget
+ * (docs/decisions/screening-within-the-budget.md), and a member started
+ * with less left than it takes ends past it
+ * (docs/decisions/the-next-evaluation-fits.md). */
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
                           VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best,
-                          double max_seconds, double wall_deadline);
+                          double max_seconds, double wall_deadline, double next_s, double grow_s);
 
 /* How much slower than a screening's fastest an estimator may be and still
  * be screened again on the second search's best (vpt_estimators_contenders).

@@ -609,6 +609,16 @@ int vpt_space_register_bound(const VptSpace *s, size_t member)
     return bound < VPT_SPACE_MAX_REGISTERS ? bound : VPT_SPACE_MAX_REGISTERS;
 }
 
+/* The threads of blocks of `block` an SM holds at `cap` registers a lane:
+ * as many blocks as its register file holds (VPT_SM_REGISTERS), at most
+ * VPT_SPACE_SM_BLOCKS. */
+static int resident_threads(int cap, int block)
+{
+    int blocks = VPT_SM_REGISTERS / (cap * block);
+    if (blocks > VPT_SPACE_SM_BLOCKS) blocks = VPT_SPACE_SM_BLOCKS;
+    return blocks * block;
+}
+
 long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps)
 {
     VPT_ASSERT(member < s->n && steps > 0);
@@ -620,12 +630,19 @@ long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps)
     uint8_t c2[VPT_DIM_COUNT];
     memcpy(c2, s->coords[member], sizeof c2);
     c2[d] = (uint8_t)(first + steps - 1);
+    const int cap = s->dom[d][c2[d]];
+    long pick = -1;
+    int pick_threads = 0;
     for (int v = c2[b]; v >= 0; v--) { /* the block's domain is increasing too */
         c2[b] = (uint8_t)v;
-        long m = find_coords(s, c2);
-        if (m >= 0) return m;
+        const long m = find_coords(s, c2);
+        const int threads = resident_threads(cap, s->dom[b][v]);
+        if (m >= 0 && threads > pick_threads) {
+            pick = m;
+            pick_threads = threads;
+        }
     }
-    return -1;
+    return pick;
 }
 
 /* Dimensions whose value only matters for some schedules. */

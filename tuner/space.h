@@ -171,10 +171,19 @@ int vpt_space_register_bound(const VptSpace *s, size_t member);
  * kernel, the move is judged with its registers cut, and a basin two moves
  * wide (the move, then a larger cap) hides behind a slower first step. The
  * member with the cap `steps` places of the domain above member's bound
- * (step 1: the smallest cap above it), its block lowered to the largest of
- * the domain whose block x cap the SM's register file holds when its own
- * does not (vpt_config_check); all else kept. -1 when the bound is the
- * largest there is, the domain has no cap that far up, or no block is left. */
+ * (step 1: the smallest cap above it), its block the one of the domain, at
+ * most member's, at which an SM holds the most threads under that cap (the
+ * blocks its register file holds, at most VPT_SPACE_SM_BLOCKS), the larger
+ * on a tie; all else kept. -1 when the bound is the largest there is, the
+ * domain has no cap that far up, or no block is left. Why not the largest
+ * block that fits: a lifted cap that the SM's register file holds once per
+ * block of 512 holds three blocks of 256, and the descent judges the cap
+ * at the residency it is lifted to (docs/decisions/lifted-cap-residency.md).
+ * VPT_SPACE_SM_BLOCKS: the fewest blocks an SM holds at once among the
+ * architectures from sm_75 on (16 on sm_75 and sm_86, 32 on sm_80 and
+ * sm_90), so that a small block is not credited with residency a GPU
+ * cannot give it. */
+#define VPT_SPACE_SM_BLOCKS 16
 long vpt_space_cap_lifted(const VptSpace *s, size_t member, int steps);
 
 /* Schedule moves that bring their dependent parameters along: for each other

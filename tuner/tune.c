@@ -192,6 +192,16 @@ static void took(Tune *t, const VptEvalRecord *r)
     }
 }
 
+/* What one record the tune has not taken yet is expected to add to the
+ * finish (VptFinishPrediction.next_s; finish_s counts one already). */
+static double finish_next_s(const Tune *t)
+{
+    if (!t->finish) return 0;
+    VptFinishPrediction p;
+    vpt_finish_tracker_predict(t->finish, &p);
+    return p.next_s;
+}
+
 /* What the next evaluation is expected to cost: the mean of what the
  * tune's evaluations cost so far (0 before the first). */
 static double next_cost_s(const Tune *t)
@@ -321,6 +331,18 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
     return 0;
 }
 
+/* 1 when one measurement more, at what the tune's evaluations cost on
+ * average, fits what the budget leaves beside the finish: on the charged
+ * clock, out's seconds and `pending` more charged for `n_pending` records
+ * not yet in out (each may join the finalists), and, with by_wall, before
+ * the wall deadline (docs/decisions/the-next-evaluation-fits.md). */
+static int measurement_fits(const Tune *t, const VptSearchResult *out, double pending, size_t n_pending, int by_wall)
+{
+    const double f = finish_s(t) + (double)n_pending * finish_next_s(t), next = next_cost_s(t);
+    if (t->budget_s > 0 && out->seconds + pending + f + next > t->budget_s) return 0;
+    return !(by_wall && t->wall_deadline > 0 && vpt_seconds() + f + next > t->wall_deadline);
+}
+
 /* The path order screened on the best record so far: that config with the
  * other order (codegen/config.h: paths), evaluated through the pool (the
  * cache first) and appended to *out; *order is then the order of out's best,
@@ -329,9 +351,11 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
  * fetch together, not how the schedule maps flights to lanes, and
  * doubling the space would halve how densely a tune covers it for a choice
  * that one evaluation settles (measured in results/<gpu>/paths/). */
-static int screen_paths(Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
-                        VptPathOrder *order)
+static int screen_paths(Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds, VptPathOrder *order,
+                        int by_wall)
 {
+    *order = out->best.config.paths;
+    if (!measurement_fits(t, out, 0, 0, by_wall)) return 0;
     VptConfig c = out->best.config;
     c.paths = c.paths == VPT_PATHS_SAMPLE ? VPT_PATHS_PIXEL : VPT_PATHS_SAMPLE;
     VptEvalRecord rec;
@@ -352,8 +376,8 @@ static int screen_paths(Tune *t, VptEvalPool *pool, VptSearchResult *out, double
  * nothing. Why a screening and not a dimension: like the path order, the
  * estimator changes what a path costs and how noisy it is, not how the
  * schedule maps flights to lanes, and three evaluations settle it. */
-static int screen_transmittance(Tune *t, VptEvalPool *pool, VptSearchResult *out, double *seconds,
-                                VptTransmittance *tr)
+static int screen_transmittance(Tune *tn, VptEvalPool *pool, VptSearchResult *out, double *seconds,
+                                VptTransmittance *tr, int by_wall)
 {
     if (!out->found || !isfinite(out->best.equal_error_factor)) return 0;
     const VptTransmittance now =
@@ -363,6 +387,7 @@ static int screen_transmittance(Tune *t, VptEvalPool *pool, VptSearchResult *out
     double s = 0;
     for (int t = VPT_TRANSMITTANCE_DELTA; t <= VPT_TRANSMITTANCE_RESIDUAL; t++) {
         if (t == (int)now) continue;
+        if (!measurement_fits(tn, out, s, n, by_wall)) break;
         VptConfig c = out->best.config;
         c.transmittance = (VptTransmittance)t;
         double cs = 0;
@@ -370,7 +395,7 @@ static int screen_transmittance(Tune *t, VptEvalPool *pool, VptSearchResult *out
         s += cs;
         n++;
     }
-    if (append_records(out, recs, n, s, t)) return -1;
+    if (append_records(out, recs, n, s, tn)) return -1;
     *seconds += s;
     *tr = out->best.config.transmittance;
     return vpt_eval_pool_drain(pool);
@@ -426,6 +451,29 @@ static int search_appended(Tune *t, const VptSearchOptions *so, VptSearchResult 
  * second can hold the better basin (docs/decisions/regeneration-family-rival.md,
  * "The families that tie"). */
 #define FAMILY_TIE 1.05
+
+/* The config the first screening measures every estimator on: the first
+ * search's best (out->best), or, where one of its records within
+ * FAMILY_TIE of it cost less than half as much to measure, the cheapest
+ * of those. Why: the screening ranks estimators, and every contender is a
+ * new kernel of its base's schedule; a schedule of several kernels (the
+ * sorting and compacting ones) compiles and measures several times slower
+ * than one of a single kernel, so a base that ties at a fraction of the
+ * cost ranks them as well and leaves the searches their budget
+ * (docs/decisions/screening-base-the-cheapest-tie.md). */
+static VptConfig screening_base(const VptSearchResult *out, size_t n_first)
+{
+    const double best_obj = vpt_eval_objective(&out->best), best_cost = out->best.cost_s;
+    const VptEvalRecord *pick = NULL;
+    if (!(isfinite(best_cost) && best_cost > 0)) return out->best.config;
+    for (size_t i = 0; i < n_first; i++) {
+        const VptEvalRecord *r = &out->evals[i];
+        if (r->fidelity != 1 || !(vpt_eval_objective(r) <= FAMILY_TIE * best_obj)) continue;
+        if (!(isfinite(r->cost_s) && r->cost_s > 0 && r->cost_s < 0.5 * best_cost)) continue;
+        if (!pick || r->cost_s < pick->cost_s) pick = r;
+    }
+    return pick ? pick->config : out->best.config;
+}
 
 /* The regeneration families measured with the estimator the screenings
  * chose: for each value of regen (none, thread, warp, block, device) but
@@ -484,8 +532,9 @@ static int screen_families(const VptEvalRecord *first, size_t n_first, VptConfig
     size_t m = 0, from_rec[FAMILIES];
     double s = 0, fastest = at_obj;
     for (size_t i = 0; i < n; i++) {
-        if ((max_seconds > 0 && out->seconds + s >= max_seconds) || (max_evals && out->n_evals + m >= max_evals) ||
-            (wall_deadline > 0 && vpt_seconds() >= wall_deadline))
+        const double next = next_cost_s(t) + (double)m * finish_next_s(t);
+        if ((max_seconds > 0 && out->seconds + s + next > max_seconds) || (max_evals && out->n_evals + m >= max_evals) ||
+            (wall_deadline > 0 && vpt_seconds() + next >= wall_deadline))
             break;
         if (vpt_eval_pool_get_charged(pool, &c[i], &recs[m], &s)) return -1;
         fastest = fmin(fastest, vpt_eval_objective(&recs[m]));
@@ -599,8 +648,10 @@ static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *
     size_t n_screened = 0;
     double screen_s = 0;
     VptEstimator e = o->estimators[0];
-    if (vpt_estimators_screen(&out->best.config, o->estimators, o->n_estimators, pool, &screened, &n_screened,
-                              &screen_s, &e, screening_s, screening_deadline(tn)) ||
+    const VptConfig base_config = screening_base(out, n_first);
+    if (vpt_estimators_screen(&base_config, o->estimators, o->n_estimators, pool, &screened, &n_screened,
+                              &screen_s, &e, screening_s, screening_deadline(tn), next_cost_s(tn),
+                              finish_next_s(tn)) ||
         append_records(out, screened, n_screened, screen_s, tn)) {
         free(screened);
         return -1;
@@ -625,7 +676,7 @@ static int estimator_stage(Tune *tn, const VptSearchOptions *base, VptEvalPool *
     VptPathOrder paths = so.paths;
     VptTransmittance tr = so.transmittance;
     const double before_paths_s = screen_s;
-    if (screen_paths(tn, pool, out, &screen_s, &paths) || screen_transmittance(tn, pool, out, &screen_s, &tr))
+    if (screen_paths(tn, pool, out, &screen_s, &paths, 1) || screen_transmittance(tn, pool, out, &screen_s, &tr, 1))
         return -1;
     const double paths_s = screen_s - before_paths_s;
     n_screened = 0;
@@ -766,14 +817,15 @@ last_screening:
     const VptEstimator at = vpt_estimator_of(&last_best);
     const size_t n_last = vpt_estimators_add_cell_neighbours(&at, o->estimators, o->n_estimators, contenders, n_contenders);
     if (vpt_estimators_screen(&last_best, contenders, n_last, pool, &screened, &n_screened, &screen_s, &e,
-                              budget_s > 0 ? fmax(screening_seconds(tn, out), reserve_s) : 0, 0) ||
+                              budget_s > 0 ? fmax(screening_seconds(tn, out), reserve_s) : 0, 0, next_cost_s(tn),
+                              finish_next_s(tn)) ||
         append_records(out, screened, n_screened, screen_s, tn)) {
         free(screened);
         return -1;
     }
     free(screened);
     screen_s = 0;
-    if (screen_paths(tn, pool, out, &screen_s, &paths) || screen_transmittance(tn, pool, out, &screen_s, &tr))
+    if (screen_paths(tn, pool, out, &screen_s, &paths, 0) || screen_transmittance(tn, pool, out, &screen_s, &tr, 0))
         return -1;
     return leftover_descent(tn, &so, out, budget_s, budget_n);
 }
