@@ -414,3 +414,64 @@ TEST(tuner_tune_spends_what_the_last_screening_left)
     vpt_tune_result_free(&r);
     vpt_space_destroy(s);
 }
+
+/* The double with naiveMK as it measures on manix: far slower than every
+ * other schedule (a hundred times the double's time) and costly to
+ * measure (twenty times its cost). */
+enum { NAIVE_MK = 1 };
+static int slow_naive_mk_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)
+{
+    if (td_evaluate(ctx, c, fidelity, out)) return -1;
+    if (vpt_config_schedule_index(c) != NAIVE_MK || out->status != VPT_STATUS_OK) return 0;
+    out->time_ms *= 100;
+    out->cost_s *= 20;
+    return 0;
+}
+
+/* naiveMK's evaluations, and the most of them under one estimator. */
+static size_t naive_mk_evals(const VptSearchResult *r, size_t *most)
+{
+    VptEstimator seen[VPT_ESTIMATORS_MAX];
+    size_t count[VPT_ESTIMATORS_MAX] = {0}, n_seen = 0, all = 0;
+    *most = 0;
+    for (size_t i = 0; i < r->n_evals; i++) {
+        if (vpt_config_schedule_index(&r->evals[i].config) != NAIVE_MK) continue;
+        all++;
+        const VptEstimator e = vpt_estimator_of(&r->evals[i].config);
+        size_t k = 0;
+        while (k < n_seen && !(seen[k].majorant == e.majorant && seen[k].density == e.density && seen[k].sparse == e.sparse))
+            k++;
+        if (k == n_seen) seen[n_seen++] = e;
+        if (++count[k] > *most) *most = count[k];
+    }
+    return all;
+}
+
+/* A tune moves to a schedule no more once its records under the search's
+ * estimator show it prune x prune times slower than the best: naiveMK is
+ * measured at most once per estimator, where with pruning off the
+ * schedule moves measure it again at every local optimum. */
+TEST(tuner_tune_schedule_moves_leave_out_a_far_slower_schedule)
+{
+    size_t n[2], most[2];
+    for (int pruned = 1; pruned >= 0; pruned--) {
+        VptSpace *s = vpt_space_create();
+        REQUIRE(s);
+        TdCtx ctx = {0};
+        VptEstimator est[VPT_ESTIMATORS_MAX];
+        VptTuneOptions o;
+        td_local_tune(&o, s, slow_naive_mk_evaluate, &ctx, 600, "global:f32,global:u8,grid8:f32,grid8:u8", est);
+        if (!pruned) o.search.prune = 0;
+        VptTuneResult r;
+        REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+        n[pruned] = naive_mk_evals(&r.search, &most[pruned]);
+        vpt_test_log("prune %s: %zu evaluations, %zu of naiveMK (at most %zu under one estimator)",
+                     pruned ? "on" : "off", r.search.n_evals, n[pruned], most[pruned]);
+        vpt_tune_result_free(&r);
+        vpt_space_destroy(s);
+    }
+    REQUIRE_MSG(n[0] > most[0] && most[0] > 1, "with pruning off naiveMK was measured %zu times (at most %zu under one "
+                "estimator): the test says nothing", n[0], most[0]);
+    CHECK_MSG(most[1] <= 1, "naiveMK measured %zu times under one estimator", most[1]);
+    CHECK_MSG(n[1] < n[0], "naiveMK measured %zu times with the schedule moves pruned, %zu without", n[1], n[0]);
+}

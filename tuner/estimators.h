@@ -105,8 +105,8 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * finish that max_seconds and wall_deadline leave out, while the
  * finalists are fewer than a tune's top_k): *seconds plus that within
  * max_seconds (> 0), vpt_seconds() plus that before wall_deadline (> 0);
- * what was screened is ranked. Where one
- * evaluation costs seconds, a whole screening can exceed a tune's budget
+ * what was screened is ranked. Where one evaluation costs seconds, a whole
+ * screening can exceed a tune's budget
  * (docs/decisions/screening-within-the-budget.md), and a member started
  * with less left than it takes ends past it
  * (docs/decisions/the-next-evaluation-fits.md). */

@@ -150,6 +150,18 @@ static VptConfig stamp_estimator(const VptSearchOptions *o, const VptConfig *mem
     return c;
 }
 
+int vpt_search_schedule_pruned(const VptSearchEngine *e, size_t member)
+{
+    const double f = e->o->prune;
+    if (!(f > 0) || !e->o->schedule_best) return 0;
+    const VptConfig c = stamp_estimator(e->o, vpt_space_point(e->space, member));
+    const int schedule = vpt_config_schedule_index(&c);
+    if (schedule < 0) return 0;
+    const double mine = e->o->schedule_best(e->o->schedule_best_user, &c, schedule);
+    const double all = e->o->schedule_best(e->o->schedule_best_user, &c, -1);
+    return isfinite(mine) && isfinite(all) && !(mine < f * f * all);
+}
+
 /* What a record costs the budget: its recorded cost_s, or nothing for a
  * cached row the caller has paid for already (VptSearchOptions.paid). */
 static double charged_cost(const VptSearchEngine *e, const VptEvalRecord *rec, int fresh)

@@ -203,6 +203,15 @@ typedef struct {
      * after it and the finish (tuner/tune.h). NULL: none. */
     int (*over_budget)(void *user, double seconds);
     void *over_budget_user;
+    /* A caller's record of the schedules measured so far, asked by local
+     * search before its schedule moves and by the starts and restarts: the
+     * best objective of the records the caller took whose estimator
+     * (majorant, density, volume) is c's and whose schedule is `schedule`
+     * (vpt_config_schedule_index; -1: any schedule), +inf when none. A
+     * member of a schedule whose best is at least prune x prune times the
+     * best of any is left out (vpt_search_schedule_pruned). NULL: none is. */
+    double (*schedule_best)(void *user, const VptConfig *c, int schedule);
+    void *schedule_best_user;
     /* A caller's record of what it has paid for already, asked of each
      * record taken from the cache: non-zero charges it nothing. The tune
      * driver's answers for the records its earlier searches and screenings

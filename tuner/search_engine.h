@@ -175,6 +175,14 @@ long vpt_search_restart(VptSearchEngine *e, VptShuffle *starts, long incumbent);
 /* 1 when a descent restarted at an objective of start_obj is not worth
  * descending from: at least o->prune times the incumbent's (search.h). */
 int vpt_search_pruned(const VptSearchEngine *e, double start_obj, double incumbent_obj);
+/* 1 when member's schedule is not worth a move, a restart or a start:
+ * under the search's estimator, the caller's best record of that schedule
+ * (VptSearchOptions.schedule_best) is at least prune x prune times its
+ * best of any schedule. Why the square: a schedule that slow stays pruned
+ * even if its best config were prune times faster than the ones measured,
+ * and each move there costs a compile of its own
+ * (docs/decisions/schedule-moves-pruned.md). */
+int vpt_search_schedule_pruned(const VptSearchEngine *e, size_t member);
 /* Appends to list[*n..) up to `want` members not yet evaluated and not in
  * list, drawn from the unvisited ones of starts; returns how many. */
 size_t vpt_search_fill_random(VptSearchEngine *e, VptShuffle *starts, size_t *list, size_t *n, size_t want);

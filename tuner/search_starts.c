@@ -22,7 +22,7 @@ size_t vpt_search_fill_random(VptSearchEngine *e, VptShuffle *starts, size_t *li
     size_t added = 0;
     long m;
     while (added < want && (m = vpt_shuffle_next_unvisited(starts, e, 1)) >= 0)
-        if (!vpt_search_listed(list, *n, (size_t)m)) {
+        if (!vpt_search_listed(list, *n, (size_t)m) && !vpt_search_schedule_pruned(e, (size_t)m)) {
             list[(*n)++] = (size_t)m;
             added++;
         }
@@ -113,12 +113,23 @@ long vpt_search_start(VptSearchEngine *e, VptShuffle *starts)
     return best;
 }
 
-/* A perturbation of member m not yet evaluated, or -1 after a few tries. */
+/* The next unvisited member of starts outside the schedules pruned
+ * (vpt_search_schedule_pruned), or -1 when none is left. */
+static long unpruned_unvisited(VptSearchEngine *e, VptShuffle *starts)
+{
+    long m;
+    while ((m = vpt_shuffle_next_unvisited(starts, e, 1)) >= 0 && vpt_search_schedule_pruned(e, (size_t)m)) {
+    }
+    return m;
+}
+
+/* A perturbation of member m not yet evaluated nor of a pruned schedule,
+ * or -1 after a few tries. */
 static long perturbation(VptSearchEngine *e, size_t m)
 {
     for (int tries = 0; tries < 8; tries++) {
         size_t c = vpt_space_mutate(e->space, m, 2.0 / VPT_DIM_RATE_COUNT, &e->rng);
-        if (!vpt_search_visited(e, c, 1)) return (long)c;
+        if (!vpt_search_visited(e, c, 1) && !vpt_search_schedule_pruned(e, c)) return (long)c;
     }
     return -1;
 }
@@ -141,7 +152,7 @@ long vpt_search_restart(VptSearchEngine *e, VptShuffle *starts, long incumbent)
         long m = perturbation(e, (size_t)incumbent);
         if (m >= 0) return m;
     }
-    return vpt_shuffle_next_unvisited(starts, e, 1);
+    return unpruned_unvisited(e, starts);
 }
 
 int vpt_search_pruned(const VptSearchEngine *e, double start_obj, double incumbent_obj)

@@ -79,12 +79,19 @@ static size_t caps_lifted(const VptSearchEngine *e, size_t cur, size_t *nb)
 /* The neighbourhood of cur in a descent's phase: 0 the parameter moves; 1
  * the schedule moves with their dependent parameters; 2 the caps lifted
  * around cur (measured last: only a local optimum of both move sets needs
- * them, and they read the records of phase 0). nb holds
- * VPT_SPACE_MAX_SCHEDULE_MOVES. */
+ * them, and they read the records of phase 0). The schedule moves leave
+ * out the schedules the caller's records show far slower
+ * (vpt_search_schedule_pruned). nb holds VPT_SPACE_MAX_SCHEDULE_MOVES. */
 #define PHASES 3
 static size_t neighbourhood(const VptSearchEngine *e, size_t cur, int phase, size_t *nb)
 {
-    if (phase == 1) return vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+    if (phase == 1) {
+        const size_t n = vpt_space_schedule_moves(e->space, cur, nb, VPT_SPACE_MAX_SCHEDULE_MOVES);
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!vpt_search_schedule_pruned(e, nb[i])) nb[kept++] = nb[i];
+        return kept;
+    }
     if (phase == 2) return caps_lifted(e, cur, nb);
     return parameter_moves(e, cur, nb);
 }

@@ -93,6 +93,14 @@ typedef struct {
     /* set aside beside the finish while a search before the last screening
      * runs: that screening's seconds (estimator_stage) */
     double held_s;
+    /* the best objective of the full-fidelity records taken, by estimator
+     * and schedule (schedule_best); estimators past the table's size are
+     * not recorded, and their schedule moves are all made */
+    struct {
+        VptEstimator e;
+        double best[VPT_SCHEDULE_COUNT];
+    } sched[VPT_ESTIMATORS_MAX];
+    size_t n_sched;
 } Tune;
 
 static double now_s(void)
@@ -179,10 +187,41 @@ static double finish_s(const Tune *t)
     return p.total_s + p.next_s;
 }
 
-/* A record the tune took: the finish's, and paid for. */
+/* The row of t's schedule table for c's estimator; NULL when it has none
+ * and `add` is 0 or the table is full. */
+static double *schedule_row(Tune *t, const VptConfig *c, int add)
+{
+    const VptEstimator e = vpt_estimator_of(c);
+    for (size_t i = 0; i < t->n_sched; i++)
+        if (t->sched[i].e.majorant == e.majorant && t->sched[i].e.density == e.density &&
+            t->sched[i].e.sparse == e.sparse)
+            return t->sched[i].best;
+    if (!add || t->n_sched == sizeof t->sched / sizeof *t->sched) return NULL;
+    t->sched[t->n_sched].e = e;
+    for (int k = 0; k < VPT_SCHEDULE_COUNT; k++) t->sched[t->n_sched].best[k] = INFINITY;
+    return t->sched[t->n_sched++].best;
+}
+
+/* VptSearchOptions.schedule_best over the records the tune took. */
+static double schedule_best(void *user, const VptConfig *c, int schedule)
+{
+    const double *row = schedule_row(user, c, 0);
+    if (!row || schedule >= VPT_SCHEDULE_COUNT) return INFINITY;
+    if (schedule >= 0) return row[schedule];
+    double best = INFINITY;
+    for (int k = 0; k < VPT_SCHEDULE_COUNT; k++) best = fmin(best, row[k]);
+    return best;
+}
+
+/* A record the tune took: the finish's, the schedule table's, and paid
+ * for. */
 static void took(Tune *t, const VptEvalRecord *r)
 {
     if (t->finish) vpt_finish_tracker_add(t->finish, r);
+    const int schedule = vpt_config_schedule_index(&r->config);
+    const double obj = vpt_eval_objective(r);
+    double *row = r->fidelity == 1 && schedule >= 0 && isfinite(obj) ? schedule_row(t, &r->config, 1) : NULL;
+    if (row && obj < row[schedule]) row[schedule] = obj;
     const uint64_t k = key_of(r);
     if (keyset_has(&t->paid, k)) return;
     if (keyset_add(&t->paid, k)) t->paid_failed = 1;
@@ -894,6 +933,8 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out)
     so.progress_user = &tn;
     so.paid = paid;
     so.paid_user = &tn;
+    so.schedule_best = schedule_best;
+    so.schedule_best_user = &tn;
     if (tn.finish && (tn.budget_s > 0 || tn.wall_deadline > 0)) {
         so.over_budget = over_budget;
         so.over_budget_user = &tn;
