@@ -144,7 +144,7 @@ long vpt_search_restart(VptSearchEngine *e, VptShuffle *starts, long incumbent)
          * of a few fresh random members, side by side ones from one each */
         e->widened_at = e->res->n_evals;
         e->restarts_wide++;
-        return e->width <= 1 ? sampled_start(e, starts) : vpt_shuffle_next_unvisited(starts, e, 1);
+        return e->width <= 1 ? sampled_start(e, starts) : unpruned_unvisited(e, starts);
     }
     /* iterated local search: a good region usually has more good members
      * than a random point's */
