@@ -439,8 +439,7 @@ static size_t naive_mk_evals(const VptSearchResult *r, size_t *most)
         all++;
         const VptEstimator e = vpt_estimator_of(&r->evals[i].config);
         size_t k = 0;
-        while (k < n_seen && !(seen[k].majorant == e.majorant && seen[k].density == e.density && seen[k].sparse == e.sparse))
-            k++;
+        while (k < n_seen && !vpt_estimator_equal(&seen[k], &e)) k++;
         if (k == n_seen) seen[n_seen++] = e;
         if (++count[k] > *most) *most = count[k];
     }

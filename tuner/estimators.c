@@ -82,7 +82,7 @@ int vpt_estimators_parse(const char *text, VptEstimator *out)
         if (k == VPT_ESTIMATORS_MAX) return vpt_fail("more than %d estimators", VPT_ESTIMATORS_MAX);
         if (parse_one(item, &out[k])) return -1;
         for (int j = 0; j < k; j++)
-            if (out[j].majorant == out[k].majorant && out[j].density == out[k].density && out[j].sparse == out[k].sparse)
+            if (vpt_estimator_equal(&out[j], &out[k]))
                 return vpt_fail("estimator '%s' given twice", item);
         k++;
     }
@@ -114,11 +114,16 @@ static int same_texture(const VptEstimator *a, const VptEstimator *b)
     return a->density == b->density && a->sparse == b->sparse;
 }
 
+int vpt_estimator_equal(const VptEstimator *a, const VptEstimator *b)
+{
+    return same_majorant(a, b) && same_texture(a, b);
+}
+
 /* 1 when e is in list[0..n). */
 static int listed(const VptEstimator *list, size_t n, const VptEstimator *e)
 {
     for (size_t i = 0; i < n; i++)
-        if (same_majorant(&list[i], e) && same_texture(&list[i], e)) return 1;
+        if (vpt_estimator_equal(&list[i], e)) return 1;
     return 0;
 }
 

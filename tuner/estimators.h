@@ -176,4 +176,8 @@ VptConfig vpt_estimator_apply(const VptConfig *c, const VptEstimator *e);
 /* The estimator c names. */
 VptEstimator vpt_estimator_of(const VptConfig *c);
 
+/* 1 when a and b are the same estimator: majorant, density format and
+ * volume. */
+int vpt_estimator_equal(const VptEstimator *a, const VptEstimator *b);
+
 #endif

@@ -177,14 +177,21 @@ static void print_progress(Progress *pr, const VptSearchProgress *p, int final)
     fflush(o->progress);
 }
 
-/* The finish predicted from the records so far, with what the next record
- * is expected to add to it (tuner/finish.h); 0 without one. */
-static double finish_s(const Tune *t)
+/* The finish predicted from the records so far, with what `n` records not
+ * yet taken are expected to add to it (tuner/finish.h: next_s each); 0
+ * without one. */
+static double finish_with(const Tune *t, size_t n)
 {
     if (!t->finish) return 0;
     VptFinishPrediction p;
     vpt_finish_tracker_predict(t->finish, &p);
-    return p.total_s + p.next_s;
+    return p.total_s + (double)n * p.next_s;
+}
+
+/* The finish predicted, with what the next record is expected to add. */
+static double finish_s(const Tune *t)
+{
+    return finish_with(t, 1);
 }
 
 /* The row of t's schedule table for c's estimator; NULL when it has none
@@ -193,9 +200,7 @@ static double *schedule_row(Tune *t, const VptConfig *c, int add)
 {
     const VptEstimator e = vpt_estimator_of(c);
     for (size_t i = 0; i < t->n_sched; i++)
-        if (t->sched[i].e.majorant == e.majorant && t->sched[i].e.density == e.density &&
-            t->sched[i].e.sparse == e.sparse)
-            return t->sched[i].best;
+        if (vpt_estimator_equal(&t->sched[i].e, &e)) return t->sched[i].best;
     if (!add || t->n_sched == sizeof t->sched / sizeof *t->sched) return NULL;
     t->sched[t->n_sched].e = e;
     for (int k = 0; k < VPT_SCHEDULE_COUNT; k++) t->sched[t->n_sched].best[k] = INFINITY;
@@ -377,7 +382,7 @@ static int append_records(VptSearchResult *s, const VptEvalRecord *recs, size_t 
  * the wall deadline (docs/decisions/the-next-evaluation-fits.md). */
 static int measurement_fits(const Tune *t, const VptSearchResult *out, double pending, size_t n_pending, int by_wall)
 {
-    const double f = finish_s(t) + (double)n_pending * finish_next_s(t), next = next_cost_s(t);
+    const double f = finish_with(t, 1 + n_pending), next = next_cost_s(t);
     if (t->budget_s > 0 && out->seconds + pending + f + next > t->budget_s) return 0;
     return !(by_wall && t->wall_deadline > 0 && vpt_seconds() + f + next > t->wall_deadline);
 }
