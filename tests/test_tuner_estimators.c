@@ -77,6 +77,10 @@ TEST(tuner_estimators_screened_stamped_and_rescreened)
     VptTuneResult r;
     REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
     REQUIRE(r.have_winner);
+    /* the table's rows are distinct configs, though the second search took
+     * the screening's record again (below) */
+    for (size_t i = 0; i < r.n_top; i++)
+        for (size_t j = 0; j < i; j++) CHECK(!vpt_config_equal(&r.top[i].config, &r.top[j].config));
     /* the first quarter searched with global:f32; the screening on its best
      * (not the thesis' default schedule) chose grid8:u8 for the rest */
     CHECK(ctx.estimator_calls[0][VPT_DENSITY_F32] >= 37);

@@ -42,8 +42,8 @@ static VptEvalRecord ok_record(const char *text, double time_ms, double reps, do
 
 /* The finalists repeat their renders plus the least overhead of any
  * record, not their own measure_s (which may hold a compile wait or an
- * estimator's first reference render); a config taken twice is a finalist
- * twice; a reference the tune measured repeats its own record, one it did
+ * estimator's first reference render); a config taken twice is one
+ * finalist, at its better record; a reference the tune measured repeats its own record, one it did
  * not repeats the nearest record's (the costlier on a tie) and compiles
  * as the records of its schedule did, unless the evaluator holds it. */
 TEST(tuner_finish_predicts_the_finalists_rounds_and_the_references)
@@ -66,7 +66,7 @@ TEST(tuner_finish_predicts_the_finalists_rounds_and_the_references)
     VptFinishPrediction p;
     const double total = vpt_finish_predict(&plan, recs, 6, &p);
     CHECK_NEAR(p.overhead_s, 0.02, 1e-9);
-    CHECK_EQ_INT(p.n_finalists, 3); /* recs[1] twice, recs[0] */
+    CHECK_EQ_INT(p.n_finalists, 3); /* recs[1] once, recs[0], recs[2] */
     CHECK_NEAR(p.finalists_s, 3 * 3 * 1.02, 1e-9);
     CHECK_EQ_INT(p.n_refs, 2);
     CHECK_EQ_INT(p.refs_estimated, 1);
@@ -80,10 +80,11 @@ TEST(tuner_finish_predicts_the_finalists_rounds_and_the_references)
     CHECK_NEAR(p.refs_s, 1.02 + 1.52, 1e-9);
 
     /* fewer finalists than top_k: the next ok record joins them, at the
-     * records' mean renders (recs[1] counted twice) */
+     * records' mean renders (recs[1] counted twice: each record rendered) */
     plan.top_k = 10;
     vpt_finish_predict(&plan, recs, 6, &p);
-    CHECK_EQ_INT(p.n_finalists, 5);
+    CHECK_EQ_INT(p.n_finalists, 4);
+    CHECK_NEAR(p.finalists_s, 3 * (3 * 1.02 + 1.52), 1e-9);
     CHECK_NEAR(p.next_s, 3 * ((1.0 + 1.0 + 1.0 + 1.5 + 1.0) / 5 + 0.02), 1e-9);
 
     /* no finalist: no reference is measured either */
@@ -96,6 +97,44 @@ TEST(tuner_finish_predicts_the_finalists_rounds_and_the_references)
     vpt_finish_predict(&plan, recs, 6, &p);
     CHECK_NEAR(p.finalists_s, 0, 0);
     CHECK(p.refs_s > 0);
+}
+
+/* A config the searches took twice (a cache hit, a rival's start) is one
+ * finalist at its better record, in the table vpt_tune_run prints and in
+ * the finish's prediction alike, whichever record came first. */
+TEST(tuner_finalists_are_distinct_configs)
+{
+    VptEvalRecord recs[6];
+    recs[0] = ok_record("regenerationSK-warp,block=64", 7.40, 99, 1.0, 0);  /* renders 0.74 */
+    recs[1] = ok_record("regenerationSK-warp,block=128", 7.41, 99, 1.0, 0);
+    recs[2] = recs[0];                                                      /* taken again */
+    recs[3] = ok_record("regenerationSK-warp,block=256", 7.42, 99, 1.0, 0);
+    recs[4] = recs[1];
+    recs[4].time_ms = 7.39;                                                 /* measured again, faster */
+    recs[5] = ok_record("regenerationSK-warp,block=512", 7.43, 99, 1.0, 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    REQUIRE(f);
+    vpt_tune_print_top(f, recs, 6, 3);
+    fclose(f);
+    const char *want[] = {"   1     7.3900", "   2     7.4000", "   3     7.4200"};
+    for (size_t i = 0; i < 3; i++) CHECK_MSG(strstr(buf, want[i]) != NULL, "no row \"%s\" in:\n%s", want[i], buf);
+    CHECK_MSG(strstr(buf, "block=512") == NULL, "a fourth config in a table of three:\n%s", buf);
+    free(buf);
+    VptFinishPlan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.top_k = 3;
+    plan.rounds = 1;
+    VptFinishPrediction p;
+    vpt_finish_predict(&plan, recs, 6, &p);
+    CHECK_EQ_INT(p.n_finalists, 3);
+    /* block=128 at its faster record, block=64, block=256: 100 renders each
+     * plus the least overhead (block=512's measure_s less its renders) */
+    CHECK_NEAR(p.finalists_s, 0.739 + 0.740 + 0.742 + 3 * (1.0 - 0.743), 1e-9);
+    plan.top_k = 10;
+    vpt_finish_predict(&plan, recs, 6, &p);
+    CHECK_EQ_INT(p.n_finalists, 4);
 }
 
 /* A remeasure as a GPU's runs it, simulated: each finalist measured

@@ -89,13 +89,23 @@ static int schedule_slot(const VptConfig *c)
 }
 
 /* r into the finalists when it ranks among the top_k (as best_ok in
- * tuner/tune.c ranks: ok full fidelity, a finite objective). */
+ * tuner/tune.c ranks: ok full fidelity, a finite objective, one record per
+ * config: r takes its config's place when it ranks better, else nothing). */
 static void add_finalist(VptFinishTracker *t, const VptEvalRecord *r)
 {
     const size_t k = t->plan.top_k;
     if (k == 0 || r->fidelity != 1 || !isfinite(vpt_eval_objective(r))) return;
-    if (t->n_top == k && vpt_eval_record_rank_cmp(r, &t->top[k - 1]) >= 0) return;
-    size_t i = t->n_top < k ? t->n_top++ : k - 1;
+    size_t i = t->n_top;
+    for (size_t j = 0; j < t->n_top; j++)
+        if (vpt_config_equal(&t->top[j].config, &r->config)) {
+            if (vpt_eval_record_rank_cmp(r, &t->top[j]) >= 0) return;
+            i = j;
+            break;
+        }
+    if (i == t->n_top) {
+        if (t->n_top == k && vpt_eval_record_rank_cmp(r, &t->top[k - 1]) >= 0) return;
+        i = t->n_top < k ? t->n_top++ : k - 1;
+    }
     while (i > 0 && vpt_eval_record_rank_cmp(r, &t->top[i - 1]) < 0) {
         t->top[i] = t->top[i - 1];
         i--;

@@ -1,9 +1,10 @@
 /* The finish of a tune, and what it is predicted to cost.
  *
  * After its search a tune measures again (tuner/tune.h, tools/tune.c):
- *   1. the finalists, its top_k ok full-fidelity records best first, as
- *      vpt_tune_run ranks them (a config taken twice by the search is there
- *      twice), each `rounds` times (the remeasure callback);
+ *   1. the finalists, the top_k configs of its ok full-fidelity records
+ *      best first, as vpt_tune_run ranks them (a config the searches took
+ *      twice is there once, at its better record), each `rounds` times (the
+ *      remeasure callback);
  *   2. when there is a finalist, each reference config once (bin/tune:
  *      naiveSK and regenerationSK-thread at the scene's workload, for the
  *      "vs naiveSK" columns).

@@ -310,7 +310,15 @@ static VptEvalRecord *best_ok(const VptEvalRecord *recs, size_t n, size_t k, siz
     for (size_t i = 0; i < n; i++)
         if (recs[i].fidelity == 1 && isfinite(vpt_eval_objective(&recs[i]))) ok[m++] = recs[i];
     qsort(ok, m, sizeof *ok, vpt_eval_record_rank_cmp);
-    *n_out = m < k ? m : k;
+    /* one row per config, its best record: a config the searches took
+     * again (a cache hit, a rival's start) would take a finalist's place */
+    size_t kept = 0;
+    for (size_t i = 0; i < m && kept < k; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < kept && !seen; j++) seen = vpt_config_equal(&ok[j].config, &ok[i].config);
+        if (!seen) ok[kept++] = ok[i];
+    }
+    *n_out = kept;
     return ok;
 }
 

@@ -20,8 +20,10 @@
  * search without a budget, the unseen part of the space.
  *
  * Finalists: with a remeasure callback, the top_k ok full-fidelity configs
- * are measured again together (the harness interleaves them, so drifts of
- * clock and temperature hit all alike) and ranked by the new times; the
+ * (distinct: a config the searches took twice, from the cache or as a
+ * rival's start, counts once, at its better record) are measured again
+ * together (the harness interleaves them, so drifts of clock and
+ * temperature hit all alike) and ranked by the new times; the
  * winner is the best re-measured ok config. Re-measurements are not written
  * to the cache (they would repeat its keys); they are in the result.
  *
@@ -123,7 +125,7 @@ int vpt_tune_run(const VptTuneOptions *o, VptTuneResult *out);
 void vpt_tune_result_free(VptTuneResult *r);
 
 /* The table vpt_tune_run prints, for any records (ok fidelity-1 ones are
- * listed, best first, at most k). When a record carries an
+ * listed, best first, one row per config at its best record, at most k). When a record carries an
  * equal_error_factor (a sun's shadow rays), the rank is the time to equal
  * error and an eq_err_ms column shows it beside time_ms. */
 void vpt_tune_print_top(FILE *f, const VptEvalRecord *recs, size_t n, int k);
