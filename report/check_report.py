@@ -305,13 +305,15 @@ def seed_spreads(path):
     return {s: variance.spread_text(s, rs) for s, rs in by.items() if len(rs) >= 2}
 
 
-def missing_spreads(pv, gendir, spreads):
+def missing_spreads(pv, gendir, spreads_of):
     """Floats that show a tuned winner of a scene with seed runs but not
-    that scene's spread."""
+    that scene's spread; spreads_of(folder): the seed spreads of a float's
+    results folder (None: the report's own)."""
     bad = []
     for name, p in sorted(pv["floats"].items()):
         with open(os.path.join(gendir, name), encoding="utf-8") as f:
             body = f.read()
+        spreads = spreads_of(p.get("folder"))
         for scene in p.get("tuned", []):
             if scene in spreads and spreads[scene] not in body:
                 bad.append("%s: %s without its seed spread '%s'" % (name, scene, spreads[scene]))
@@ -479,11 +481,16 @@ def main(argv):
                   "verdicts span sessions (not failed until a session is named)" % (gpu, len(bad)))
         for msg in notes:
             print("NOTE  one session: %s" % msg)
-        spreads = seed_spreads(os.path.join(resdir, "tune_variance.jsonl"))
-        bad = missing_spreads(pv, gendir, spreads)
-        shown = sum(1 for p in pv["floats"].values() if set(p.get("tuned", [])) & set(spreads))
+        def spreads_of(folder, memo={}):
+            if folder not in memo:
+                d = resdir if folder is None else os.path.join(root, "results", folder)
+                memo[folder] = seed_spreads(os.path.join(d, "tune_variance.jsonl"))
+            return memo[folder]
+        bad = missing_spreads(pv, gendir, spreads_of)
+        seeded = [(p, set(p.get("tuned", [])) & set(spreads_of(p.get("folder")))) for p in pv["floats"].values()]
+        scenes = sorted({"%s (%s)" % (s, p.get("folder") or gpu) for p, ss in seeded for s in ss})
         c.check(not bad, "spreads: the %d floats showing a tuned winner of %s show its seed spread"
-                % (shown, ", ".join(sorted(spreads)) or "no scene with seeds"), "; ".join(bad[:5]))
+                % (sum(1 for _, ss in seeded if ss), ", ".join(scenes) or "no scene with seeds"), "; ".join(bad[:5]))
         macros = {}
         mpath = os.path.join(gendir, "macros.tex")
         if os.path.exists(mpath):

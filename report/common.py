@@ -211,8 +211,11 @@ class Out:
                 self.provenance[name]["tuned"] = tuned
                 spreads = [self.spreads[s] for s in tuned if s in self.spreads]
                 if spreads:
+                    # a float of another folder: its own tunes, which the report's table does not list
+                    where = ("Table~\\ref{tab:tunevariance}" if self.folder is None else
+                             "\\texttt{results/%s/tune\\_variance.jsonl}" % tex(self.folder))
                     text = with_caption_note(text, "Seed spread of the default 90\\,s tune's winner on the same "
-                                             "scene: %s (Table~\\ref{tab:tunevariance})." % "; ".join(spreads))
+                                             "scene: %s (%s)." % ("; ".join(spreads), where))
             other = [c for c in commits if c != self.commit]
             if other:
                 text = text.replace("\\caption{", "\\caption{\\othercommit{%s}" % ", ".join(tex(c) for c in other))

@@ -118,6 +118,7 @@ def run(root, gpu, out_dir):
         if d != gpu:
             if d not in others:
                 others[d] = pool.Context(root, d, out_dir, shared_out=ctx.out)
+                others[d].seed_spreads = variance.folder_spreads(others[d].pool.dir)   # its own tunes' spreads
             c = others[d]
             if part is tuner.gains:
                 c.best = {s: roofline.fastest(c, s) for s in roofline.SCENES}

@@ -471,9 +471,16 @@ class RuleTest(unittest.TestCase):
             pv = {"floats": {"key.tex": {"tuned": ["manix", "smoke"]}, "other.tex": {}}}
             self.write(d, "key.tex", "\\caption{Seed spread: %s.}" % spreads["manix"])
             self.write(d, "other.tex", "\\caption{No winner.}")
-            self.assertEqual(self.c.missing_spreads(pv, d, spreads), [])
+            own = {None: spreads, "h100": {"manix": "manix 7.000--7.100\\,ms over 2 seeds (1.4\\%)"}}
+            self.assertEqual(self.c.missing_spreads(pv, d, own.get), [])
             self.write(d, "key.tex", "\\caption{A tuned winner.}")
-            self.assertIn("key.tex: manix without its seed spread", self.c.missing_spreads(pv, d, spreads)[0])
+            self.assertIn("key.tex: manix without its seed spread", self.c.missing_spreads(pv, d, own.get)[0])
+            # a float of another results folder carries that folder's spread, not the report's
+            pv["floats"]["key.tex"]["folder"] = "h100"
+            self.write(d, "key.tex", "\\caption{Seed spread: %s.}" % spreads["manix"])
+            self.assertIn("manix 7.000--7.100", self.c.missing_spreads(pv, d, own.get)[0])
+            self.write(d, "key.tex", "\\caption{Seed spread: %s.}" % own["h100"]["manix"])
+            self.assertEqual(self.c.missing_spreads(pv, d, own.get), [])
         finally:
             shutil.rmtree(d)
 

@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "experiments"))
 import vptexp as vx  # noqa: E402
-from common import tex  # noqa: E402
+from common import macro_name, tex  # noqa: E402
 
 FILE = "tune_variance.jsonl"
 INPUTS = {"report: the seed spread of tuned winners": ["{gpu}/" + FILE]}
@@ -49,9 +49,16 @@ def spread_text(scene, rows):
                                                           100.0 * (max(t) / min(t) - 1.0))
 
 
+def folder_spreads(folder_dir):
+    """{scene: spread_text} of the scenes tuned with at least two seeds in
+    folder_dir/tune_variance.jsonl: what a float of that results folder
+    showing such a scene's tuned winner carries in its caption."""
+    return {s: spread_text(s, rs) for s, rs in seed_rows(os.path.join(folder_dir, FILE)).items() if len(rs) >= 2}
+
+
 def write(ctx):
     rows = seed_rows(os.path.join(ctx.pool.dir, FILE))
-    ctx.seed_spreads = {s: spread_text(s, rs) for s, rs in rows.items() if len(rs) >= 2}
+    ctx.seed_spreads = folder_spreads(ctx.pool.dir)
     ctx.seed_spread_pct = {s: "%.1f" % (100.0 * (max(r["time_ms"] for r in rs) / min(r["time_ms"] for r in rs) - 1.0))
                            for s, rs in rows.items() if len(rs) >= 2}
     ctx.out.spreads = ctx.seed_spreads
@@ -78,8 +85,7 @@ def write(ctx):
         t.append("%s & %s & %d & %.3f--%.3f & %.1f\\%% & %s & %s (%d configurations) \\\\" % (
             tex(scene), tex(rs[0].get("budget", "?")), len(rs), min(tm), max(tm), 100.0 * (max(tm) / min(tm) - 1.0),
             "%d--%d" % (min(ev), max(ev)) if ev else "--", ", ".join(tex(s) for s in scheds), len(configs)))
-        ctx.out.macro("seedSpread" + "".join(p.capitalize() for p in scene.replace("-", " ").split()),
-                      "%.1f" % (100.0 * (max(tm) / min(tm) - 1.0)))
-        ctx.out.macro("seedCount" + "".join(p.capitalize() for p in scene.replace("-", " ").split()), str(len(rs)))
+        ctx.out.macro(macro_name("seedSpread", scene), "%.1f" % (100.0 * (max(tm) / min(tm) - 1.0)))
+        ctx.out.macro(macro_name("seedCount", scene), str(len(rs)))
     t += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     ctx.out.write("tab_tune_variance.tex", "\n".join(t) + "\n")

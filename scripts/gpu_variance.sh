@@ -41,27 +41,7 @@ for s in $seeds; do
   rc=$?
   t1=$(date +%s.%N)
   rm -rf "$cubin"
-  # the report's first finalist row: rank time_ms spread Mrays/s regs occ schedule config
-  python3 - "$log" "$name" "$s" "$budget" "$rc" "$t0" "$t1" "$gpu" "${scene[*]}" "$clocks" >> "$out/tune_variance.jsonl" <<'EOF'
-import json, re, sys
-log, name, seed, budget, rc, t0, t1, gpu, scene, clocks = sys.argv[1:]
-text = open(log, errors="replace").read()
-row = {"kind": "tune_variance", "scene": name, "scene_args": scene, "seed": int(seed), "budget": budget,
-       "exit": int(rc), "wall_s": round(float(t1) - float(t0), 1), "gpu": gpu,
-       "clocks_sm_max_app_default_mhz": clocks, "clocks_locked": False}
-m = re.search(r"measuring on (\d+) GPUs side by side", text)
-row["gpus"] = int(m.group(1)) if m else 1
-m = re.search(r"commit ([0-9a-f]+)\)", text)
-row["commit"] = m.group(1) if m else None
-# one line per search (the estimator stage searches twice)
-runs = re.findall(r"^\w+: (\d+) evaluations \((\d+) from the cache\)", text, re.M)
-row["evaluations"] = sum(int(a) for a, _ in runs) if runs else None
-m = re.search(r"^finalists re-measured:\n.*\n\s+1\s+([0-9.]+)\s+([0-9.]+)\s+\S+\s+\S+\s+\S+\s+(\S+)\s+(\S+)$", text, re.M)
-if m:
-    row.update(time_ms=float(m.group(1)), time_ms_spread=float(m.group(2)), schedule=m.group(3), config=m.group(4))
-else:
-    row.update(time_ms=None, reason="no finalist table in the log (exit %s): %s" % (rc, text.strip().splitlines()[-1:] ))
-print(json.dumps(row))
-EOF
+  python3 scripts/tune_variance_row.py "$log" "$name" "$s" "$budget" "$rc" "$t0" "$t1" "$gpu" "${scene[*]}" "$clocks" \
+      >> "$out/tune_variance.jsonl"
   tail -1 "$out/tune_variance.jsonl"
 done
