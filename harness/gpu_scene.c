@@ -100,8 +100,8 @@ void vpt_gpu_estimators_all(VptGpuEstimators *e)
 }
 
 /* The parts of vpt_gpu_scene_bytes: textures (f32 density, albedo, compact
- * formats, skip's two-channel ones) and majorant grids (two floats a cell,
- * as make_grid uploads). */
+ * formats, skip's two-channel ones) and majorant grids
+ * (VPT_MAJORANT_CELL_FLOATS a cell, as make_grid uploads). */
 static void scene_parts(int nx, int ny, int nz, const VptGpuEstimators *e, double *textures, double *compact,
                         double *grids)
 {
@@ -114,7 +114,7 @@ static void scene_parts(int nx, int ny, int nz, const VptGpuEstimators *e, doubl
         for (int k = 0; k < VPT_GPU_GRID_LOG2_MAX; k++)
             if (e->grids[f] >> k & 1) {
                 const double c = (double)(1 << k);
-                *grids += 2.0 * sizeof(float) * ceil(nx / c) * ceil(ny / c) * ceil(nz / c);
+                *grids += VPT_MAJORANT_CELL_FLOATS * sizeof(float) * ceil(nx / c) * ceil(ny / c) * ceil(nz / c);
             }
     }
 }
@@ -378,7 +378,7 @@ static int make_grid(VptGpuScene *g, VptDensityFormat f, int cell, float tau_per
     char what[64];
     snprintf(what, sizeof what, "the majorant grid of %d-voxel cells", cell);
     float *cells = vpt_majorant_grid_cells(&h, tau_per_density);
-    const size_t bytes = 2 * h.count * sizeof(float);
+    const size_t bytes = VPT_MAJORANT_CELL_FLOATS * h.count * sizeof(float);
     int rc = !cells || check_free(g, bytes, what) || VPT_CU_TRY(cuMemAlloc, &out->cells, bytes) ||
              VPT_CU_TRY(cuMemcpyHtoD, out->cells, cells, bytes);
     free(cells);
@@ -539,7 +539,7 @@ int vpt_gpu_scene_medium(VptGpuScene *g, VptDensityFormat format, int majorant, 
     if (cell > 0) {
         VptGpuMajorantGrid *gr = &g->grids[log2_of(cell)][format];
         if (!gr->cells && make_grid(g, format, cell, P->tau_per_density, gr)) return -1;
-        VptMajorantGrid shape = {cell, {gr->n[0], gr->n[1], gr->n[2]}, 0, NULL};
+        VptMajorantGrid shape = {cell, {gr->n[0], gr->n[1], gr->n[2]}, 0, NULL, NULL};
         vpt_params_set_majorant_grid(P, &shape, s->nx, s->ny, s->nz);
         out->majorant = gr->cells;
     }

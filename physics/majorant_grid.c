@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define RAISE (1.0f + 1.0f / 4096.0f)
+#define LOWER (1.0f - 1.0f / 4096.0f)
 
 /* Pass 1 (x) and 2 (y) per z slice, pass 3 (z) per output cell column. */
 typedef struct {
@@ -16,8 +17,9 @@ typedef struct {
     VptDensityFormat f;
     float dmax;
     int n[3];
-    float *slices; /* n[0] * n[1] * nz: each slice's (cx, cy) maxima */
-    float *out;
+    float *slices;    /* n[0] * n[1] * nz: each slice's (cx, cy) maxima */
+    float *slices_lo; /* and minima */
+    float *out, *out_lo;
 } Build;
 
 static int lo_of(int c, int C) { return c * C - 1 < 0 ? 0 : c * C - 1; }
@@ -26,35 +28,48 @@ static int hi_of(int c, int C, int n) { return c * C + C > n - 1 ? n - 1 : c * C
 static void slices_range(void *arg, size_t lo, size_t hi)
 {
     Build *b = arg;
-    float *row = malloc((size_t)b->n[0] * (size_t)b->ny * sizeof *row);
+    const size_t nrow = (size_t)b->n[0] * (size_t)b->ny;
+    float *row = malloc(2 * nrow * sizeof *row), *row_lo = row ? row + nrow : NULL;
     for (size_t z = lo; z < hi; z++) {
         const float *s = b->d + z * (size_t)b->nx * (size_t)b->ny;
         if (row) {
             for (int y = 0; y < b->ny; y++) {
                 const float *r = s + (size_t)y * (size_t)b->nx;
                 for (int cx = 0; cx < b->n[0]; cx++) {
-                    float m = 0.0f;
-                    for (int x = lo_of(cx, b->C); x <= hi_of(cx, b->C, b->nx); x++) m = r[x] > m ? r[x] : m;
+                    float m = 0.0f, l = INFINITY;
+                    for (int x = lo_of(cx, b->C); x <= hi_of(cx, b->C, b->nx); x++) {
+                        m = r[x] > m ? r[x] : m;
+                        l = r[x] < l ? r[x] : l;
+                    }
                     row[(size_t)y * (size_t)b->n[0] + (size_t)cx] = m;
+                    row_lo[(size_t)y * (size_t)b->n[0] + (size_t)cx] = l;
                 }
             }
         }
         float *o = b->slices + z * (size_t)b->n[0] * (size_t)b->n[1];
+        float *o_lo = b->slices_lo + z * (size_t)b->n[0] * (size_t)b->n[1];
         for (int cy = 0; cy < b->n[1]; cy++)
             for (int cx = 0; cx < b->n[0]; cx++) {
-                float m = 0.0f;
+                float m = 0.0f, l = INFINITY;
                 for (int y = lo_of(cy, b->C); y <= hi_of(cy, b->C, b->ny); y++) {
-                    float v;
+                    float v, vl;
                     if (row) {
                         v = row[(size_t)y * (size_t)b->n[0] + (size_t)cx];
+                        vl = row_lo[(size_t)y * (size_t)b->n[0] + (size_t)cx];
                     } else { /* no scratch row: the x window directly */
                         v = 0.0f;
+                        vl = INFINITY;
                         const float *r = s + (size_t)y * (size_t)b->nx;
-                        for (int x = lo_of(cx, b->C); x <= hi_of(cx, b->C, b->nx); x++) v = r[x] > v ? r[x] : v;
+                        for (int x = lo_of(cx, b->C); x <= hi_of(cx, b->C, b->nx); x++) {
+                            v = r[x] > v ? r[x] : v;
+                            vl = r[x] < vl ? r[x] : vl;
+                        }
                     }
                     m = v > m ? v : m;
+                    l = vl < l ? vl : l;
                 }
                 o[(size_t)cy * (size_t)b->n[0] + (size_t)cx] = m;
+                o_lo[(size_t)cy * (size_t)b->n[0] + (size_t)cx] = l;
             }
     }
     free(row);
@@ -66,12 +81,14 @@ static void columns_range(void *arg, size_t lo, size_t hi)
     const size_t plane = (size_t)b->n[0] * (size_t)b->n[1];
     for (size_t cz = lo; cz < hi; cz++)
         for (size_t i = 0; i < plane; i++) {
-            float m = 0.0f;
+            float m = 0.0f, l = INFINITY;
             for (int z = lo_of((int)cz, b->C); z <= hi_of((int)cz, b->C, b->nz); z++) {
-                float v = b->slices[(size_t)z * plane + i];
+                const float v = b->slices[(size_t)z * plane + i], vl = b->slices_lo[(size_t)z * plane + i];
                 m = v > m ? v : m;
+                l = vl < l ? vl : l;
             }
             b->out[cz * plane + i] = vpt_density_format_texture_value(b->f, m, b->dmax) * RAISE;
+            b->out_lo[cz * plane + i] = l > 0.0f ? vpt_density_format_texture_value(b->f, l, b->dmax) * LOWER : 0.0f;
         }
 }
 
@@ -148,17 +165,22 @@ int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, Vp
         return vpt_fail("majorant grid: cell size %d is not a power of two in [%d, %d]", cell, VPT_MAJORANT_CELL_MIN,
                         VPT_MAJORANT_CELL_MAX);
     if (nx < 1 || ny < 1 || nz < 1) return vpt_fail("majorant grid: volume %dx%dx%d is empty", nx, ny, nz);
-    Build b = {d, nx, ny, nz, cell, f, dmax, {(nx + cell - 1) / cell, (ny + cell - 1) / cell, (nz + cell - 1) / cell}, NULL, NULL};
+    Build b = {d, nx, ny, nz, cell, f, dmax, {(nx + cell - 1) / cell, (ny + cell - 1) / cell, (nz + cell - 1) / cell},
+               NULL, NULL, NULL, NULL};
     const size_t plane = (size_t)b.n[0] * (size_t)b.n[1];
-    b.slices = vpt_malloc(plane * (size_t)nz * sizeof(float));
+    b.slices = vpt_malloc(2 * plane * (size_t)nz * sizeof(float));
     if (!b.slices) return -1;
+    b.slices_lo = b.slices + plane * (size_t)nz;
     out->count = plane * (size_t)b.n[2];
     out->m = vpt_malloc(out->count * sizeof(float));
-    if (!out->m) {
+    out->lo = vpt_malloc(out->count * sizeof(float));
+    if (!out->m || !out->lo) {
         free(b.slices);
+        vpt_majorant_grid_free(out);
         return -1;
     }
     b.out = out->m;
+    b.out_lo = out->lo;
     vpt_parallel_for((size_t)nz, threads, slices_range, &b);
     vpt_parallel_for((size_t)b.n[2], threads, columns_range, &b);
     free(b.slices);
@@ -173,12 +195,13 @@ int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, Vp
 
 float *vpt_majorant_grid_cells(const VptMajorantGrid *g, float tau_per_density)
 {
-    float *c = vpt_malloc(2 * (g->count ? g->count : 1) * sizeof *c);
+    float *c = vpt_malloc(VPT_MAJORANT_CELL_FLOATS * (g->count ? g->count : 1) * sizeof *c);
     if (!c) return NULL;
     for (size_t i = 0; i < g->count; i++) {
         const float v = g->m[i];
         c[2 * i] = v;
         c[2 * i + 1] = v > 0.0f ? 1.0f / (v * tau_per_density) : 0.0f;
+        c[2 * g->count + i] = v > 0.0f ? g->lo[i] : 0.0f;
     }
     return c;
 }
@@ -210,5 +233,6 @@ void vpt_majorant_grid_stats(const VptMajorantGrid *g, float density_max, double
 void vpt_majorant_grid_free(VptMajorantGrid *g)
 {
     free(g->m);
+    free(g->lo);
     memset(g, 0, sizeof *g);
 }

@@ -17,6 +17,12 @@
  * cube at a time instead of a cell at a time; a value's majorant is
  * max(value, 0).
  *
+ * Beside each majorant the grid keeps the cell's minorant, the minimum over
+ * the same support, lowered by a relative 2^-12 for the same reason: no
+ * density the medium returns in the cell is below it. Residual ratio
+ * tracking takes it as the cell's control density (physics/vpt_tracer.h,
+ * vpt_shadow_residual), so that each of its factors lies in [0, 1].
+ *
  * Built on the host by separable maxima (x, then y, then z windows) on all
  * cores. Lifecycle: build fills *out (caller frees); free releases it. */
 #ifndef VPT_PHYSICS_MAJORANT_GRID_H
@@ -44,6 +50,7 @@ typedef struct {
     int n[3];          /* cells per axis: ceil(voxels / C) */
     size_t count;      /* n[0] * n[1] * n[2] */
     float *m;          /* count majorants, x fastest; owned */
+    float *lo;         /* count minorants (0 for an empty cell), x fastest; owned */
 } VptMajorantGrid;
 
 /* Builds the grid of the density grid d (nx * ny * nz scene densities, x
@@ -57,9 +64,11 @@ int vpt_majorant_grid_build(const float *d, int nx, int ny, int nz, int cell, Vp
                             int threads, VptMajorantGrid *out);
 
 /* The cells as the medium interface reads them (physics/vpt_medium.h):
- * 2 * count floats, (value, t_per_tau) per cell with t_per_tau =
- * 1 / (value tau_per_density) for a cell with a majorant, else 0. NULL
- * with a message when out of memory; the caller frees it. */
+ * VPT_MAJORANT_CELL_FLOATS * count floats, first (value, t_per_tau) per
+ * cell with t_per_tau = 1 / (value tau_per_density) for a cell with a
+ * majorant, else 0; then count minorants (0 for an empty cell). NULL with a
+ * message when out of memory; the caller frees it. */
+#define VPT_MAJORANT_CELL_FLOATS 3
 float *vpt_majorant_grid_cells(const VptMajorantGrid *g, float tau_per_density);
 
 /* Sets P's grid fields (mg_cells, mg_per_uvw, tau_per_density) for g over a

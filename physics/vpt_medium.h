@@ -32,6 +32,11 @@
  *                       empty), computed once on the host
  *                       (vpt_majorant_grid_cells). Only called when
  *                       params.mg_cells[0] > 0.
+ *   vpt_medium_minorant the minorant of cell `cell` of the majorant grid:
+ *                       no density the medium returns at a point of that
+ *                       cell, or within half a voxel of it, is below it
+ *                       (physics/majorant_grid.h); 0 for an empty cell.
+ *                       Only called when params.mg_cells[0] > 0.
  *   vpt_medium_density_distance  (majorant=skip only, params.mg_skip) the
  *                       density as vpt_medium_density returns it, and in
  *                       *distance the distance map (physics/distance_map.h)
@@ -47,6 +52,7 @@ typedef struct VptMedium VptMedium;
 VPT_FN float vpt_medium_density(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN vpt_vec3 vpt_medium_albedo(const VptMedium *m, vpt_vec3 uvw);
 VPT_FN float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float *t_per_tau);
+VPT_FN float vpt_medium_minorant(const VptMedium *m, vpt_u32 cell);
 VPT_FN float vpt_medium_density_distance(const VptMedium *m, vpt_vec3 uvw, float *distance);
 
 #endif

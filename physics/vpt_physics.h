@@ -259,7 +259,8 @@ enum {
 enum {
     VPT_TR_DELTA = 0,    /* a free flight (the config's majorant): 1 if it leaves the box, else 0 */
     VPT_TR_RATIO = 1,    /* ratio tracking against the config's majorant: the product of 1 - density / majorant */
-    VPT_TR_RESIDUAL = 2  /* residual ratio tracking (Novak et al. 2014) about a constant control density */
+    VPT_TR_RESIDUAL = 2  /* residual ratio tracking (Novak et al. 2014): per cell about the majorant grid's
+                            minorant, else about one control density (vpt_shadow_residual) */
 };
 
 /* Everything a path needs, plain data: a kernel parameter on the GPU. Built

@@ -653,49 +653,90 @@ VPT_FN float vpt_shadow_ratio(const VptParams *P, const VptMedium *M, vpt_vec3 o
     return T;
 }
 
-/* Residual ratio tracking about the control density c (control_density):
+/* Residual ratio tracking (Novak et al. 2014) about a control density c:
  * T = exp(-sigma_c (tmax - t)) x the product over steps at the residual
- * majorant mr = max(density_max - c, c) of 1 - (density - c) / mr, each
- * factor in [0, 2]. Fewer steps than ratio tracking when c is near the
- * middle of the densities, at the price of factors above 1. Always against
- * the global bound, whatever the config's majorant.
+ * majorant mr of 1 - (density - c) / mr. Unbiased for any c >= 0 and any
+ * mr bounding density - c; the control sets how many steps there are and
+ * how heavy the factors' tails are.
  *
- * The control's attenuation is applied step by step, exp(-sigma_c) over
- * each step's own distance, so that T is a running product whose
- * expectation stays the partial transmittance (in empty space each step's
- * factor has expectation 1: (mr / (mr + c)) x (1 + c / mr)). Applied at
- * once, in a thick medium it would start T near 0 (exp(-100) for a
- * control optical depth of 100; 0 in float, flushed, past about 87): the
- * roulette would end almost every ray at its first step, and the rare
- * survivor would have to carry the whole expectation, so in any feasible
- * number of samples the estimate would be 0. The value is the same product
- * either way; only where the roulette acts differs, and the roulette is
- * unbiased wherever it acts. */
-VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
-                                 float tmax, VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
+ * With the majorant grid (a config's majorant=gridC) each cell has its own
+ * control, its minorant, and its own residual majorant, its majorant less
+ * the minorant: every factor lies in [0, 1] and a cell of nearly constant
+ * density takes almost no steps; an empty cell is crossed without any. The
+ * walk restarts the free paths at each cell's entry (memorylessness), and a
+ * cell's attenuation is applied with its steps. With the global majorant or
+ * skip, one control for the whole ray, params.control_density (the
+ * volume's mean density), against mr = max(density_max - c, c): each
+ * factor in [0, 2], and long rays through density below c multiply many
+ * factors above 1, whose heavy tail few samples see.
+ *
+ * Either way the control's attenuation is applied step by step, exp(-sigma_c)
+ * over each step's own distance, so that T is a running product whose
+ * expectation stays the partial transmittance (in empty space under a
+ * constant control each step's factor has expectation 1: (mr / (mr + c)) x
+ * (1 + c / mr)). Applied at once, in a thick medium it would start T near 0
+ * (exp(-100) for a control optical depth of 100; 0 in float, flushed, past
+ * about 87): the roulette would end almost every ray at its first step,
+ * and the rare survivor would have to carry the whole expectation, so in
+ * any feasible number of samples the estimate would be 0. The value is the
+ * same product either way; only where the roulette acts differs, and the
+ * roulette is unbiased wherever it acts. */
+
+/* The steps of one stretch [t, t_end) under control c and residual
+ * majorant mr (> 0), continuing T; the stream's pairs from *pair. 0 when
+ * the roulette ended the ray. */
+VPT_FN float vpt_shadow_residual_run(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
+                                     float t_end, float c, float mr, float T, VptStepStream ss, vpt_u32 *pair,
+                                     vpt_u64 *steps)
 {
-    const float c = P->control_density;
-    const float mr = vpt_fmaxf(P->density_max - c, c);
     /* tau_per_density is optical depth per unit density and distance in
      * units of ln 2: exp(-x ln 2) = exp2(-x) */
     const float ctau = c * P->tau_per_density;
-    if (!(mr > 0.0f)) return vpt_exp2f(-ctau * (tmax - t));
     const float unit = vpt_divf(1.0f, P->tau_per_density * mr); /* distance per unit of free path */
-    float T = 1.0f;
     for (;;) {
-        const vpt_u4 r = vpt_step_stream_pair(ss, pair++);
+        const vpt_u4 r = vpt_step_stream_pair(ss, (*pair)++);
         const float t1 = vpt_fmaf(vpt_woodcock_free_path_x(r.x), unit, t);
         *steps += 1u;
-        if (t1 >= tmax) {
-            T *= vpt_exp2f(-ctau * (tmax - t));
-            break;
-        }
+        if (t1 >= t_end) return T * vpt_exp2f(-ctau * vpt_fmaxf(t_end - t, 0.0f));
         const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t1));
         T = vpt_shadow_roulette(T * vpt_exp2f(-ctau * (t1 - t)) * (1.0f - vpt_divf(d - c, mr)), r.y);
+        if (T == 0.0f) return 0.0f;
         t = t1;
-        if (T == 0.0f) break;
     }
-    return T;
+}
+
+VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
+                                 float tmax, VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
+{
+    if (vpt_uses_grid(P)) {
+        const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
+        VptMajorantWalk w;
+        vpt_majorant_walk_start(P, M, &R, ou, du, t, tmax, &w);
+        float T = 1.0f;
+        for (;;) {
+            if (w.majorant > 0.0f) {
+                const vpt_u32 cell =
+                    (vpt_u32)w.cx + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w.cy + (vpt_u32)P->mg_cells[1] * (vpt_u32)w.cz);
+                const float c = vpt_fminf(vpt_medium_minorant(M, cell), w.majorant);
+                const float mr = w.majorant - c;
+                if (mr > 0.0f) {
+                    T = vpt_shadow_residual_run(P, M, ou, du, w.t_enter, w.t_exit, c, mr, T, ss, &pair, steps);
+                    if (T == 0.0f) return 0.0f;
+                } else { /* a constant cell: its transmittance exactly */
+                    T *= vpt_exp2f(-c * P->tau_per_density * vpt_fmaxf(w.t_exit - w.t_enter, 0.0f));
+                }
+            }
+            if (!vpt_majorant_walk_next(P, &R, ou, du, &w)) break;
+            w.t_enter = w.t_exit;
+            w.tau_enter = w.tau_exit;
+            vpt_majorant_walk_enter(P, M, &R, tmax, &w);
+        }
+        return T;
+    }
+    const float c = P->control_density;
+    const float mr = vpt_fmaxf(P->density_max - c, c);
+    if (!(mr > 0.0f)) return vpt_exp2f(-c * P->tau_per_density * (tmax - t));
+    return vpt_shadow_residual_run(P, M, ou, du, t, tmax, c, mr, 1.0f, ss, &pair, steps);
 }
 
 /* The transmittance from o toward direction w to the box's exit, by the

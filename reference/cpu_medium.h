@@ -45,6 +45,7 @@ struct VptMedium {
     const uint8_t *albedo;  /* 4 * nx * ny * nz, RGBA8; borrowed; NULL with a table */
     const float *majorant;  /* the majorant grid's cells (params.mg_cells) as (value, t_per_tau)
                                pairs (vpt_majorant_grid_cells), or NULL; borrowed */
+    const float *minorant;  /* and their minorants (the same array, past the pairs), or NULL */
     const uint8_t *distance; /* majorant=skip: the distance map, nx * ny * nz bytes
                                (physics/distance_map.h), filtered like the density
                                (the GPU's second texture channel), or NULL; borrowed */
@@ -71,6 +72,7 @@ static inline void vpt_cpu_medium_init(VptMedium *m, const VptScene *s)
     m->albedo_entries = s->albedo_table ? s->albedo_entries : 0;
     m->albedo_index = (float)m->albedo_entries;
     m->majorant = NULL;
+    m->minorant = NULL;
     m->distance = NULL;
     m->sparse = NULL;
 }
@@ -80,6 +82,8 @@ static inline float vpt_medium_majorant(const VptMedium *m, vpt_u32 cell, float 
     *t_per_tau = m->majorant[2 * (size_t)cell + 1];
     return m->majorant[2 * (size_t)cell];
 }
+
+static inline float vpt_medium_minorant(const VptMedium *m, vpt_u32 cell) { return m->minorant[cell]; }
 
 /* The 8 corner indices (x fastest) and weights of a trilinear fetch, in the
  * order (x, y, z) = (0,0,0), (1,0,0), (0,1,0), (1,1,0), (0,0,1), ... */

@@ -156,6 +156,7 @@ int vpt_cpu_render(const VptScene *s, const VptParams *p, const VptCpuRenderOpti
     if (opt.estimator) {
         if (opt.estimator->density) j.M.density = opt.estimator->density;
         j.M.majorant = opt.estimator->cells;
+        j.M.minorant = opt.estimator->cells ? opt.estimator->cells + 2 * opt.estimator->grid.count : NULL;
         j.M.distance = opt.estimator->distance;
         j.M.sparse = opt.estimator->sparse ? opt.estimator->tree.data : NULL;
     }

@@ -334,7 +334,7 @@ TEST(harness_volume_too_large_for_gpu_memory)
 }
 
 /* The check covers what the estimators allocate: compact density textures
- * (2, 2 and 1 bytes a voxel) and majorant grids (8 bytes a cell); a grid
+ * (2, 2 and 1 bytes a voxel) and majorant grids (12 bytes a cell); a grid
  * that fits with f32 alone is refused with every format, and the message
  * names the parts and that it fits without the compact formats. */
 TEST(harness_gpu_check_counts_the_estimators)
@@ -348,12 +348,12 @@ TEST(harness_gpu_check_counts_the_estimators)
     vpt_gpu_estimators_add(&e, VPT_DENSITY_U8, 0);
     CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 9.0 * vox);
     vpt_gpu_estimators_add(&e, VPT_DENSITY_F32, 8);
-    CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 9.0 * vox + 8.0 * 128 * 128 * 128);
+    CHECK(vpt_gpu_scene_bytes(n, n, n, &e) == 9.0 * vox + 12.0 * 128 * 128 * 128);
     VptGpuEstimators all;
     vpt_gpu_estimators_all(&all);
-    /* grids of 4 .. 128-voxel cells (codegen's vpt_majorant_cells), two floats a cell */
+    /* grids of 4 .. 128-voxel cells (codegen's vpt_majorant_cells), three floats a cell */
     const double cells =
-        8.0 * (256.0 * 256 * 256 + 128.0 * 128 * 128 + 64.0 * 64 * 64 + 32.0 * 32 * 32 + 16.0 * 16 * 16 + 8.0 * 8 * 8);
+        12.0 * (256.0 * 256 * 256 + 128.0 * 128 * 128 + 64.0 * 64 * 64 + 32.0 * 32 * 32 + 16.0 * 16 * 16 + 8.0 * 8 * 8);
     /* and skip's two-channel textures of each format: 2 x (4 + 2 + 2 + 1) bytes a voxel */
     CHECK(vpt_gpu_scene_bytes(n, n, n, &all) == 31.0 * vox + 4 * cells);
     /* 12 GiB free: f32 fits, every estimator (13 GiB and grids) does not */

@@ -119,7 +119,7 @@ TEST(reference_medium_filter)
                 a[4 * i + 2] = 0;
                 a[4 * i + 3] = 7;
             }
-    VptMedium m = {4, 3, 2, d, a, NULL, NULL, NULL, NULL, 0, 0.0f};
+    VptMedium m = {4, 3, 2, d, a, NULL, NULL, NULL, NULL, NULL, 0, 0.0f};
     for (int z = 0; z < 2; z++)
         for (int y = 0; y < 3; y++)
             for (int x = 0; x < 4; x++) {
@@ -151,7 +151,7 @@ TEST(reference_medium_filter)
     uint8_t white[96];
     for (int i = 0; i < 24; i++) ones[i] = 1.0f;
     memset(white, 255, sizeof white);
-    VptMedium c = {4, 3, 2, ones, white, NULL, NULL, NULL, NULL, 0, 0.0f};
+    VptMedium c = {4, 3, 2, ones, white, NULL, NULL, NULL, NULL, NULL, 0, 0.0f};
     for (int i = 0; i < 10000; i++) {
         vpt_u4 r = vpt_rng(3u, (vpt_u64)i, 0u);
         vpt_vec3 p = vpt_v3(vpt_u01(r.x), vpt_u01(r.y), vpt_u01(r.z));

@@ -92,7 +92,7 @@ TEST(sparse_sampler_is_the_dense_filter_bit_for_bit)
     VptSparseGrid g;
     REQUIRE(vpt_sparse_grid_build(d, nx, ny, nz, "density", &g) == 0);
     uint8_t *albedo = calloc((size_t)4 * nx * ny * nz, 1);
-    VptMedium dense = {nx, ny, nz, d, albedo, NULL, NULL, NULL, NULL, 0, 0.0f}, sparse = dense;
+    VptMedium dense = {nx, ny, nz, d, albedo, NULL, NULL, NULL, NULL, NULL, 0, 0.0f}, sparse = dense;
     sparse.sparse = g.data;
     uint32_t state = 12345u;
     int differ = 0;
