@@ -385,7 +385,9 @@ TEST(tuner_pool_lanes_all_lost_stop_the_search)
     CHECK_EQ_INT(run.rc, -1);
     CHECK(run.r.stop == VPT_STOP_ERROR);
     CHECK_STR_CONTAINS(vpt_errmsg(), "every evaluation lane is lost");
-    CHECK(run.r.n_evals >= 3 && run.r.n_evals < 50);
+    /* each lane measured two configs before it was lost: the search keeps
+     * those it asked for in order, whenever the losses arrived */
+    CHECK_MSG(run.r.n_evals >= 3 && run.r.n_evals < 50, "%zu records", run.r.n_evals);
     end_lanes_run(&run);
     vpt_space_destroy(s);
 }

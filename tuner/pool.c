@@ -512,11 +512,14 @@ static int pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wan
                     VptCacheHit *src)
 {
     if (p->direct) return direct_get(p, c, fidelity, out, src);
-    if (p->failed) return vpt_fail("%s", p->error);
+    /* a record that finished, or one in the cache, is taken even once the
+     * pool failed (every lane lost): what the lanes measured before they
+     * were lost reaches the search */
     Job *j = find_key(p, job_key(c, fidelity));
     if (!j) {
         *src = p->cache ? vpt_cache_lookup(p->cache, c, fidelity, out) : VPT_CACHE_MISS;
         if (*src != VPT_CACHE_MISS) return 0;
+        if (p->failed) return vpt_fail("%s", p->error);
         if (!(j = add_job(p, c, fidelity, 1))) return -1;
     }
     *src = VPT_CACHE_MISS;
@@ -525,13 +528,13 @@ static int pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wan
     for (;;) {
         if (j->state == JOB_DONE) break;
         schedule(p, wanted);
-        if (p->failed) return vpt_fail("%s", p->error);
         if (j->state == JOB_DONE) break;
+        if (p->failed) return vpt_fail("%s", p->error);
         if (p->running == 0) {
-            if (p->alive == 0) return vpt_fail("%s", p->failed ? p->error : "no evaluation lane is left");
+            if (p->alive == 0) return vpt_fail("no evaluation lane is left");
             return vpt_fail("internal error: nothing runs and the job waits");
         }
-        if (wait_event(p) || p->failed) return vpt_fail("%s", p->error);
+        (void)wait_event(p); /* a failure sets p->failed: the next pass tells, after a record it finished */
         if (!(j = find_id(p, id))) return vpt_fail("internal error: a job the search waits for vanished");
     }
     *out = j->rec;
@@ -557,9 +560,9 @@ int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, 
         *which = 0;
         return vpt_eval_pool_get(p, &configs[0], fidelity, wanted, out, fresh);
     }
-    if (p->failed) return vpt_fail("%s", p->error);
-    /* a record at hand first: from the cache, or finished ahead; else each
-     * is queued (urgent) and the first to finish is taken */
+    /* a record at hand first: from the cache, or finished ahead (also once
+     * the pool failed, as vpt_eval_pool_get); else each is queued (urgent)
+     * and the first to finish is taken */
     for (size_t i = 0; i < n; i++) {
         Job *j = find_key(p, job_key(&configs[i], fidelity));
         if (j && j->state == JOB_DONE) {
@@ -571,6 +574,7 @@ int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, 
             return vpt_eval_pool_get(p, &configs[i], fidelity, wanted, out, fresh);
         }
     }
+    if (p->failed) return vpt_fail("%s", p->error);
     /* the first is asked for (it runs on the first lane free); the others
      * run as announced ones do, within the speculation bound, on the lanes
      * that compiled them ahead */
@@ -581,7 +585,6 @@ int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, 
     }
     for (;;) {
         schedule(p, wanted);
-        if (p->failed) return vpt_fail("%s", p->error);
         for (size_t i = 0; i < n; i++) {
             Job *j = find_key(p, job_key(&configs[i], fidelity));
             if (j && j->state == JOB_DONE) {
@@ -589,11 +592,12 @@ int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, 
                 return vpt_eval_pool_get(p, &configs[i], fidelity, wanted, out, fresh);
             }
         }
+        if (p->failed) return vpt_fail("%s", p->error);
         if (p->running == 0) {
-            if (p->alive == 0) return vpt_fail("%s", p->failed ? p->error : "no evaluation lane is left");
+            if (p->alive == 0) return vpt_fail("no evaluation lane is left");
             return vpt_fail("internal error: nothing runs and the jobs wait");
         }
-        if (wait_event(p) || p->failed) return vpt_fail("%s", p->error);
+        (void)wait_event(p); /* a failure sets p->failed: the next pass tells, after a record it finished */
     }
 }
 

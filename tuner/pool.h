@@ -79,7 +79,10 @@
  * Lost lanes: a lane whose evaluator fails (a GPU lost, a rank that died or
  * went silent) is reported on stderr and takes no more work; the config it
  * was evaluating is queued again, once: lost a second time, it is recorded
- * as a runtime failure naming both losses. When no lane is left, get fails.
+ * as a runtime failure naming both losses. When no lane is left, get fails
+ * for a config not yet measured; a record that finished before, or one in
+ * the cache, is still returned: a search that ends there keeps what the
+ * lanes measured for it before they were lost.
  *
  * Only identical GPUs are mixed: vpt_lanes_check_identical refuses lanes
  * whose GPU name, driver or NVRTC version (or build) differ from lane 0's.
