@@ -68,6 +68,7 @@ struct VptEvalPool {
     int rr;
     size_t running, done_untaken;
     int failed;
+    int write_failed; /* the failure was the cache's: no record is handed out after it */
     char error[1024];
     /* a call on lane 0 */
     int call_done, call_rc;
@@ -269,7 +270,10 @@ static void record_done(VptEvalPool *p, Job *j, VptEvalRecord *rec, int lane)
         snprintf(rec->by_host, sizeof rec->by_host, "%s", in->host);
         rec->by_rank = in->rank;
     }
-    if (write_record(p, rec)) fail(p);
+    if (write_record(p, rec)) {
+        fail(p);
+        p->write_failed = 1;
+    }
     j->rec = *rec;
     j->state = JOB_DONE;
     p->done_untaken++;
@@ -513,8 +517,9 @@ static int pool_get(VptEvalPool *p, const VptConfig *c, int fidelity, size_t wan
 {
     if (p->direct) return direct_get(p, c, fidelity, out, src);
     /* a record that finished, or one in the cache, is taken even once the
-     * pool failed (every lane lost): what the lanes measured before they
-     * were lost reaches the search */
+     * pool failed because its lanes were lost: what they measured before
+     * reaches the search; never after the cache failed to take a record */
+    if (p->write_failed) return vpt_fail("%s", p->error);
     Job *j = find_key(p, job_key(c, fidelity));
     if (!j) {
         *src = p->cache ? vpt_cache_lookup(p->cache, c, fidelity, out) : VPT_CACHE_MISS;
@@ -561,8 +566,9 @@ int vpt_eval_pool_get_first(VptEvalPool *p, const VptConfig *configs, size_t n, 
         return vpt_eval_pool_get(p, &configs[0], fidelity, wanted, out, fresh);
     }
     /* a record at hand first: from the cache, or finished ahead (also once
-     * the pool failed, as vpt_eval_pool_get); else each is queued (urgent)
-     * and the first to finish is taken */
+     * the lanes are lost, as vpt_eval_pool_get); else each is queued
+     * (urgent) and the first to finish is taken */
+    if (p->write_failed) return vpt_fail("%s", p->error);
     for (size_t i = 0; i < n; i++) {
         Job *j = find_key(p, job_key(&configs[i], fidelity));
         if (j && j->state == JOB_DONE) {

@@ -82,7 +82,8 @@
  * as a runtime failure naming both losses. When no lane is left, get fails
  * for a config not yet measured; a record that finished before, or one in
  * the cache, is still returned: a search that ends there keeps what the
- * lanes measured for it before they were lost.
+ * lanes measured for it before they were lost. After the cache failed to
+ * take a record, get fails for every config.
  *
  * Only identical GPUs are mixed: vpt_lanes_check_identical refuses lanes
  * whose GPU name, driver or NVRTC version (or build) differ from lane 0's.
