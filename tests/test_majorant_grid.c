@@ -840,6 +840,58 @@ TEST(sun_shadow_transmittance_estimators_match_the_optical_depth)
     free(d);
 }
 
+/* The minorants bound the filtered density from below, in every texture
+ * format, at points of each cell and up to 0.49 voxel beyond its faces
+ * (where the walk's rounding may still read it), on a volume without empty
+ * voxels (a sparse one has minorant 0 almost everywhere). */
+TEST(majorant_grid_minorants_bound_the_filtered_density_from_below)
+{
+    const int nx = 13, ny = 7, nz = 21, cells[] = {1, 4, 8};
+    const size_t n = (size_t)nx * ny * nz;
+    float *d = random_volume(nx, ny, nz, 43u);
+    REQUIRE(d);
+    float dmax = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        d[i] += 0.05f;
+        dmax = d[i] > dmax ? d[i] : dmax;
+    }
+    int checked = 0;
+    for (int ci = 0; ci < 3; ci++)
+        for (int f = 0; f < VPT_DENSITY_FORMAT_COUNT; f++) {
+            const int C = cells[ci], nv[3] = {nx, ny, nz};
+            float *tex = malloc(n * sizeof *tex);
+            void *texels = malloc(n * 4);
+            REQUIRE(tex && texels);
+            vpt_density_format_encode((VptDensityFormat)f, d, n, dmax, texels, tex, 2);
+            VptMajorantGrid g;
+            REQUIRE(vpt_majorant_grid_build(d, nx, ny, nz, C, (VptDensityFormat)f, dmax, 2, &g) == 0);
+            const VptMedium m = medium_of(nx, ny, nz, tex, NULL, NULL);
+            uint32_t s = 7u + (uint32_t)f;
+            for (size_t cell = 0; cell < g.count; cell++) {
+                const int c[3] = {(int)(cell % (size_t)g.n[0]), (int)(cell / (size_t)g.n[0] % (size_t)g.n[1]),
+                                  (int)(cell / ((size_t)g.n[0] * g.n[1]))};
+                CHECK(g.lo[cell] > 0.0f && g.lo[cell] < g.m[cell]);
+                for (int k = 0; k < 24; k++) {
+                    float uvw[3];
+                    for (int a = 0; a < 3; a++) {
+                        const float lo = (float)(c[a] * C) - 0.49f, hi = (float)((c[a] + 1) * C) + 0.49f;
+                        uvw[a] = (k < 8 ? ((k >> a) & 1 ? hi : lo) : lo + frand(&s) * (hi - lo)) / (float)nv[a];
+                    }
+                    const float val = vpt_medium_density(&m, vpt_v3(uvw[0], uvw[1], uvw[2]));
+                    if (!(val >= g.lo[cell]))
+                        CHECK_MSG(0, "C=%d %s: cell %zu minorant %.9g > density %.9g", C,
+                                  vpt_density_format_name((VptDensityFormat)f), cell, g.lo[cell], val);
+                    checked++;
+                }
+            }
+            vpt_majorant_grid_free(&g);
+            free(tex);
+            free(texels);
+        }
+    vpt_test_log("%d points checked", checked);
+    free(d);
+}
+
 /* Residual ratio tracking about the majorant grid's cells: each cell's
  * control is its minorant, so every factor lies in [0, 1] and no estimate
  * exceeds 1, where one control for the whole ray (the volume's mean) gives
