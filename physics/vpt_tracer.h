@@ -272,6 +272,13 @@ VPT_FN float vpt_majorant_face(int c, int reach, float bq, float iq)
     return ((float)(iq > 0.0f ? c + reach : c - reach) + bq) * iq;
 }
 
+/* The index of the walk's cell in the grid (x fastest over mg_cells), as
+ * the medium's majorants and minorants are read. */
+VPT_FN vpt_u32 vpt_majorant_walk_cell(const VptParams *P, const VptMajorantWalk *w)
+{
+    return (vpt_u32)w->cx + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->cy + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->cz);
+}
+
 /* Completes the walk's move into its cell: reads the cell's majorant and
  * distance per unit of tau (physics/vpt_medium.h), then the exit distance
  * and face of the cell (or of its empty cube), and the optical depth at the
@@ -280,7 +287,7 @@ VPT_FN float vpt_majorant_face(int c, int reach, float bq, float iq)
 VPT_FN void vpt_majorant_walk_enter(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, float tmax,
                                     VptMajorantWalk *w)
 {
-    const vpt_u32 cell = (vpt_u32)w->cx + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w->cy + (vpt_u32)P->mg_cells[1] * (vpt_u32)w->cz);
+    const vpt_u32 cell = vpt_majorant_walk_cell(P, w);
     float t_per_tau;
     const float v = vpt_medium_majorant(M, cell, &t_per_tau);
     const int reach = v < 0.0f ? (int)(-v) - 1 : 0;
@@ -350,6 +357,19 @@ VPT_FN int vpt_majorant_walk_next(const VptParams *P, const VptMajorantRay *R, v
     return c >= 0 && c < n;
 }
 
+/* Moves the walk into the next cell (or empty cube) past its exit face and
+ * reads it (vpt_majorant_walk_enter), the optical depth carried over; 0 when
+ * that leaves the grid or the flight has reached tmax. */
+VPT_FN int vpt_majorant_walk_cross(const VptParams *P, const VptMedium *M, const VptMajorantRay *R, vpt_vec3 ou,
+                                   vpt_vec3 du, float tmax, VptMajorantWalk *w)
+{
+    if (!vpt_majorant_walk_next(P, R, ou, du, w)) return 0;
+    w->t_enter = w->t_exit;
+    w->tau_enter = w->tau_exit;
+    vpt_majorant_walk_enter(P, M, R, tmax, w);
+    return 1;
+}
+
 /* The flight's distance where the majorant's optical depth reaches tau (tau
  * never below the last one asked for): walks on through the cells it needs,
  * crossing empty space a cube at a time. Sets *majorant to the majorant of
@@ -360,7 +380,7 @@ VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const 
                                   vpt_vec3 du, float tmax, VptMajorantWalk *w, float tau, float *majorant)
 {
     while (!(tau < w->tau_exit)) {
-        if (!vpt_majorant_walk_next(P, R, ou, du, w)) {
+        if (!vpt_majorant_walk_cross(P, M, R, ou, du, tmax, w)) {
             w->axis = -1;
             w->reach = 0;
             w->t_enter = tmax;
@@ -369,9 +389,6 @@ VPT_FN float vpt_majorant_walk_to(const VptParams *P, const VptMedium *M, const 
             w->majorant = 0.0f;
             break;
         }
-        w->t_enter = w->t_exit;
-        w->tau_enter = w->tau_exit;
-        vpt_majorant_walk_enter(P, M, R, tmax, w);
     }
     *majorant = w->majorant;
     return vpt_fmaf(tau - w->tau_enter, w->t_per_tau, w->t_enter);
@@ -430,14 +447,11 @@ VPT_FN int vpt_woodcock_batch_grid(const VptParams *P, const VptMedium *M, vpt_v
         inside += tc < w->tau_exit;
     }
     if (inside == 0) { /* the next step is beyond the cell: cross it */
-        if (!vpt_majorant_walk_next(P, R, ou, du, w)) {
+        if (!vpt_majorant_walk_cross(P, M, R, ou, du, tmax, w)) {
             *draw += 1u; /* that step leaves the box */
             *t = tmax;
             return 1;
         }
-        w->t_enter = w->t_exit;
-        w->tau_enter = w->tau_exit;
-        vpt_majorant_walk_enter(P, M, R, tmax, w);
         return 0;
     }
     for (int k = 0; k < VPT_LOOKAHEAD; k++) {
@@ -715,9 +729,7 @@ VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec
         float T = 1.0f;
         for (;;) {
             if (w.majorant > 0.0f) {
-                const vpt_u32 cell =
-                    (vpt_u32)w.cx + (vpt_u32)P->mg_cells[0] * ((vpt_u32)w.cy + (vpt_u32)P->mg_cells[1] * (vpt_u32)w.cz);
-                const float c = vpt_fminf(vpt_medium_minorant(M, cell), w.majorant);
+                const float c = vpt_fminf(vpt_medium_minorant(M, vpt_majorant_walk_cell(P, &w)), w.majorant);
                 const float mr = w.majorant - c;
                 if (mr > 0.0f) {
                     T = vpt_shadow_residual_run(P, M, ou, du, w.t_enter, w.t_exit, c, mr, T, ss, &pair, steps);
@@ -726,12 +738,8 @@ VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec
                     T *= vpt_exp2f(-c * P->tau_per_density * vpt_fmaxf(w.t_exit - w.t_enter, 0.0f));
                 }
             }
-            if (!vpt_majorant_walk_next(P, &R, ou, du, &w)) break;
-            w.t_enter = w.t_exit;
-            w.tau_enter = w.tau_exit;
-            vpt_majorant_walk_enter(P, M, &R, tmax, &w);
+            if (!vpt_majorant_walk_cross(P, M, &R, ou, du, tmax, &w)) return T;
         }
-        return T;
     }
     const float c = P->control_density;
     const float mr = vpt_fmaxf(P->density_max - c, c);

@@ -481,7 +481,9 @@ def main(argv):
                   "verdicts span sessions (not failed until a session is named)" % (gpu, len(bad)))
         for msg in notes:
             print("NOTE  one session: %s" % msg)
-        def spreads_of(folder, memo={}):
+        memo = {}
+
+        def spreads_of(folder):
             if folder not in memo:
                 d = resdir if folder is None else os.path.join(root, "results", folder)
                 memo[folder] = seed_spreads(os.path.join(d, "tune_variance.jsonl"))

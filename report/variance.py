@@ -49,16 +49,22 @@ def spread_text(scene, rows):
                                                           100.0 * (max(t) / min(t) - 1.0))
 
 
+def spreads_of_rows(rows):
+    """{scene: spread_text} of the scenes of rows (seed_rows) tuned with at
+    least two seeds: what a float showing such a scene's tuned winner
+    carries in its caption."""
+    return {s: spread_text(s, rs) for s, rs in rows.items() if len(rs) >= 2}
+
+
 def folder_spreads(folder_dir):
-    """{scene: spread_text} of the scenes tuned with at least two seeds in
-    folder_dir/tune_variance.jsonl: what a float of that results folder
-    showing such a scene's tuned winner carries in its caption."""
-    return {s: spread_text(s, rs) for s, rs in seed_rows(os.path.join(folder_dir, FILE)).items() if len(rs) >= 2}
+    """spreads_of_rows of folder_dir/tune_variance.jsonl (another results
+    folder whose floats the report shows)."""
+    return spreads_of_rows(seed_rows(os.path.join(folder_dir, FILE)))
 
 
 def write(ctx):
     rows = seed_rows(os.path.join(ctx.pool.dir, FILE))
-    ctx.seed_spreads = folder_spreads(ctx.pool.dir)
+    ctx.seed_spreads = spreads_of_rows(rows)
     ctx.seed_spread_pct = {s: "%.1f" % (100.0 * (max(r["time_ms"] for r in rs) / min(r["time_ms"] for r in rs) - 1.0))
                            for s, rs in rows.items() if len(rs) >= 2}
     ctx.out.spreads = ctx.seed_spreads
