@@ -581,22 +581,23 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
     return x;
 }
 
-/* equal_error_factor of a valid record (VptEvalResult): the variance of
- * its transmittance estimator's global-f32 reference over the session's
- * base reference's; NaN without a sun or an environment map. -1 when the
- * session broke. */
+/* equal_error_factor of a valid record (VptEvalResult): the mean pixel
+ * variance of its estimator's reference (naiveSK with its majorant, density,
+ * volume and transmittance: estimator_ref) over the session's base
+ * reference's; NaN without a sun or an environment map, or when that
+ * reference failed the gate. The whole estimator, not the transmittance
+ * alone: ratio tracking's variance grows as the majorant tightens, and
+ * residual tracking's control is the grid's cells
+ * (docs/decisions/equal-error-per-estimator.md). -1 when the session broke. */
 static int equal_error_factor(VptEvaluator *e, VptEvalResult *r)
 {
     r->equal_error_factor = NAN;
     if (!e->params.sun_on && !e->params.env_map_on) return 0;
-    const VptConfig d = vpt_config_default();
-    VptConfig b = for_scene(e, &d);
-    if (r->config.transmittance == b.transmittance) {
+    if (is_base_estimator(e, &r->config)) {
         r->equal_error_factor = 1.0;
         return 0;
     }
-    b.transmittance = r->config.transmittance;
-    EstimatorRef *x = estimator_ref(e, &b);
+    EstimatorRef *x = estimator_ref(e, &r->config);
     if (!x) return -1;
     if (x->valid && e->ref_mean_var > 0) r->equal_error_factor = x->mean_var / e->ref_mean_var;
     return 0;

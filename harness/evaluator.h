@@ -86,11 +86,12 @@ typedef struct {
     unsigned long long rays, steps, paths;
     double mrays_per_s, gsteps_per_s, mpaths_per_s;
     double image_rel_err;
-    /* With a sun: the variance of the config's transmittance estimator over
-     * ratio tracking's (the scene's default), each the mean pixel variance
-     * of its naiveSK reference with the global majorant and f32 at this
-     * workload: time_ms times it is the time to ratio tracking's error.
-     * NaN without a sun or without the gate. */
+    /* With a sun or an environment map: the variance of the config's
+     * estimator (majorant, density, volume and transmittance) over the
+     * scene's default estimator's (global majorant, f32, ratio tracking),
+     * each the mean pixel variance of its naiveSK reference at this
+     * workload: time_ms times it is the time to the default's error.
+     * NaN without those lights or without the gate. */
     double equal_error_factor;
     double measure_s;
     int launches;

@@ -181,7 +181,8 @@ static void every_transmittance_passes(VptEvaluator *e, const VptScene *s, const
 {
     static const char *const trs[] = {"delta", "ratio", "residual"};
     for (int t = 0; t < 3; t++)
-        for (int m = 0; m < 3; m++)
+        for (int m = 0; m < 3; m++) {
+            double factor = NAN; /* the estimator's, from its first schedule */
             for (int k = 0; k < (int)(sizeof schedules / sizeof schedules[0]); k++) {
                 char text[200];
                 snprintf(text, sizeof text, "%s,majorant=%s,transmittance=%s", schedules[k], majorants[m], trs[t]);
@@ -196,7 +197,23 @@ static void every_transmittance_passes(VptEvaluator *e, const VptScene *s, const
                 if (t == 1 && m == 0 && k == 0)
                     CHECK_MSG(r.steps > plain_steps, "%s: the shadow rays add no steps (%llu vs %llu)", s->name,
                               (unsigned long long)r.steps, plain_steps);
+                if (r.status != VPT_STATUS_OK) continue;
+                /* The equal-error factor is the whole estimator's: 1 for the
+                 * scene's default (ratio tracking, global majorant), its own
+                 * reference's variance ratio for any other, even with ratio
+                 * tracking under another majorant; one value per estimator. */
+                if (k == 0) factor = r.equal_error_factor;
+                CHECK_MSG(r.equal_error_factor == factor, "%s %s: factor %.6f, its estimator's first %.6f", s->name,
+                          text, r.equal_error_factor, factor);
+                if (t == 1 && m == 0)
+                    CHECK_MSG(r.equal_error_factor == 1.0, "%s %s: factor %.6f", s->name, text, r.equal_error_factor);
+                else
+                    CHECK_MSG(isfinite(r.equal_error_factor) && r.equal_error_factor > 0 && r.equal_error_factor != 1.0,
+                              "%s %s: factor %.6f, not its own estimator's", s->name, text, r.equal_error_factor);
+                if (k == 0) vpt_test_log("%s majorant=%s transmittance=%s: equal_error_factor %.4f", s->name,
+                                         majorants[m], trs[t], r.equal_error_factor);
             }
+        }
 }
 
 /* Next-event estimation toward a sun (issue 32): on the built-in cloud and

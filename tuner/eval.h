@@ -48,8 +48,8 @@ typedef struct {
     double occupancy_theoretical, occupancy_achieved, simd_efficiency;
     double compile_s, measure_s;
     double image_rel_err;
-    double equal_error_factor;     /* with a sun: the variance of the config's transmittance
-                                      estimator over ratio tracking's (harness/evaluator.h);
+    double equal_error_factor;     /* with a sun: the variance of the config's estimator over
+                                      the scene's default estimator's (harness/evaluator.h);
                                       NaN without */
 
     /* Who measured it, in a tune on several GPUs (tuner/pool.h): the GPU's
@@ -74,9 +74,9 @@ extern const int vpt_metric_field_count;
 void vpt_eval_record_init(VptEvalRecord *r, const VptConfig *c, int fidelity);
 
 /* time_ms for an ok record with a finite positive time, else +inf; with a
- * sun, times equal_error_factor: the time to the error of ratio tracking,
- * so that transmittance estimators compare at equal error (records of one
- * estimator share the factor, so their order is their times'). */
+ * sun, times equal_error_factor: the time to the default estimator's error,
+ * so that estimators compare at equal error (records of one estimator share
+ * the factor, so their order is their times'). */
 double vpt_eval_objective(const VptEvalRecord *r);
 
 /* The order a tune ranks records in (qsort over VptEvalRecord): the
