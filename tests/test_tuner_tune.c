@@ -283,6 +283,35 @@ TEST(tuner_tune_screening_stops_at_the_budget)
     vpt_space_destroy(s);
 }
 
+/* A screening the budget cuts short has tried each kind of estimator: on
+ * the first round (around global:f32) another format, a grid and skip come
+ * before a second format or a second grid, so skip, last in the list, is
+ * not the kind left out (vpt_estimators_screen). */
+TEST(tuner_tune_screening_cut_short_tries_every_kind)
+{
+    VptSpace *s = vpt_space_create();
+    REQUIRE(s);
+    TdCtx ctx = {0};
+    VptTuneOptions o;
+    VptEstimator est[VPT_ESTIMATORS_MAX];
+    td_local_tune(&o, s, costly_estimators_evaluate, &ctx, 40, "all", est);
+    VptTuneResult r;
+    REQUIRE_MSG(vpt_tune_run(&o, &r) == 0, "%s", vpt_errmsg());
+    size_t formats = 0, grids = 0, skips = 0;
+    for (size_t i = 0; i < r.search.n_evals; i++) {
+        const VptConfig *c = &r.search.evals[i].config;
+        formats += c->majorant == 0 && c->density != VPT_DENSITY_F32;
+        grids += c->majorant > 0;
+        skips += c->majorant < 0;
+    }
+    CHECK_MSG(formats + grids + skips < VPT_ESTIMATORS_ALL - 1, "the screening was not cut short: %zu members",
+              formats + grids + skips);
+    CHECK_MSG(formats >= 1 && grids >= 1 && skips >= 1,
+              "a kind left out: %zu other formats, %zu grids, %zu skip records", formats, grids, skips);
+    vpt_tune_result_free(&r);
+    vpt_space_destroy(s);
+}
+
 /* Grids of 64-voxel cells the fastest on every schedule, their neighbours
  * 32 and 128 more than the contenders' margin behind. */
 static int grid64_evaluate(void *ctx, const VptConfig *c, int fidelity, VptEvalRecord *out)

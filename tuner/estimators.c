@@ -155,6 +155,39 @@ static int spent(double seconds, double own, size_t done, double next_s, double 
            (wall_deadline > 0 && vpt_seconds() + next >= wall_deadline);
 }
 
+/* The kind of a round's member next to the round's centre at: 0 another
+ * texture with at's majorant, then on at's texture 1 a grid, 2 skip, 3 the
+ * global majorant. */
+static int round_kind(const VptEstimator *e, const VptEstimator *at)
+{
+    if (same_majorant(e, at)) return 0;
+    return e->majorant > 0 ? 1 : e->majorant < 0 ? 2 : 3;
+}
+
+/* The order a round measures its picked members in, into order[0..picked):
+ * the kinds in turn (round_kind), each kind's members in list order, so
+ * that a screening the budget cuts short has tried every kind as far as it
+ * got, instead of the list's last kind never. */
+static void round_order(const VptEstimator *est, size_t n, const unsigned char *pick, const VptEstimator *at,
+                        size_t *order)
+{
+    size_t next[4] = {0, 0, 0, 0}, k = 0;
+    for (int more = 1; more;) {
+        more = 0;
+        for (int kind = 0; kind < 4; kind++) {
+            size_t i = next[kind];
+            while (i < n && !(pick[i] && round_kind(&est[i], at) == kind)) i++;
+            if (i < n) {
+                order[k++] = i;
+                next[kind] = i + 1;
+                more = 1;
+            } else {
+                next[kind] = n;
+            }
+        }
+    }
+}
+
 int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t n, VptEvalPool *pool,
                           VptEvalRecord **recs, size_t *n_recs, double *seconds, VptEstimator *best,
                           double max_seconds, double wall_deadline, double next_s, double grow_s)
@@ -181,6 +214,7 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
      * texture (format and volume), move to the fastest, and repeat until it
      * stays. */
     VptEstimator at = vpt_estimator_of(base);
+    size_t order[VPT_ESTIMATORS_MAX];
     int in_list = 0;
     for (size_t i = 0; i < n; i++) in_list |= same_majorant(&est[i], &at) && same_texture(&est[i], &at);
     if (!in_list) at = est[0];
@@ -192,8 +226,9 @@ int vpt_estimators_screen(const VptConfig *base, const VptEstimator *est, size_t
         }
         if (round == 0) break;
         if (announce(base, est, n, pick, pool)) return -1;
-        for (size_t i = 0; i < n; i++) {
-            if (!pick[i]) continue;
+        round_order(est, n, pick, &at, order);
+        for (size_t j = 0; j < round; j++) {
+            const size_t i = order[j];
             if (spent(*seconds, *seconds - s0, *n_recs - n0, next_s, grow_s, max_seconds, wall_deadline))
                 return vpt_eval_pool_drain(pool);
             done[i] = 1;

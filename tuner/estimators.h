@@ -93,7 +93,9 @@ int vpt_estimators_parse(const char *text, VptEstimator *out);
  * volume), then the same around the fastest, until the fastest stays: 11
  * evaluations when base's own estimator is the fastest, 14 to 20 typically,
  * instead of 32; each round's members are announced together, so several
- * GPUs measure them side by side. Why: the two axes act nearly
+ * GPUs measure them side by side, and measured by kind in turn (another
+ * format, a grid, skip, the global majorant), so that a round the budget
+ * cuts short has not left out a whole kind. Why: the two axes act nearly
  * independently (a format changes what a fetch moves, a majorant how many
  * steps there are), and on large volumes one evaluation costs seconds, so
  * a whole screening can eat most of a tune's budget
