@@ -675,26 +675,36 @@ VPT_FN float vpt_shadow_ratio(const VptParams *P, const VptMedium *M, vpt_vec3 o
  *
  * With the majorant grid (a config's majorant=gridC) each cell has its own
  * control, its minorant, and its own residual majorant, its majorant less
- * the minorant: every factor lies in [0, 1] and a cell of nearly constant
- * density takes almost no steps; an empty cell is crossed without any. The
- * walk restarts the free paths at each cell's entry (memorylessness), and a
- * cell's attenuation is applied with its steps. With the global majorant or
+ * the minorant: every factor lies in [0, 1]. The ray draws one free path
+ * at a time in residual optical depth (the residual majorant's, in the
+ * units of the walk's tau: ln 2 mean free paths) and chains them across
+ * the cells as ratio tracking chains its free paths in the majorant's
+ * (vpt_shadow_residual_grid): by the exponential's memorylessness this is
+ * the process that restarts the free path at each cell's entry, without a
+ * draw spent overshooting each cell. A step is taken only where a free path
+ * ends inside the ray, so the steps are Poisson in the ray's residual
+ * optical depth, plus the one draw that leaves the ray (none when no cell
+ * it crosses has a residual); at most ratio tracking's with the same grid,
+ * whose rate in every cell is the majorant. A cell of constant density
+ * (residual 0) and an empty cell take no step; the constant cell's control
+ * attenuation is its transmittance exactly. With the global majorant or
  * skip, one control for the whole ray, params.control_density (the
  * volume's mean density), against mr = max(density_max - c, c): each
  * factor in [0, 2], and long rays through density below c multiply many
  * factors above 1, whose heavy tail few samples see.
  *
  * Either way the control's attenuation is applied step by step, exp(-sigma_c)
- * over each step's own distance, so that T is a running product whose
- * expectation stays the partial transmittance (in empty space under a
- * constant control each step's factor has expectation 1: (mr / (mr + c)) x
- * (1 + c / mr)). Applied at once, in a thick medium it would start T near 0
- * (exp(-100) for a control optical depth of 100; 0 in float, flushed, past
- * about 87): the roulette would end almost every ray at its first step,
- * and the rare survivor would have to carry the whole expectation, so in
- * any feasible number of samples the estimate would be 0. The value is the
- * same product either way; only where the roulette acts differs, and the
- * roulette is unbiased wherever it acts. */
+ * over each step's own distance (with the grid, over each stretch between
+ * a step and a cell face too, each with its cell's control), so that T is
+ * a running product whose expectation stays the partial transmittance (in
+ * empty space under a constant control each step's factor has expectation
+ * 1: (mr / (mr + c)) x (1 + c / mr)). Applied at once, in a thick medium it
+ * would start T near 0 (exp(-100) for a control optical depth of 100; 0 in
+ * float, flushed, past about 87): the roulette would end almost every ray
+ * at its first step, and the rare survivor would have to carry the whole
+ * expectation, so in any feasible number of samples the estimate would be
+ * 0. The value is the same product either way; only where the roulette
+ * acts differs, and the roulette is unbiased wherever it acts. */
 
 /* The steps of one stretch [t, t_end) under control c and residual
  * majorant mr (> 0), continuing T; the stream's pairs from *pair. 0 when
@@ -719,28 +729,65 @@ VPT_FN float vpt_shadow_residual_run(const VptParams *P, const VptMedium *M, vpt
     }
 }
 
+/* Residual ratio tracking through the majorant grid's cells from t to
+ * tmax (the walk and its crossings, vpt_majorant_walk_cross, as every
+ * flight's): rtau is the residual optical depth from t to the current
+ * cell's entry, and tau the pending free path's end in it, drawn when the
+ * first cell with a residual needs it (pair by pair from `pair`, x the free
+ * path, y the roulette). In a cell with control c and residual majorant mr
+ * the residual depth grows by mr tau_per_density per unit distance, and
+ * each free path that ends before the cell's exit is a step there; the
+ * control's attenuation runs over each stretch between the cell's entry,
+ * its steps and its exit. A step's distance is clamped into the cell, so
+ * however it rounds the stretches of one cell add up to its length and the
+ * attenuation is the control's optical depth along the ray. */
+VPT_FN float vpt_shadow_residual_grid(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
+                                      float tmax, VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
+{
+    const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
+    VptMajorantWalk w;
+    vpt_majorant_walk_start(P, M, &R, ou, du, t, tmax, &w);
+    float T = 1.0f, rtau = 0.0f, tau = 0.0f;
+    vpt_u32 u = 0u; /* the pending step's roulette word */
+    int drawn = 0;
+    for (;;) {
+        const float c =
+            w.majorant > 0.0f ? vpt_fminf(vpt_medium_minorant(M, vpt_majorant_walk_cell(P, &w)), w.majorant) : 0.0f;
+        const float mr = w.majorant - c;
+        const float ctau = c * P->tau_per_density;
+        float ts = w.t_enter; /* the start of the cell's stretch not yet attenuated */
+        if (mr > 0.0f) {
+            const float rate = mr * P->tau_per_density; /* residual depth per unit distance */
+            const float rexit = rtau + rate * vpt_fmaxf(w.t_exit - w.t_enter, 0.0f);
+            for (;;) {
+                if (!drawn) {
+                    const vpt_u4 r = vpt_step_stream_pair(ss, pair++);
+                    tau = tau + vpt_woodcock_free_path_x(r.x);
+                    u = r.y;
+                    *steps += 1u;
+                    drawn = 1;
+                }
+                if (!(tau < rexit)) break;
+                const float t1 = vpt_fminf(w.t_enter + vpt_divf(tau - rtau, rate), w.t_exit);
+                const float d = vpt_medium_density(M, vpt_woodcock_point(ou, du, t1));
+                T = vpt_shadow_roulette(
+                    T * vpt_exp2f(-ctau * vpt_fmaxf(t1 - ts, 0.0f)) * (1.0f - vpt_divf(d - c, mr)), u);
+                if (T == 0.0f) return 0.0f;
+                ts = vpt_fmaxf(t1, ts);
+                drawn = 0;
+            }
+            rtau = rexit;
+        }
+        /* the rest of the cell: all of it for a constant cell, its exact transmittance */
+        T *= vpt_exp2f(-ctau * vpt_fmaxf(w.t_exit - ts, 0.0f));
+        if (!vpt_majorant_walk_cross(P, M, &R, ou, du, tmax, &w)) return T;
+    }
+}
+
 VPT_FN float vpt_shadow_residual(const VptParams *P, const VptMedium *M, vpt_vec3 ou, vpt_vec3 du, float t,
                                  float tmax, VptStepStream ss, vpt_u32 pair, vpt_u64 *steps)
 {
-    if (vpt_uses_grid(P)) {
-        const VptMajorantRay R = vpt_majorant_ray(P, ou, du);
-        VptMajorantWalk w;
-        vpt_majorant_walk_start(P, M, &R, ou, du, t, tmax, &w);
-        float T = 1.0f;
-        for (;;) {
-            if (w.majorant > 0.0f) {
-                const float c = vpt_fminf(vpt_medium_minorant(M, vpt_majorant_walk_cell(P, &w)), w.majorant);
-                const float mr = w.majorant - c;
-                if (mr > 0.0f) {
-                    T = vpt_shadow_residual_run(P, M, ou, du, w.t_enter, w.t_exit, c, mr, T, ss, &pair, steps);
-                    if (T == 0.0f) return 0.0f;
-                } else { /* a constant cell: its transmittance exactly */
-                    T *= vpt_exp2f(-c * P->tau_per_density * vpt_fmaxf(w.t_exit - w.t_enter, 0.0f));
-                }
-            }
-            if (!vpt_majorant_walk_cross(P, M, &R, ou, du, tmax, &w)) return T;
-        }
-    }
+    if (vpt_uses_grid(P)) return vpt_shadow_residual_grid(P, M, ou, du, t, tmax, ss, pair, steps);
     const float c = P->control_density;
     const float mr = vpt_fmaxf(P->density_max - c, c);
     if (!(mr > 0.0f)) return vpt_exp2f(-c * P->tau_per_density * (tmax - t));
