@@ -586,8 +586,8 @@ static EstimatorRef *estimator_ref(VptEvaluator *e, const VptConfig *c)
  * volume and transmittance: estimator_ref) over the session's base
  * reference's; NaN without a sun or an environment map, or when that
  * reference failed the gate. The whole estimator, not the transmittance
- * alone: ratio tracking's variance grows as the majorant tightens, and
- * residual tracking's control is the grid's cells
+ * alone: ratio tracking's variance depends on its majorant, and residual
+ * tracking's control on the grid's cells
  * (docs/decisions/equal-error-per-estimator.md). -1 when the session broke. */
 static int equal_error_factor(VptEvaluator *e, VptEvalResult *r)
 {
